@@ -1,0 +1,89 @@
+# gbdt: PostgreSQL extension (PGXS).  make [CUDA=auto|on|off] && make install
+#   make unittest   - engine unit tests (GoogleTest, no PostgreSQL)
+#   make gputest    - CPU-vs-GPU equality program (needs CUDA=on)
+EXTENSION = gbdt
+MODULE_big = gbdt
+DATA = $(wildcard sql/gbdt--*.sql)
+PG_CONFIG ?= pg_config
+
+CUDA ?= auto
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+ifeq ($(CUDA),auto)
+  ifneq ($(NVCC),)
+    CUDA := on
+  else
+    CUDA := off
+  endif
+endif
+
+CORE_SRCS := $(sort $(wildcard extension/core/*.cpp))
+PG_SRCS := $(sort $(wildcard extension/pg/*.cpp))
+CUDA_SRCS := $(sort $(wildcard cuda/*.cu))
+CORE_OBJS := $(CORE_SRCS:.cpp=.o)
+PG_OBJS := $(PG_SRCS:.cpp=.o)
+
+ifeq ($(CUDA),on)
+  CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+  CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+  CUDA_OBJS := $(CUDA_SRCS:.cu=.cu.o)
+  BACKEND_OBJS := $(CUDA_OBJS)
+  CUDA_LIBS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/targets/x86_64-linux/lib -lcudart_static -lrt -ldl -lpthread
+else
+  BACKEND_OBJS := cuda/cuda_unavailable.o
+  CUDA_LIBS :=
+endif
+
+OBJS = $(PG_OBJS) $(CORE_OBJS) $(BACKEND_OBJS)
+ENGINE_OBJS = $(CORE_OBJS) $(BACKEND_OBJS)
+
+# No fused multiply-add anywhere: CPU and GPU must compute the same bits.
+GBDT_CXXFLAGS = -std=c++17 -O2 -fPIC -ffp-contract=off -Wall -Wno-unused-parameter -Iextension/core -pthread
+PG_CPPFLAGS = -Iextension/core
+SHLIB_LINK = $(CUDA_LIBS) -lstdc++ -lpthread
+EXTRA_CLEAN = build extension/core/*.o extension/pg/*.o cuda/*.o
+
+# Debian's server is built with LLVM JIT; we ship no bitcode.
+override with_llvm = no
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+override CXXFLAGS := $(filter-out -O0 -O1 -O3 -g%,$(CXXFLAGS)) $(GBDT_CXXFLAGS)
+
+extension/core/%.o: extension/core/%.cpp $(wildcard extension/core/*.h)
+	$(CXX) $(GBDT_CXXFLAGS) -c -o $@ $<
+
+cuda/cuda_unavailable.o: cuda/cuda_unavailable.cpp extension/core/backend.h
+	$(CXX) $(GBDT_CXXFLAGS) -c -o $@ $<
+
+cuda/%.cu.o: cuda/%.cu $(wildcard cuda/*.cuh) $(wildcard extension/core/*.h)
+	$(NVCC) -std=c++17 -O2 $(CUDA_ARCHS) -fmad=false -Xcompiler -fPIC,-ffp-contract=off -Iextension/core -Icuda -c -o $@ $<
+
+# ---- engine-only programs (no PostgreSQL) ----
+build/libgbdt_engine.a: $(ENGINE_OBJS)
+	@mkdir -p build
+	rm -f $@ && ar rcs $@ $^
+
+UNIT_SRCS := $(sort $(wildcard test/unit/*.cpp))
+build/unit_tests: $(UNIT_SRCS) build/libgbdt_engine.a
+	$(CXX) $(GBDT_CXXFLAGS) -o $@ $(UNIT_SRCS) build/libgbdt_engine.a $(CUDA_LIBS) -lgtest -lgtest_main -lpthread
+
+unittest: build/unit_tests
+	./build/unit_tests
+
+build/gpu_test: test/gpu/gpu_equality.cpp build/libgbdt_engine.a
+	$(CXX) $(GBDT_CXXFLAGS) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
+
+build/gpu_bench: test/gpu/gpu_bench.cpp build/libgbdt_engine.a
+	$(CXX) $(GBDT_CXXFLAGS) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
+
+gputest: build/gpu_test
+	./build/gpu_test
+
+build/engine_bench: test/bench/engine_bench.cpp build/libgbdt_engine.a
+	$(CXX) $(GBDT_CXXFLAGS) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
+
+bench:
+	bash test/bench/run
+
+.PHONY: unittest gputest bench

@@ -1,0 +1,62 @@
+// The tree-building interface with two implementations: the CPU backend
+// (cpu_backend.cpp) and the CUDA backend (cuda/).  Both grow trees level by
+// level on the binned matrix with quantized (integer) gradient sums and decide
+// splits with split_math.h, so they build the same trees.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "binned_matrix.h"
+#include "common.h"
+#include "params.h"
+#include "split_math.h"
+#include "tree.h"
+
+namespace gbdt {
+
+struct BoostData {
+  const BinnedMatrix* matrix = nullptr;  // training rows
+  const Cuts* cuts = nullptr;
+  const float* labels = nullptr;         // n_rows
+  size_t n_rows = 0;
+  int num_group = 1;                     // K trees per round
+  Objective objective = Objective::kSquaredError;
+  SplitParams split{};
+  int max_depth = 6;
+  double subsample = 1.0;
+  uint64_t seed = 0;
+  int nthread = 1;
+  CancelFn cancel;
+};
+
+class TreeBackend {
+ public:
+  virtual ~TreeBackend() = default;
+  virtual std::string name() const = 0;
+  // Takes the data and the initial margins (n_rows * num_group, row-major).
+  virtual void init(const BoostData& data, const std::vector<float>& init_margins) = 0;
+  // One boosting round: gradients from the current margins, then one tree per
+  // output group appended to *out (split_bin set, threshold filled later by the
+  // trainer), and the training margins updated with the new trees' leaves.
+  // feature_mask[f] == 0 excludes feature f (colsample_bytree).
+  virtual void boost_round(int round, const std::vector<uint8_t>& feature_mask,
+                           std::vector<Tree>* out) = 0;
+  // The current training margins (n_rows * num_group).
+  virtual void margins(std::vector<float>* out) = 0;
+  // Time spent per phase so far, for benchmarks ("histogram", "partition", ...).
+  virtual std::vector<std::pair<std::string, double>> phase_seconds() const { return {}; }
+};
+
+std::unique_ptr<TreeBackend> make_cpu_backend();
+
+// CUDA backend (cuda/); without a CUDA build these report "not compiled".
+bool cuda_compiled();
+// Number of usable CUDA devices (0 when no driver / no device).
+int cuda_device_count();
+// Human-readable build/device description for gbdt_build_info().
+std::string cuda_build_info_json();
+// Throws ResourceError (with needed vs free memory) when the data does not fit.
+std::unique_ptr<TreeBackend> make_cuda_backend(const BoostData& data);
+
+}  // namespace gbdt

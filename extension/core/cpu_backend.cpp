@@ -1,0 +1,468 @@
+// CPU tree builder: level-wise histogram growth on the row-major bin matrix.
+//  - gradients quantized to 64-bit fixed point (gradients.h), so histogram
+//    sums are exact integers and the result does not depend on threads;
+//  - per level: split evaluation (split_math.h) for every node, stable
+//    partition of each split node's rows, then histograms for the smaller
+//    child only, the sibling being parent - smaller (subtraction trick);
+//  - predictions updated from the rows' final leaf positions.
+// Node numbering (shared with the CUDA backend): within a level, nodes are
+// visited in order; each split appends its left then right child.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "backend.h"
+#include "gradients.h"
+#include "thread_pool.h"
+
+namespace gbdt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+struct LevelNode {
+  int32_t id;        // node id in the tree
+  size_t begin, end; // segment of row_idx_
+  GradSum sum;
+  GradSum* hist;     // nullptr when not needed (last level)
+};
+
+class HistPool {
+ public:
+  explicit HistPool(size_t bins) : bins_(bins) {}
+  GradSum* get() {
+    if (!free_.empty()) {
+      GradSum* h = free_.back();
+      free_.pop_back();
+      return h;
+    }
+    store_.emplace_back(new GradSum[bins_]);
+    return store_.back().get();
+  }
+  void put(GradSum* h) {
+    if (h) free_.push_back(h);
+  }
+ private:
+  size_t bins_;
+  std::vector<std::unique_ptr<GradSum[]>> store_;
+  std::vector<GradSum*> free_;
+};
+
+class CpuBackend final : public TreeBackend {
+ public:
+  std::string name() const override { return "cpu"; }
+
+  void init(const BoostData& d, const std::vector<float>& init_margins) override {
+    data_ = d;
+    n_ = d.n_rows;
+    nf_ = d.matrix->n_features;
+    K_ = d.num_group;
+    margins_ = init_margins;
+    pool_.reset(new ThreadPool(d.nthread));
+    const Cuts& c = *d.cuts;
+    off_.resize(nf_);
+    for (int f = 0; f < nf_; ++f) off_[f] = c.hist_offset(f);
+    total_bins_ = c.total_hist_bins();
+    hist_pool_.reset(new HistPool(total_bins_));
+    gpair_.resize(n_ * (size_t)K_);
+    row_idx_.resize(n_);
+    tmp_idx_.resize(n_);
+    in_sample_.assign(n_, 1);
+  }
+
+  void margins(std::vector<float>* out) override { *out = margins_; }
+
+  std::vector<std::pair<std::string, double>> phase_seconds() const override {
+    return {{"gradients", t_grad_}, {"histograms", t_hist_}, {"split_evaluation", t_split_},
+            {"partition", t_part_}, {"prediction_update", t_update_}};
+  }
+
+  void boost_round(int round, const std::vector<uint8_t>& feature_mask,
+                   std::vector<Tree>* out) override {
+    auto t0 = Clock::now();
+    compute_gradients();
+    t_grad_ += since(t0);
+    // Row sample of this round (shared by the K trees).
+    n_sampled_ = 0;
+    if (data_.subsample < 1.0) {
+      for (size_t r = 0; r < n_; ++r) {
+        uint8_t s = row_in_sample(data_.seed, round, r, data_.subsample) ? 1 : 0;
+        in_sample_[r] = s;
+        if (s) row_idx_[n_sampled_++] = (uint32_t)r;
+      }
+    } else {
+      for (size_t r = 0; r < n_; ++r) row_idx_[r] = (uint32_t)r;
+      n_sampled_ = n_;
+    }
+    std::vector<uint32_t> sampled(row_idx_.begin(), row_idx_.begin() + n_sampled_);
+    for (int k = 0; k < K_; ++k) {
+      if (k > 0) std::copy(sampled.begin(), sampled.end(), row_idx_.begin());
+      Tree t;
+      build_tree(k, feature_mask, &t);
+      out->push_back(std::move(t));
+    }
+  }
+
+ private:
+  // ---- gradients ----
+  void compute_gradients() {
+    const int K = K_;
+    std::vector<double> g(n_ * (size_t)K), h(n_ * (size_t)K);
+    const int nt = pool_->size();
+    std::vector<double> mg((size_t)nt * K, 0.0), mh((size_t)nt * K, 0.0);
+    const float* y = data_.labels;
+    const double mds = data_.split.max_delta_step;
+    const Objective obj = data_.objective;
+    pool_->run_blocks(n_, [&](size_t b, size_t e, int tid) {
+      double* tg = &mg[(size_t)tid * K];
+      double* th = &mh[(size_t)tid * K];
+      for (size_t r = b; r < e; ++r) {
+        const float* m = &margins_[r * K];
+        if (obj == Objective::kSoftprob) {
+          double mx, sum;
+          softmax_prepare(m, K, &mx, &sum);
+          for (int k = 0; k < K; ++k) {
+            GradHess gh = softmax_gradient(m, k, mx, sum, (int)y[r]);
+            g[r * K + k] = gh.g;
+            h[r * K + k] = gh.h;
+          }
+        } else {
+          GradHess gh = scalar_gradient(obj, (double)m[0], (double)y[r], mds);
+          g[r] = gh.g;
+          h[r] = gh.h;
+        }
+        for (int k = 0; k < K; ++k) {
+          double ag = std::fabs(g[r * K + k]);
+          if (ag > tg[k]) tg[k] = ag;
+          if (h[r * K + k] > th[k]) th[k] = h[r * K + k];
+        }
+      }
+    });
+    quant_.assign(K, Quantizer{});
+    for (int k = 0; k < K; ++k) {
+      double a = 0, b = 0;
+      for (int t = 0; t < nt; ++t) {
+        a = std::max(a, mg[(size_t)t * K + k]);
+        b = std::max(b, mh[(size_t)t * K + k]);
+      }
+      quant_[k] = make_quantizer(a, b, n_);
+    }
+    pool_->run_blocks(n_, [&](size_t b, size_t e, int) {
+      for (size_t r = b; r < e; ++r)
+        for (int k = 0; k < K; ++k) {
+          // Stored group-major: gpair_[k * n + r].
+          gpair_[(size_t)k * n_ + r] = GradSum{quantize(g[r * K + k], quant_[k].g_scale),
+                                               quantize(h[r * K + k], quant_[k].h_scale)};
+        }
+    });
+  }
+
+  // ---- histograms ----
+  // Builds the histograms of the given nodes from their row segments.
+  void build_histograms(const std::vector<LevelNode*>& nodes, const GradSum* gp) {
+    if (nodes.empty()) return;
+    const size_t chunk = 32768;
+    const int nt = pool_->size();
+    struct Part { LevelNode* node; size_t begin, end; GradSum* dst; };
+    std::vector<Part> parts;
+    std::vector<std::pair<LevelNode*, std::vector<GradSum*>>> merges;
+    for (LevelNode* ln : nodes) {
+      size_t rows = ln->end - ln->begin;
+      size_t p = std::min<size_t>((size_t)nt, std::max<size_t>(1, rows / chunk));
+      std::vector<GradSum*> extra;
+      for (size_t i = 0; i < p; ++i) {
+        size_t b = ln->begin + rows * i / p, e = ln->begin + rows * (i + 1) / p;
+        GradSum* dst = i == 0 ? ln->hist : hist_pool_->get();
+        if (i > 0) extra.push_back(dst);
+        parts.push_back(Part{ln, b, e, dst});
+      }
+      if (!extra.empty()) merges.emplace_back(ln, std::move(extra));
+    }
+    const uint8_t* bins = data_.matrix->bins.data();
+    const int d = nf_;
+    const uint32_t* off = off_.data();
+    const uint32_t* idx = row_idx_.data();
+    const size_t T = total_bins_;
+    pool_->run(parts.size(), [&](size_t pi, int) {
+      const Part& p = parts[pi];
+      GradSum* hst = p.dst;
+      std::memset(hst, 0, sizeof(GradSum) * T);
+      for (size_t i = p.begin; i < p.end; ++i) {
+        uint32_t r = idx[i];
+        const uint8_t* rb = bins + (size_t)r * d;
+        const GradSum g = gp[r];
+        for (int f = 0; f < d; ++f) {
+          GradSum& s = hst[off[f] + rb[f]];
+          s.g += g.g;
+          s.h += g.h;
+        }
+      }
+    });
+    for (auto& mg : merges) {
+      GradSum* dst = mg.first->hist;
+      const std::vector<GradSum*>& src = mg.second;
+      pool_->run_blocks(T, [&](size_t b, size_t e, int) {
+        for (GradSum* s : src)
+          for (size_t i = b; i < e; ++i) {
+            dst[i].g += s[i].g;
+            dst[i].h += s[i].h;
+          }
+      });
+      for (GradSum* s : src) hist_pool_->put(s);
+    }
+  }
+
+  // ---- split evaluation ----
+  SplitCandidate best_split_feature(const LevelNode& ln, int f, const Quantizer& q) const {
+    const Cuts& c = *data_.cuts;
+    const SplitParams& sp = data_.split;
+    const GradSum* h = ln.hist + off_[f];
+    const int nb = c.nbins(f);
+    const GradSum miss = h[nb];
+    SplitCandidate best = no_split();
+    GradSum acc{0, 0};
+    for (int b = 0; b < nb; ++b) {
+      acc = gs_add(acc, h[b]);
+      // Missing values go right.
+      SplitCandidate cand{split_gain(sp, q, ln.sum, acc), f, b, 0, acc};
+      if (split_is_useful(sp, cand.gain) && better_split(cand, best)) best = cand;
+      if (miss.h != 0) {  // missing values go left
+        GradSum l = gs_add(acc, miss);
+        SplitCandidate c2{split_gain(sp, q, ln.sum, l), f, b, 1, l};
+        if (split_is_useful(sp, c2.gain) && better_split(c2, best)) best = c2;
+      }
+    }
+    return best;
+  }
+
+  // ---- partition ----
+  bool goes_left(uint32_t r, int f, int nb, int split_bin, bool default_left) const {
+    uint8_t b = data_.matrix->bins[(size_t)r * nf_ + f];
+    if (b == nb) return default_left;
+    return b <= split_bin;
+  }
+
+  // Stable partition of each split node's segment: left rows first.  Returns
+  // the number of left rows per node.
+  std::vector<size_t> partition(const std::vector<LevelNode*>& nodes,
+                                const std::vector<SplitCandidate>& splits) {
+    const size_t chunk = 65536;
+    struct Piece { size_t node, begin, end, nleft, out_left, out_right; };
+    std::vector<Piece> pieces;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const LevelNode* ln = nodes[i];
+      for (size_t b = ln->begin; b < ln->end; b += chunk)
+        pieces.push_back(Piece{i, b, std::min(ln->end, b + chunk), 0, 0, 0});
+    }
+    const Cuts& c = *data_.cuts;
+    pool_->run(pieces.size(), [&](size_t pi, int) {
+      Piece& p = pieces[pi];
+      const SplitCandidate& s = splits[p.node];
+      int nb = c.nbins(s.feature);
+      size_t cnt = 0;
+      for (size_t i = p.begin; i < p.end; ++i)
+        cnt += goes_left(row_idx_[i], s.feature, nb, s.bin, s.default_left != 0);
+      p.nleft = cnt;
+    });
+    std::vector<size_t> nleft(nodes.size(), 0);
+    for (const Piece& p : pieces) nleft[p.node] += p.nleft;
+    std::vector<size_t> lpos(nodes.size()), rpos(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      lpos[i] = nodes[i]->begin;
+      rpos[i] = nodes[i]->begin + nleft[i];
+    }
+    for (Piece& p : pieces) {
+      p.out_left = lpos[p.node];
+      p.out_right = rpos[p.node];
+      lpos[p.node] += p.nleft;
+      rpos[p.node] += (p.end - p.begin) - p.nleft;
+    }
+    pool_->run(pieces.size(), [&](size_t pi, int) {
+      const Piece& p = pieces[pi];
+      const SplitCandidate& s = splits[p.node];
+      int nb = c.nbins(s.feature);
+      size_t l = p.out_left, r = p.out_right;
+      for (size_t i = p.begin; i < p.end; ++i) {
+        uint32_t row = row_idx_[i];
+        if (goes_left(row, s.feature, nb, s.bin, s.default_left != 0)) tmp_idx_[l++] = row;
+        else tmp_idx_[r++] = row;
+      }
+    });
+    pool_->run(pieces.size(), [&](size_t pi, int) {
+      const Piece& p = pieces[pi];
+      std::memcpy(&row_idx_[p.begin], &tmp_idx_[p.begin], (p.end - p.begin) * sizeof(uint32_t));
+    });
+    return nleft;
+  }
+
+  // ---- one tree ----
+  void build_tree(int k, const std::vector<uint8_t>& feature_mask, Tree* tree) {
+    const Quantizer& q = quant_[k];
+    const SplitParams& sp = data_.split;
+    const GradSum* gp = &gpair_[(size_t)k * n_];
+    auto t0 = Clock::now();
+    // Root sum over the sampled rows (exact integers: any order).
+    const int nt = pool_->size();
+    std::vector<GradSum> part((size_t)nt, GradSum{0, 0});
+    pool_->run_blocks(n_sampled_, [&](size_t b, size_t e, int tid) {
+      GradSum s{0, 0};
+      for (size_t i = b; i < e; ++i) s = gs_add(s, gp[row_idx_[i]]);
+      part[tid] = gs_add(part[tid], s);
+    });
+    GradSum root_sum{0, 0};
+    for (const GradSum& s : part) root_sum = gs_add(root_sum, s);
+
+    std::vector<LevelNode> level(1);
+    level[0] = LevelNode{0, 0, n_sampled_, root_sum, nullptr};
+    tree->add_node(-1, leaf_value(sp, q, root_sum), to_h(q, root_sum.h));
+    std::vector<LevelNode> leaves;
+    if (data_.max_depth > 0) {
+      level[0].hist = hist_pool_->get();
+      build_histograms({&level[0]}, gp);
+    }
+    t_hist_ += since(t0);
+
+    for (int depth = 0; depth < data_.max_depth && !level.empty(); ++depth) {
+      check_cancel(data_.cancel);
+      // Split evaluation: (node, feature) tasks, reduced in feature order.
+      auto ts = Clock::now();
+      const size_t L = level.size();
+      std::vector<SplitCandidate> cand(L * nf_, no_split());
+      pool_->run(L * nf_, [&](size_t t, int) {
+        size_t i = t / nf_;
+        int f = (int)(t % nf_);
+        if (!feature_mask[f]) return;
+        cand[t] = best_split_feature(level[i], f, q);
+      });
+      std::vector<LevelNode*> split_nodes;
+      std::vector<SplitCandidate> splits;
+      for (size_t i = 0; i < L; ++i) {
+        SplitCandidate best = no_split();
+        for (int f = 0; f < nf_; ++f)
+          if (better_split(cand[i * nf_ + f], best)) best = cand[i * nf_ + f];
+        if (best.feature >= 0) {
+          split_nodes.push_back(&level[i]);
+          splits.push_back(best);
+        } else {
+          hist_pool_->put(level[i].hist);
+          level[i].hist = nullptr;
+          leaves.push_back(level[i]);
+        }
+      }
+      t_split_ += since(ts);
+      if (split_nodes.empty()) {
+        level.clear();
+        break;
+      }
+      auto tp = Clock::now();
+      std::vector<size_t> nleft = partition(split_nodes, splits);
+      t_part_ += since(tp);
+
+      auto th = Clock::now();
+      const bool need_hist = depth + 1 < data_.max_depth;
+      std::vector<LevelNode> next;
+      next.reserve(split_nodes.size() * 2);
+      for (size_t i = 0; i < split_nodes.size(); ++i) {
+        const LevelNode& p = *split_nodes[i];
+        const SplitCandidate& s = splits[i];
+        GradSum ls = s.left, rs = gs_sub(p.sum, s.left);
+        int32_t l = tree->add_node(p.id, leaf_value(sp, q, ls), to_h(q, ls.h));
+        int32_t r = tree->add_node(p.id, leaf_value(sp, q, rs), to_h(q, rs.h));
+        tree->left[p.id] = l;
+        tree->right[p.id] = r;
+        tree->feature[p.id] = s.feature;
+        tree->split_bin[p.id] = s.bin;
+        tree->default_left[p.id] = (uint8_t)s.default_left;
+        tree->gain[p.id] = (float)s.gain;
+        next.push_back(LevelNode{l, p.begin, p.begin + nleft[i], ls, nullptr});
+        next.push_back(LevelNode{r, p.begin + nleft[i], p.end, rs, nullptr});
+      }
+      if (need_hist) {
+        std::vector<LevelNode*> build;
+        for (size_t i = 0; i < split_nodes.size(); ++i) {
+          LevelNode& a = next[2 * i];
+          LevelNode& b = next[2 * i + 1];
+          a.hist = hist_pool_->get();
+          b.hist = hist_pool_->get();
+          build.push_back((a.end - a.begin) <= (b.end - b.begin) ? &a : &b);
+        }
+        build_histograms(build, gp);
+        const size_t T = total_bins_;
+        pool_->run(split_nodes.size(), [&](size_t i, int) {
+          LevelNode& a = next[2 * i];
+          LevelNode& b = next[2 * i + 1];
+          bool a_built = (a.end - a.begin) <= (b.end - b.begin);
+          const GradSum* small = a_built ? a.hist : b.hist;
+          GradSum* other = a_built ? b.hist : a.hist;
+          const GradSum* parent = split_nodes[i]->hist;
+          for (size_t j = 0; j < T; ++j) other[j] = gs_sub(parent[j], small[j]);
+        });
+      }
+      for (LevelNode* p : split_nodes) {
+        hist_pool_->put(p->hist);
+        p->hist = nullptr;
+      }
+      level.swap(next);
+      t_hist_ += since(th);
+    }
+    for (LevelNode& ln : level) {
+      hist_pool_->put(ln.hist);
+      ln.hist = nullptr;
+      leaves.push_back(ln);
+    }
+    // Prediction update from leaf positions.
+    auto tu = Clock::now();
+    const int K = K_;
+    pool_->run(leaves.size(), [&](size_t i, int) {
+      const LevelNode& ln = leaves[i];
+      float v = tree->value[ln.id];
+      for (size_t j = ln.begin; j < ln.end; ++j) margins_[(size_t)row_idx_[j] * K + k] += v;
+    });
+    if (n_sampled_ < n_) {
+      const BinnedMatrix& m = *data_.matrix;
+      const Cuts& c = *data_.cuts;
+      pool_->run_blocks(n_, [&](size_t b, size_t e, int) {
+        for (size_t r = b; r < e; ++r) {
+          if (in_sample_[r]) continue;
+          int32_t node = 0;
+          while (!tree->is_leaf(node)) {
+            int f = tree->feature[node];
+            uint8_t bin = m.at(r, f);
+            bool left = bin == c.nbins(f) ? tree->default_left[node] != 0
+                                          : bin <= tree->split_bin[node];
+            node = left ? tree->left[node] : tree->right[node];
+          }
+          margins_[r * K + k] += tree->value[node];
+        }
+      });
+    }
+    t_update_ += since(tu);
+  }
+
+  BoostData data_;
+  size_t n_ = 0;
+  int nf_ = 0;
+  int K_ = 1;
+  std::vector<float> margins_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::vector<uint32_t> off_;
+  size_t total_bins_ = 0;
+  std::unique_ptr<HistPool> hist_pool_;
+  std::vector<GradSum> gpair_;
+  std::vector<Quantizer> quant_;
+  std::vector<uint32_t> row_idx_, tmp_idx_;
+  std::vector<uint8_t> in_sample_;
+  size_t n_sampled_ = 0;
+  double t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<TreeBackend> make_cpu_backend() { return std::unique_ptr<TreeBackend>(new CpuBackend()); }
+
+}  // namespace gbdt

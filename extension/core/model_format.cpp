@@ -1,0 +1,335 @@
+// The serialized model: versioned, length-checked, checksummed.
+//   "GBDTMDL\0" | u32 version | u64 payload length | payload | u64 FNV-1a of all before
+// All integers little-endian.  Every count is checked against the bytes left
+// before anything is allocated, so corrupt input is an error, never a crash.
+#include <cmath>
+#include <cstring>
+
+#include "model.h"
+
+namespace gbdt {
+
+namespace {
+
+constexpr char kMagic[8] = {'G', 'B', 'D', 'T', 'M', 'D', 'L', '\0'};
+constexpr uint32_t kFormatVersion = 1;
+const char* kTextPrefix = "gbdt1:";
+
+uint64_t fnv1a(const uint8_t* p, size_t n) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+class Writer {
+ public:
+  std::vector<uint8_t> buf;
+  template <class T> void pod(T v) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(&v);
+    buf.insert(buf.end(), p, p + sizeof(T));
+  }
+  template <class T> void vec(const std::vector<T>& v) {
+    pod<uint32_t>((uint32_t)v.size());
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(v.data());
+    buf.insert(buf.end(), p, p + v.size() * sizeof(T));
+  }
+  void str(const std::string& s) {
+    pod<uint32_t>((uint32_t)s.size());
+    buf.insert(buf.end(), s.begin(), s.end());
+  }
+};
+
+class Reader {
+ public:
+  Reader(const uint8_t* p, size_t n) : p_(p), end_(p + n) {}
+  template <class T> T pod(const char* what) {
+    need(sizeof(T), what);
+    T v;
+    std::memcpy(&v, p_, sizeof(T));
+    p_ += sizeof(T);
+    return v;
+  }
+  template <class T> void vec(std::vector<T>* v, const char* what) {
+    uint32_t n = pod<uint32_t>(what);
+    need((size_t)n * sizeof(T), what);
+    v->resize(n);
+    if (n) std::memcpy(v->data(), p_, (size_t)n * sizeof(T));
+    p_ += (size_t)n * sizeof(T);
+  }
+  std::string str(const char* what) {
+    uint32_t n = pod<uint32_t>(what);
+    need(n, what);
+    std::string s(reinterpret_cast<const char*>(p_), n);
+    p_ += n;
+    return s;
+  }
+  size_t left() const { return (size_t)(end_ - p_); }
+  void need(size_t n, const char* what) {
+    if ((size_t)(end_ - p_) < n)
+      throw CorruptModel(std::string("truncated model data (reading ") + what + ")");
+  }
+
+ private:
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+void write_tree(Writer& w, const Tree& t) {
+  w.vec(t.left);
+  w.vec(t.right);
+  w.vec(t.parent);
+  w.vec(t.feature);
+  w.vec(t.split_bin);
+  w.vec(t.threshold);
+  w.vec(t.default_left);
+  w.vec(t.value);
+  w.vec(t.gain);
+  w.vec(t.cover);
+}
+
+void read_tree(Reader& r, Tree* t) {
+  r.vec(&t->left, "tree");
+  r.vec(&t->right, "tree");
+  r.vec(&t->parent, "tree");
+  r.vec(&t->feature, "tree");
+  r.vec(&t->split_bin, "tree");
+  r.vec(&t->threshold, "tree");
+  r.vec(&t->default_left, "tree");
+  r.vec(&t->value, "tree");
+  r.vec(&t->gain, "tree");
+  r.vec(&t->cover, "tree");
+}
+
+void bad(const std::string& m) { throw CorruptModel(m); }
+
+}  // namespace
+
+void validate_model(const Model& m) {
+  int obj = (int)m.objective;
+  if (obj < 0 || obj > 3) bad("unknown objective code " + std::to_string(obj));
+  const int K = m.num_output_group;
+  if (K < 1 || (m.objective != Objective::kSoftprob && K != 1) || K > 1000000)
+    bad("bad number of output groups " + std::to_string(K));
+  if ((int)m.base_margin.size() != K) bad("base margin count does not match output groups");
+  const int d = m.n_features();
+  if (d < 1) bad("model has no features");
+  if ((int)m.feature_types.size() != d) bad("feature type count does not match features");
+  for (FeatureType t : m.feature_types)
+    if ((int)t > 2) bad("unknown feature type");
+  if (m.objective == Objective::kSoftprob && (int)m.class_labels.size() != K)
+    bad("class label count does not match num_class");
+  const Cuts& c = m.cuts;
+  if ((int)c.ptr.size() != d + 1 || c.ptr[0] != 0 || c.ptr[d] != c.values.size())
+    bad("bin boundaries do not match the features");
+  for (int f = 0; f < d; ++f) {
+    if (c.ptr[f + 1] <= c.ptr[f] || c.ptr[f + 1] - c.ptr[f] > (uint32_t)kMaxValueBins)
+      bad("bad bin count for feature " + std::to_string(f));
+  }
+  if (m.tree_group.size() != m.trees.size()) bad("tree group count does not match trees");
+  if (m.trees.size() % (size_t)K != 0) bad("tree count is not a multiple of output groups");
+  for (size_t i = 0; i < m.trees.size(); ++i) {
+    const Tree& t = m.trees[i];
+    const std::string at = "tree " + std::to_string(i);
+    if (m.tree_group[i] < 0 || m.tree_group[i] >= K) bad(at + ": bad output group");
+    const size_t nn = t.left.size();
+    if (nn < 1 || nn > (1u << 30)) bad(at + ": bad node count");
+    if (t.right.size() != nn || t.parent.size() != nn || t.feature.size() != nn ||
+        t.split_bin.size() != nn || t.threshold.size() != nn || t.default_left.size() != nn ||
+        t.value.size() != nn || t.gain.size() != nn || t.cover.size() != nn)
+      bad(at + ": node arrays differ in length");
+    // Every node reachable from the root exactly once (no cycles, no sharing).
+    std::vector<uint8_t> seen(nn, 0);
+    std::vector<int32_t> stack{0};
+    size_t visited = 0;
+    while (!stack.empty()) {
+      int32_t n = stack.back();
+      stack.pop_back();
+      if (n < 0 || (size_t)n >= nn) bad(at + ": child index out of range");
+      if (seen[n]) bad(at + ": node " + std::to_string(n) + " reached twice (cycle)");
+      seen[n] = 1;
+      ++visited;
+      if (!std::isfinite(t.value[n])) bad(at + ": non-finite node value");
+      if (t.left[n] < 0) {
+        if (t.right[n] >= 0) bad(at + ": node with one child");
+        continue;
+      }
+      if (t.right[n] < 0) bad(at + ": node with one child");
+      int32_t f = t.feature[n];
+      if (f < 0 || f >= d) bad(at + ": split feature out of range");
+      if (t.split_bin[n] < 0 || t.split_bin[n] >= c.nbins(f)) bad(at + ": split bin out of range");
+      if (std::isnan(t.threshold[n])) bad(at + ": NaN threshold");
+      if (t.default_left[n] > 1) bad(at + ": bad default direction");
+      stack.push_back(t.left[n]);
+      stack.push_back(t.right[n]);
+    }
+    if (visited != nn) bad(at + ": unreachable nodes");
+  }
+}
+
+std::vector<uint8_t> serialize_model(const Model& m) {
+  Writer p;
+  p.pod<int32_t>((int32_t)m.objective);
+  p.pod<int32_t>(m.num_output_group);
+  p.pod<double>(m.base_score);
+  p.vec(m.base_margin);
+  p.pod<uint32_t>((uint32_t)m.feature_names.size());
+  for (size_t i = 0; i < m.feature_names.size(); ++i) {
+    p.str(m.feature_names[i]);
+    p.pod<uint8_t>((uint8_t)m.feature_types[i]);
+  }
+  p.vec(m.class_labels);
+  p.vec(m.cuts.ptr);
+  p.vec(m.cuts.values);
+  p.vec(m.cuts.min_values);
+  p.pod<uint32_t>((uint32_t)m.trees.size());
+  p.vec(m.tree_group);
+  for (const Tree& t : m.trees) write_tree(p, t);
+  p.pod<uint32_t>((uint32_t)m.params.size());
+  for (const auto& kv : m.params) {
+    p.str(kv.first);
+    p.str(kv.second);
+  }
+  const TrainingReport& r = m.report;
+  p.pod<uint64_t>(r.rows_used);
+  p.pod<uint64_t>(r.rows_skipped);
+  p.pod<uint64_t>(r.rows_validation);
+  p.str(r.eval_metric);
+  p.vec(r.train_metric);
+  p.vec(r.validation_metric);
+  p.pod<int32_t>(r.best_iteration);
+  p.pod<double>(r.seconds_load);
+  p.pod<double>(r.seconds_bin);
+  p.pod<double>(r.seconds_train);
+  p.str(r.backend);
+
+  Writer w;
+  w.buf.insert(w.buf.end(), kMagic, kMagic + 8);
+  w.pod<uint32_t>(kFormatVersion);
+  w.pod<uint64_t>((uint64_t)p.buf.size());
+  w.buf.insert(w.buf.end(), p.buf.begin(), p.buf.end());
+  w.pod<uint64_t>(fnv1a(w.buf.data(), w.buf.size()));
+  return w.buf;
+}
+
+Model deserialize_model(const uint8_t* data, size_t len) {
+  if (len < 8 + 4 + 8 + 8) bad("model data too short (" + std::to_string(len) + " bytes)");
+  if (std::memcmp(data, kMagic, 8) != 0) bad("not a gbdt model (bad magic)");
+  Reader h(data + 8, len - 8);
+  uint32_t version = h.pod<uint32_t>("version");
+  if (version < 1 || version > kFormatVersion)
+    bad("unsupported model format version " + std::to_string(version));
+  uint64_t plen = h.pod<uint64_t>("length");
+  if (plen != len - 28) bad("model length field does not match the data");
+  uint64_t sum;
+  std::memcpy(&sum, data + len - 8, 8);
+  if (sum != fnv1a(data, len - 8)) bad("model checksum mismatch");
+
+  Reader r(data + 20, (size_t)plen);
+  Model m;
+  int32_t obj = r.pod<int32_t>("objective");
+  if (obj < 0 || obj > 3) bad("unknown objective code " + std::to_string(obj));
+  m.objective = (Objective)obj;
+  m.num_output_group = r.pod<int32_t>("groups");
+  m.base_score = r.pod<double>("base score");
+  r.vec(&m.base_margin, "base margin");
+  uint32_t nf = r.pod<uint32_t>("features");
+  r.need((size_t)nf * 5, "features");
+  for (uint32_t i = 0; i < nf; ++i) {
+    m.feature_names.push_back(r.str("feature name"));
+    m.feature_types.push_back((FeatureType)r.pod<uint8_t>("feature type"));
+  }
+  r.vec(&m.class_labels, "classes");
+  r.vec(&m.cuts.ptr, "cuts");
+  r.vec(&m.cuts.values, "cuts");
+  r.vec(&m.cuts.min_values, "cuts");
+  uint32_t nt = r.pod<uint32_t>("trees");
+  r.need((size_t)nt * 40, "trees");
+  r.vec(&m.tree_group, "tree groups");
+  m.trees.resize(nt);
+  for (uint32_t i = 0; i < nt; ++i) read_tree(r, &m.trees[i]);
+  uint32_t np = r.pod<uint32_t>("params");
+  r.need((size_t)np * 8, "params");
+  for (uint32_t i = 0; i < np; ++i) {
+    std::string k = r.str("param");
+    std::string v = r.str("param");
+    m.params.emplace_back(std::move(k), std::move(v));
+  }
+  TrainingReport& rep = m.report;
+  rep.rows_used = r.pod<uint64_t>("report");
+  rep.rows_skipped = r.pod<uint64_t>("report");
+  rep.rows_validation = r.pod<uint64_t>("report");
+  rep.eval_metric = r.str("report");
+  r.vec(&rep.train_metric, "report");
+  r.vec(&rep.validation_metric, "report");
+  rep.best_iteration = r.pod<int32_t>("report");
+  rep.seconds_load = r.pod<double>("report");
+  rep.seconds_bin = r.pod<double>("report");
+  rep.seconds_train = r.pod<double>("report");
+  rep.backend = r.str("report");
+  if (r.left() != 0) bad("trailing bytes after the model");
+  validate_model(m);
+  return m;
+}
+
+// ---- text form ----
+namespace {
+const char* kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}
+
+std::string model_to_text(const Model& m) {
+  std::vector<uint8_t> b = serialize_model(m);
+  return bytes_to_text(b.data(), b.size());
+}
+
+std::string bytes_to_text(const uint8_t* b, size_t n) {
+  std::string s(kTextPrefix);
+  s.reserve(s.size() + (n + 2) / 3 * 4);
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)b[i] << 16;
+    if (i + 1 < n) v |= (uint32_t)b[i + 1] << 8;
+    if (i + 2 < n) v |= b[i + 2];
+    s += kB64[(v >> 18) & 63];
+    s += kB64[(v >> 12) & 63];
+    s += i + 1 < n ? kB64[(v >> 6) & 63] : '=';
+    s += i + 2 < n ? kB64[v & 63] : '=';
+  }
+  return s;
+}
+
+std::vector<uint8_t> text_to_bytes(const std::string& text) {
+  size_t pl = std::strlen(kTextPrefix);
+  if (text.compare(0, pl, kTextPrefix) != 0)
+    bad("model text must start with \"gbdt1:\"");
+  int8_t dec[256];
+  std::memset(dec, -1, sizeof(dec));
+  for (int i = 0; i < 64; ++i) dec[(uint8_t)kB64[i]] = (int8_t)i;
+  size_t n = text.size() - pl;
+  if (n % 4 != 0) bad("model text has a bad length (base64 expected)");
+  std::vector<uint8_t> out;
+  out.reserve(n / 4 * 3);
+  for (size_t i = pl; i < text.size(); i += 4) {
+    uint32_t v = 0;
+    int pad = 0;
+    for (int j = 0; j < 4; ++j) {
+      char ch = text[i + j];
+      if (ch == '=' && i + 4 == text.size() && j >= 2) {
+        ++pad;
+        v <<= 6;
+        continue;
+      }
+      if (pad) bad("model text has bad base64 padding");
+      int8_t dv = dec[(uint8_t)ch];
+      if (dv < 0) bad("model text has a character that is not base64");
+      v = (v << 6) | (uint32_t)dv;
+    }
+    out.push_back((uint8_t)(v >> 16));
+    if (pad < 2) out.push_back((uint8_t)(v >> 8));
+    if (pad < 1) out.push_back((uint8_t)v);
+  }
+  return out;
+}
+
+}  // namespace gbdt

@@ -1,0 +1,72 @@
+// Training parameters with XGBoost's names, aliases and defaults.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gbdt {
+
+enum class Objective : int32_t {
+  kSquaredError = 0,   // reg:squarederror
+  kLogistic = 1,       // binary:logistic
+  kSoftprob = 2,       // multi:softprob
+  kPoisson = 3,        // count:poisson
+};
+
+const char* objective_name(Objective o);
+// Returns false when the name is not a supported objective.
+bool parse_objective(const std::string& name, Objective* out);
+
+struct TrainParams {
+  Objective objective = Objective::kSquaredError;
+  bool objective_set = false;    // given explicitly (param or argument)
+  int num_class = 0;             // multi:softprob only; 0 = infer from labels
+  double eta = 0.3;
+  int max_depth = 6;
+  double min_child_weight = 1.0;
+  double reg_lambda = 1.0;
+  double reg_alpha = 0.0;
+  double gamma = 0.0;
+  double max_delta_step = 0.0;   // 0.7 for count:poisson unless set
+  bool max_delta_step_set = false;
+  int max_bin = 256;
+  double subsample = 1.0;
+  double colsample_bytree = 1.0;
+  double base_score = 0.0;
+  bool base_score_set = false;   // false: estimated from the target
+  int num_round = 100;
+  uint64_t seed = 0;
+  int nthread = 0;               // 0 = all cores
+  double validation_fraction = 0.0;
+  int early_stopping_rounds = 0; // 0 = off
+  std::string eval_metric;       // empty = objective's default
+  std::string device = "";       // "", "auto", "cpu", "cuda"
+  bool verbose = false;
+
+  double effective_max_delta_step() const {
+    if (max_delta_step_set) return max_delta_step;
+    return objective == Objective::kPoisson ? 0.7 : 0.0;
+  }
+};
+
+// One user-supplied parameter: key and value as text, plus whether the value
+// was a JSON string (so "6" and 6 can be told apart when that matters).
+struct ParamKV {
+  std::string key;
+  std::string value;
+  bool is_string = false;
+};
+
+// Applies the given key/values to *p.  Throws InvalidInput naming the key and
+// the allowed range for unknown keys, bad types and out-of-range values.
+void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p);
+
+// Canonical list of the parameters that define a training, for the model's
+// record (gbdt_model_info) and for retraining.
+std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams& p);
+
+// Valid names for eval_metric.
+bool is_known_metric(const std::string& m);
+
+}  // namespace gbdt

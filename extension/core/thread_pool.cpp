@@ -1,0 +1,126 @@
+#include "thread_pool.h"
+
+#include <signal.h>
+#include <pthread.h>
+
+#include <algorithm>
+
+namespace gbdt {
+
+ThreadPool::ThreadPool(int nthread) : nthread_(std::max(1, nthread)) {
+  if (nthread_ == 1) return;
+  // Workers inherit the creating thread's signal mask: block everything while
+  // spawning so signals keep going to the backend's main thread.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  try {
+    for (int i = 1; i < nthread_; ++i) threads_.emplace_back(&ThreadPool::worker, this, i);
+  } catch (...) {
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+    throw;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void ThreadPool::worker(int id) {
+  unsigned long seen = 0;
+  for (;;) {
+    const std::function<void(size_t, int)>* job;
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      cv_.wait(l, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      job = job_;
+      ++active_;
+    }
+    for (;;) {
+      size_t t;
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        if (next_ >= n_tasks_ || error_) break;
+        t = next_++;
+      }
+      try {
+        (*job)(t, id);
+      } catch (...) {
+        std::lock_guard<std::mutex> l(mu_);
+        if (!error_) error_ = std::current_exception();
+      }
+    }
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      --active_;
+      ++finished_;
+    }
+    done_cv_.notify_all();
+  }
+}
+
+void ThreadPool::run(size_t n_tasks, const std::function<void(size_t, int)>& fn) {
+  if (n_tasks == 0) return;
+  if (nthread_ == 1 || n_tasks == 1) {
+    for (size_t t = 0; t < n_tasks; ++t) fn(t, 0);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    job_ = &fn;
+    n_tasks_ = n_tasks;
+    next_ = 0;
+    finished_ = 0;
+    error_ = nullptr;
+    ++generation_;
+  }
+  cv_.notify_all();
+  // The calling thread works too (as thread 0).
+  for (;;) {
+    size_t t;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (next_ >= n_tasks_ || error_) break;
+      t = next_++;
+    }
+    try {
+      fn(t, 0);
+    } catch (...) {
+      std::lock_guard<std::mutex> l(mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+  std::exception_ptr err;
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    done_cv_.wait(l, [&] { return finished_ == (size_t)(nthread_ - 1); });
+    err = error_;
+    error_ = nullptr;
+    job_ = nullptr;
+  }
+  if (err) std::rethrow_exception(err);
+}
+
+void ThreadPool::run_blocks(size_t n, const std::function<void(size_t, size_t, int)>& fn) {
+  size_t nb = std::min<size_t>((size_t)nthread_, std::max<size_t>(n, 1));
+  run(nb, [&](size_t b, int tid) {
+    size_t begin = n * b / nb, end = n * (b + 1) / nb;
+    if (begin < end) fn(begin, end, tid);
+  });
+}
+
+}  // namespace gbdt

@@ -1,0 +1,44 @@
+// A small fork-join pool of std::threads.  Workers block all signals (they
+// run inside a PostgreSQL backend), never call back into PostgreSQL, and are
+// joined when the pool is destroyed.  Exceptions thrown by tasks are captured
+// and rethrown on the calling thread.
+#pragma once
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace gbdt {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int nthread);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return nthread_; }
+  // Runs fn(task, thread) for task in [0, n_tasks); tasks are handed out
+  // dynamically; returns when all are done.
+  void run(size_t n_tasks, const std::function<void(size_t, int)>& fn);
+  // Static split of [0, n) into one contiguous block per thread: fn(begin, end, thread).
+  void run_blocks(size_t n, const std::function<void(size_t, size_t, int)>& fn);
+
+ private:
+  void worker(int id);
+  int nthread_;
+  std::vector<std::thread> threads_;
+  std::mutex mu_;
+  std::condition_variable cv_, done_cv_;
+  const std::function<void(size_t, int)>* job_ = nullptr;
+  size_t n_tasks_ = 0, next_ = 0, finished_ = 0;
+  unsigned long generation_ = 0;
+  int active_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+};
+
+}  // namespace gbdt

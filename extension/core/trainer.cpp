@@ -1,0 +1,343 @@
+#include "trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <thread>
+
+#include "backend.h"
+#include "binned_matrix.h"
+#include "gradients.h"
+#include "metrics.h"
+
+namespace gbdt {
+
+int default_nthread() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : (int)n;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string fmtd(double v) {
+  std::ostringstream o;
+  o.precision(10);
+  o << v;
+  return o.str();
+}
+
+// Decides the objective when not given and checks the labels fit it.
+void resolve_objective(const float* y, size_t n, const std::string& target, TrainParams* p,
+                       std::vector<double>* class_labels) {
+  if (!p->objective_set) {
+    bool binary = n > 0;
+    for (size_t i = 0; i < n && binary; ++i) binary = (y[i] == 0.0f || y[i] == 1.0f);
+    p->objective = binary ? Objective::kLogistic : Objective::kSquaredError;
+  }
+  class_labels->clear();
+  switch (p->objective) {
+    case Objective::kLogistic:
+      for (size_t i = 0; i < n; ++i)
+        if (y[i] != 0.0f && y[i] != 1.0f)
+          throw InvalidInput("target column \"" + target + "\" has value " + fmtd(y[i]) +
+                             ": binary:logistic needs labels 0 or 1 (false/true)");
+      *class_labels = {0.0, 1.0};
+      break;
+    case Objective::kSoftprob: {
+      float mx = 0;
+      for (size_t i = 0; i < n; ++i) {
+        if (y[i] < 0 || y[i] != std::floor(y[i]) || y[i] > 1e6f)
+          throw InvalidInput("target column \"" + target + "\" has value " + fmtd(y[i]) +
+                             ": multi:softprob needs class labels 0, 1, ..., num_class-1");
+        mx = std::max(mx, y[i]);
+      }
+      int k = (int)mx + 1;
+      if (p->num_class == 0) p->num_class = std::max(k, 2);
+      if (k > p->num_class)
+        throw InvalidInput("target column \"" + target + "\" has class " + fmtd(mx) +
+                           " but num_class = " + std::to_string(p->num_class));
+      for (int c = 0; c < p->num_class; ++c) class_labels->push_back(c);
+      break;
+    }
+    case Objective::kPoisson:
+      for (size_t i = 0; i < n; ++i)
+        if (y[i] < 0)
+          throw InvalidInput("target column \"" + target + "\" has value " + fmtd(y[i]) +
+                             ": count:poisson needs labels >= 0");
+      break;
+    case Objective::kSquaredError:
+      break;
+  }
+}
+
+// XGBoost 3.x intercept: the label mean in prediction space (centered log
+// class priors for multi:softprob).  Returns margins per output group.
+std::vector<double> estimate_base_margin(const TrainParams& p, const float* y, size_t n, int K) {
+  if (p.base_score_set) {
+    double b = p.base_score;
+    switch (p.objective) {
+      case Objective::kLogistic:
+        if (!(b > 0 && b < 1))
+          throw InvalidInput("parameter \"base_score\" = " + fmtd(b) +
+                             " is out of range: must be in (0, 1) for binary:logistic");
+        return {std::log(b / (1 - b))};
+      case Objective::kPoisson:
+        if (!(b > 0))
+          throw InvalidInput("parameter \"base_score\" = " + fmtd(b) +
+                             " is out of range: must be > 0 for count:poisson");
+        return {std::log(b)};
+      case Objective::kSoftprob:
+        return std::vector<double>((size_t)K, b);
+      default:
+        return {b};
+    }
+  }
+  if (p.objective == Objective::kSoftprob) {
+    std::vector<double> cnt((size_t)K, 0.0);
+    for (size_t i = 0; i < n; ++i) cnt[(size_t)y[i]] += 1.0;
+    std::vector<double> lg((size_t)K);
+    double mean = 0;
+    for (int k = 0; k < K; ++k) {
+      double pk = std::max(cnt[k] / (double)n, 1e-16);
+      lg[k] = std::log(pk);
+      mean += lg[k];
+    }
+    mean /= K;
+    for (int k = 0; k < K; ++k) lg[k] -= mean;
+    return lg;
+  }
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += y[i];
+  double m = n ? s / (double)n : 0.0;
+  switch (p.objective) {
+    case Objective::kLogistic: {
+      m = std::min(std::max(m, 1e-6), 1 - 1e-6);
+      return {std::log(m / (1 - m))};
+    }
+    case Objective::kPoisson:
+      return {std::log(std::max(m, 1e-6))};
+    default:
+      return {m};
+  }
+}
+
+std::vector<uint8_t> feature_mask_for(int round, int d, const TrainParams& p) {
+  std::vector<uint8_t> mask((size_t)d, 1);
+  if (p.colsample_bytree >= 1.0) return mask;
+  int keep = std::max(1, (int)std::lround(p.colsample_bytree * d));
+  std::vector<int> order((size_t)d);
+  for (int f = 0; f < d; ++f) order[f] = f;
+  uint64_t state = mix64(p.seed ^ 0xC0FFEEULL) ^ mix64((uint64_t)round + 1);
+  for (int i = 0; i < keep; ++i) {  // partial Fisher-Yates
+    state = mix64(state);
+    int j = i + (int)(state % (uint64_t)(d - i));
+    std::swap(order[i], order[j]);
+  }
+  std::fill(mask.begin(), mask.end(), 0);
+  for (int i = 0; i < keep; ++i) mask[order[i]] = 1;
+  return mask;
+}
+
+void fill_thresholds(const Cuts& c, Tree* t) {
+  for (int32_t n = 0; n < t->num_nodes(); ++n)
+    if (!t->is_leaf(n)) t->threshold[n] = c.values[c.ptr[t->feature[n]] + t->split_bin[n]];
+}
+
+bool is_validation_row(uint64_t seed, uint64_t r, double fraction) {
+  uint64_t h = mix64(mix64(seed ^ 0x9E3779B97F4A7C15ULL) ^ r);
+  return (double)(h >> 11) * (1.0 / 9007199254740992.0) < fraction;
+}
+
+}  // namespace
+
+Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
+                  const std::string& target_name) {
+  const size_t n_all = in.features.n_rows;
+  const int d = (int)in.features.columns.size();
+  if (d == 0) throw InvalidInput("no feature columns to train on");
+  if (n_all == 0) throw InvalidInput("no rows to train on");
+  if ((int)in.feature_names.size() != d)
+    throw InvalidInput("feature_names has " + std::to_string(in.feature_names.size()) +
+                       " entries for " + std::to_string(d) + " columns");
+  for (size_t i = 0; i < n_all; ++i)
+    if (!std::isfinite(in.labels[i]))
+      throw InvalidInput("target column \"" + target_name + "\" contains " + fmtd(in.labels[i]) +
+                         ": labels must be finite");
+  Model m;
+  resolve_objective(in.labels, n_all, target_name, &p, &m.class_labels);
+  const int K = p.objective == Objective::kSoftprob ? p.num_class : 1;
+  const int nthread = p.nthread > 0 ? p.nthread : default_nthread();
+
+  // Deterministic validation split.
+  std::vector<uint32_t> train_rows, valid_rows;
+  if (p.validation_fraction > 0) {
+    for (size_t r = 0; r < n_all; ++r)
+      (is_validation_row(p.seed, r, p.validation_fraction) ? valid_rows : train_rows)
+          .push_back((uint32_t)r);
+    if (train_rows.empty() || valid_rows.empty())
+      throw InvalidInput("validation_fraction = " + fmtd(p.validation_fraction) + " leaves " +
+                         std::to_string(train_rows.size()) + " training and " +
+                         std::to_string(valid_rows.size()) + " validation rows of " +
+                         std::to_string(n_all) + ": both need at least one");
+  }
+  if (p.early_stopping_rounds > 0 && valid_rows.empty())
+    throw InvalidInput("parameter \"early_stopping_rounds\" needs validation_fraction > 0");
+  const bool use_subset = !train_rows.empty();
+  const size_t n = use_subset ? train_rows.size() : n_all;
+  std::vector<float> labels;
+  if (use_subset) {
+    labels.resize(n);
+    for (size_t i = 0; i < n; ++i) labels[i] = in.labels[train_rows[i]];
+  }
+  const float* y = use_subset ? labels.data() : in.labels;
+
+  m.objective = p.objective;
+  m.num_output_group = K;
+  m.feature_names = in.feature_names;
+  m.feature_types = in.feature_types;
+  if ((int)m.feature_types.size() != d) m.feature_types.assign((size_t)d, FeatureType::kFloat);
+  m.base_margin = estimate_base_margin(p, y, n, K);
+  m.base_score = p.objective == Objective::kLogistic ? 1.0 / (1.0 + std::exp(-m.base_margin[0]))
+                 : p.objective == Objective::kPoisson ? std::exp(m.base_margin[0])
+                                                       : m.base_margin[0];
+  m.params = params_to_kv(p);
+  m.report.rows_used = n;
+  m.report.rows_skipped = in.rows_skipped;
+  m.report.rows_validation = valid_rows.size();
+  m.report.seconds_load = in.seconds_load;
+  m.report.eval_metric = p.eval_metric.empty() ? default_metric(p.objective) : p.eval_metric;
+  if (p.objective != Objective::kSoftprob &&
+      (m.report.eval_metric == "mlogloss" || m.report.eval_metric == "merror"))
+    throw InvalidInput("parameter \"eval_metric\" = \"" + m.report.eval_metric +
+                       "\" needs objective multi:softprob");
+  if (p.objective == Objective::kSoftprob &&
+      (m.report.eval_metric == "auc" || m.report.eval_metric == "logloss" ||
+       m.report.eval_metric == "error"))
+    throw InvalidInput("parameter \"eval_metric\" = \"" + m.report.eval_metric +
+                       "\" is for binary objectives; use mlogloss or merror");
+
+  check_cancel(hooks.cancel);
+  auto tb = Clock::now();
+  m.cuts = compute_cuts(in.features, p.max_bin, nthread);
+  BinnedMatrix bm = bin_matrix(in.features, m.cuts, nthread, use_subset ? &train_rows : nullptr);
+  m.report.seconds_bin = since(tb);
+  check_cancel(hooks.cancel);
+
+  BoostData bd;
+  bd.matrix = &bm;
+  bd.cuts = &m.cuts;
+  bd.labels = y;
+  bd.n_rows = n;
+  bd.num_group = K;
+  bd.objective = p.objective;
+  bd.split = SplitParams{p.reg_lambda, p.reg_alpha, p.gamma, p.min_child_weight,
+                         p.effective_max_delta_step(), p.eta};
+  bd.max_depth = p.max_depth;
+  bd.subsample = p.subsample;
+  bd.seed = p.seed;
+  bd.nthread = nthread;
+  bd.cancel = hooks.cancel;
+
+  std::string device = p.device.empty() ? hooks.default_device : p.device;
+  std::unique_ptr<TreeBackend> backend;
+  if (device == "cuda") {
+    if (!cuda_compiled())
+      throw InvalidInput("device \"cuda\" requested but this gbdt library was built without CUDA");
+    if (cuda_device_count() == 0)
+      throw InvalidInput("device \"cuda\" requested but no CUDA device is available on this host");
+    backend = make_cuda_backend(bd);
+  } else if (device == "auto" && cuda_compiled() && cuda_device_count() > 0) {
+    try {
+      backend = make_cuda_backend(bd);
+    } catch (const ResourceError& e) {
+      if (hooks.notice) hooks.notice(std::string("gbdt: training on the CPU: ") + e.what());
+    }
+  }
+  if (!backend) backend = make_cpu_backend();
+  m.report.backend = backend->name();
+
+  std::vector<float> margins(n * (size_t)K);
+  for (size_t r = 0; r < n; ++r)
+    for (int k = 0; k < K; ++k) margins[r * K + k] = (float)m.base_margin[k];
+  backend->init(bd, margins);
+
+  // Validation rows: margins kept up to date by scoring each new tree.
+  std::vector<float> vlabels(valid_rows.size());
+  std::vector<double> vmargin(valid_rows.size() * (size_t)K);
+  std::vector<float> vx(valid_rows.size() * (size_t)d);
+  for (size_t i = 0; i < valid_rows.size(); ++i) {
+    vlabels[i] = in.labels[valid_rows[i]];
+    for (int f = 0; f < d; ++f) vx[i * d + f] = in.features.columns[f][valid_rows[i]];
+    for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
+  }
+  std::vector<double> vpred(vmargin.size());
+  const bool higher = metric_higher_is_better(m.report.eval_metric);
+  double best = 0;
+  int best_round = -1;
+
+  auto tt = Clock::now();
+  for (int round = 0; round < p.num_round; ++round) {
+    check_cancel(hooks.cancel);
+    std::vector<Tree> trees;
+    backend->boost_round(round, feature_mask_for(round, d, p), &trees);
+    for (int k = 0; k < K; ++k) {
+      fill_thresholds(m.cuts, &trees[k]);
+      m.trees.push_back(std::move(trees[k]));
+      m.tree_group.push_back(k);
+    }
+    if (!valid_rows.empty()) {
+      for (int k = 0; k < K; ++k) {
+        const Tree& t = m.trees[m.trees.size() - K + k];
+        for (size_t i = 0; i < valid_rows.size(); ++i) {
+          const float* x = &vx[i * d];
+          int32_t nd = 0;
+          while (!t.is_leaf(nd)) {
+            float v = x[t.feature[nd]];
+            bool left = v != v ? t.default_left[nd] != 0 : v < t.threshold[nd];
+            nd = left ? t.left[nd] : t.right[nd];
+          }
+          vmargin[i * K + k] = (double)((float)vmargin[i * K + k] + t.value[nd]);
+        }
+      }
+      vpred = vmargin;
+      for (size_t i = 0; i < valid_rows.size(); ++i) transform_margins(m, &vpred[i * K]);
+      double v = compute_metric(m.report.eval_metric, p.objective, K, vpred.data(),
+                                vlabels.data(), valid_rows.size());
+      m.report.validation_metric.push_back(v);
+      if (best_round < 0 || (higher ? v > best : v < best)) {
+        best = v;
+        best_round = round;
+      }
+      if (p.verbose && hooks.log)
+        hooks.log("round " + std::to_string(round) + " validation " + m.report.eval_metric +
+                  " = " + fmtd(v));
+      if (p.early_stopping_rounds > 0 && round - best_round >= p.early_stopping_rounds) break;
+    } else if (p.verbose && hooks.log && (round % 10 == 0 || round + 1 == p.num_round)) {
+      hooks.log("round " + std::to_string(round + 1) + " of " + std::to_string(p.num_round));
+    }
+  }
+  m.report.seconds_train = since(tt);
+  if (p.early_stopping_rounds > 0 && best_round >= 0) {
+    m.report.best_iteration = best_round;
+    size_t keep = (size_t)(best_round + 1) * K;
+    m.trees.resize(keep);
+    m.tree_group.resize(keep);
+  }
+  // Final training metric (on the trees kept).
+  if (m.report.best_iteration < 0 || m.report.best_iteration + 1 == (int)m.report.validation_metric.size()) {
+    backend->margins(&margins);
+    std::vector<double> pred(margins.begin(), margins.end());
+    for (size_t r = 0; r < n; ++r) transform_margins(m, &pred[r * K]);
+    m.report.train_metric.push_back(
+        compute_metric(m.report.eval_metric, p.objective, K, pred.data(), y, n));
+  }
+  return m;
+}
+
+}  // namespace gbdt

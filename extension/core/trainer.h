@@ -1,0 +1,40 @@
+// The boosting loop: binning, base score, sampling, validation, early
+// stopping; tree building is delegated to a TreeBackend.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "model.h"
+#include "params.h"
+#include "quantile.h"
+
+namespace gbdt {
+
+struct TrainInput {
+  ColumnInput features;                    // n_rows, NaN = missing
+  const float* labels = nullptr;           // n_rows, no NULLs (skipped by the loader)
+  std::vector<std::string> feature_names;
+  std::vector<FeatureType> feature_types;
+  uint64_t rows_skipped = 0;               // NULL labels, for the report
+  double seconds_load = 0;                 // for the report
+};
+
+struct TrainHooks {
+  CancelFn cancel;     // polled on the calling thread
+  LogFn log;           // verbose progress (calling thread)
+  // "auto" resolution: returns the device to use; default "cpu".
+  std::string default_device = "auto";
+  // Called when device "auto" fell back to the CPU for a reason worth telling.
+  LogFn notice;
+};
+
+// Objective inferred from the labels when params.objective_set is false:
+// two distinct values {0,1} (or booleans) -> binary:logistic, else regression.
+// Validates labels against the objective (throws InvalidInput naming the target).
+Model train_model(const TrainInput& in, TrainParams params, const TrainHooks& hooks,
+                  const std::string& target_name = "label");
+
+int default_nthread();
+
+}  // namespace gbdt

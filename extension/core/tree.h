@@ -1,0 +1,39 @@
+// One regression tree as flat arrays (node 0 is the root).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace gbdt {
+
+struct Tree {
+  // Per node.  A leaf has left == -1 and right == -1.
+  std::vector<int32_t> left;
+  std::vector<int32_t> right;
+  std::vector<int32_t> parent;       // -1 for the root
+  std::vector<int32_t> feature;      // split feature, -1 for leaves
+  std::vector<int32_t> split_bin;    // rows with bin <= split_bin go left
+  std::vector<float> threshold;      // value < threshold goes left (XGBoost's split_condition)
+  std::vector<uint8_t> default_left; // where missing values go
+  std::vector<float> value;          // leaf: eta * weight; internal: eta * weight of the node
+  std::vector<float> gain;           // loss change of the split (0 for leaves)
+  std::vector<double> cover;         // hessian sum of the node
+
+  int32_t num_nodes() const { return (int32_t)left.size(); }
+  bool is_leaf(int32_t n) const { return left[n] < 0; }
+
+  int32_t add_node(int32_t parent_id, float node_value, double node_cover) {
+    left.push_back(-1);
+    right.push_back(-1);
+    parent.push_back(parent_id);
+    feature.push_back(-1);
+    split_bin.push_back(0);
+    threshold.push_back(0.0f);
+    default_left.push_back(0);
+    value.push_back(node_value);
+    gain.push_back(0.0f);
+    cover.push_back(node_cover);
+    return (int32_t)left.size() - 1;
+  }
+};
+
+}  // namespace gbdt

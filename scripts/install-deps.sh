@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything gbdt needs to build, test and benchmark on Debian 12 (run as root).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+need_apt=()
+for p in postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap pgtap libgtest-dev g++ make python3-pip sudo; do
+  dpkg -s "$p" >/dev/null 2>&1 || need_apt+=("$p")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+# Python side: reference implementations for parity tests and benchmarks.
+PY=${PYTHON:-python3}
+if ! $PY -c 'import numpy, xgboost' >/dev/null 2>&1; then
+  $PY -m pip install -q --disable-pip-version-check numpy xgboost-cpu 2>/dev/null \
+    || $PY -m pip install -q --break-system-packages --disable-pip-version-check numpy xgboost-cpu
+fi
+if [ "${GBDT_BENCH_DEPS:-0}" = 1 ] && ! $PY -c 'import lightgbm, pandas, psycopg2' >/dev/null 2>&1; then
+  $PY -m pip install -q --disable-pip-version-check lightgbm pandas psycopg2-binary 2>/dev/null \
+    || $PY -m pip install -q --break-system-packages --disable-pip-version-check lightgbm pandas psycopg2-binary
+fi
