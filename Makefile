@@ -8,8 +8,9 @@ PG_CONFIG ?= pg_config
 
 CUDA ?= auto
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_SRCS := $(sort $(wildcard cuda/*.cu))
 ifeq ($(CUDA),auto)
-  ifneq ($(NVCC),)
+  ifneq ($(and $(NVCC),$(CUDA_SRCS)),)
     CUDA := on
   else
     CUDA := off
@@ -18,7 +19,6 @@ endif
 
 CORE_SRCS := $(sort $(wildcard extension/core/*.cpp))
 PG_SRCS := $(sort $(wildcard extension/pg/*.cpp))
-CUDA_SRCS := $(sort $(wildcard cuda/*.cu))
 CORE_OBJS := $(CORE_SRCS:.cpp=.o)
 PG_OBJS := $(PG_SRCS:.cpp=.o)
 

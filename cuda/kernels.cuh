@@ -1,0 +1,434 @@
+// Device kernels of the CUDA tree builder (cuda_backend.cu).  Everything that
+// decides a value (gradients, quantization, gains, tie-breaks, sampling) comes
+// from the engine's shared __host__ __device__ headers, so the GPU computes the
+// same bits as the CPU backend (device code is built with -fmad=false).
+#pragma once
+#include <cstdint>
+
+#include <cub/cub.cuh>
+
+#include "gradients.h"
+#include "split_math.h"
+
+namespace gbdt {
+namespace cuda {
+
+// ---- per-level tables uploaded by the host ----
+
+// One block of histogram work: rows [begin, end) of row_idx, features
+// [f_begin, f_end) (their slots [s_begin, s_end) of the node histogram), added
+// into the histogram of node slot `node`.
+struct HistTask {
+  uint32_t begin, end;
+  int32_t node;
+  int32_t f_begin, f_end;
+  uint32_t s_begin, s_end;
+  int32_t use_shared;  // 0: global atomics (few rows)
+};
+
+// Current-level node, for the partition.
+struct PartNode {
+  int32_t feature;     // -1: not split this level (its rows stay where they are)
+  int32_t bin;
+  int32_t default_left;
+  int32_t nbins;       // nbins(feature)
+  uint32_t begin, end;
+  int32_t child_left;  // slot of the left child in the next level
+  int32_t pad;
+};
+
+struct SubTask {
+  int32_t parent, small, other;  // histogram slots (parent level / next level)
+};
+
+struct LeafSeg {
+  uint32_t begin;
+  float value;
+};
+
+// ---- gradients ----
+
+// Double-valued gradient of row r, group k, from the current margins.
+__device__ __forceinline__ GradHess row_gradient(Objective obj, const float* margins,
+                                                 const float* labels, size_t r, int K, int k,
+                                                 double mds) {
+  const float* m = margins + r * (size_t)K;
+  if (obj == Objective::kSoftprob) {
+    double mx, sum;
+    softmax_prepare(m, K, &mx, &sum);
+    return softmax_gradient(m, k, mx, sum, (int)labels[r]);
+  }
+  return scalar_gradient(obj, (double)m[0], (double)labels[r], mds);
+}
+
+// Pass 1: per group, max |g| and max h over all rows (order-independent: the
+// maximum; positive doubles compare like their bit patterns).
+template <int BLOCK>
+__global__ void k_grad_max(Objective obj, const float* margins, const float* labels, size_t n,
+                           int K, double mds, unsigned long long* maxes /* 2K */) {
+  using BR = cub::BlockReduce<double, BLOCK>;
+  __shared__ typename BR::TempStorage tmp;
+  for (int k = 0; k < K; ++k) {
+    double mg = 0.0, mh = 0.0;
+    for (size_t r = blockIdx.x * (size_t)BLOCK + threadIdx.x; r < n; r += (size_t)gridDim.x * BLOCK) {
+      GradHess gh;
+      if (obj == Objective::kSoftprob) {
+        const float* m = margins + r * (size_t)K;
+        double mx, sum;
+        softmax_prepare(m, K, &mx, &sum);
+        gh = softmax_gradient(m, k, mx, sum, (int)labels[r]);
+      } else {
+        gh = scalar_gradient(obj, (double)margins[r], (double)labels[r], mds);
+      }
+      double ag = fabs(gh.g);
+      if (ag > mg) mg = ag;
+      if (gh.h > mh) mh = gh.h;
+    }
+    double bg = BR(tmp).Reduce(mg, cub::Max());
+    __syncthreads();
+    double bh = BR(tmp).Reduce(mh, cub::Max());
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      if (bg > 0.0) atomicMax(&maxes[2 * k], (unsigned long long)__double_as_longlong(bg));
+      if (bh > 0.0) atomicMax(&maxes[2 * k + 1], (unsigned long long)__double_as_longlong(bh));
+    }
+  }
+}
+
+// Pass 2: quantized gradient pairs, group-major gpair[k * n + r].
+__global__ void k_grad_quantize(Objective obj, const float* margins, const float* labels, size_t n,
+                                int K, double mds, const Quantizer* q, GradSum* gpair) {
+  for (size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x; r < n;
+       r += (size_t)gridDim.x * blockDim.x) {
+    const float* m = margins + r * (size_t)K;
+    if (obj == Objective::kSoftprob) {
+      double mx, sum;
+      softmax_prepare(m, K, &mx, &sum);
+      for (int k = 0; k < K; ++k) {
+        GradHess gh = softmax_gradient(m, k, mx, sum, (int)labels[r]);
+        gpair[(size_t)k * n + r] = GradSum{quantize(gh.g, q[k].g_scale), quantize(gh.h, q[k].h_scale)};
+      }
+    } else {
+      GradHess gh = scalar_gradient(obj, (double)m[0], (double)labels[r], mds);
+      gpair[r] = GradSum{quantize(gh.g, q[0].g_scale), quantize(gh.h, q[0].h_scale)};
+    }
+  }
+}
+
+// ---- row sampling ----
+__global__ void k_sample_flags(uint64_t seed, int round, size_t n, double subsample, uint8_t* flags) {
+  for (size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x; r < n;
+       r += (size_t)gridDim.x * blockDim.x)
+    flags[r] = row_in_sample(seed, round, r, subsample) ? 1 : 0;
+}
+
+__global__ void k_iota(uint32_t* out, size_t n) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    out[i] = (uint32_t)i;
+}
+
+// Tree start: row_idx = sampled rows, every position in level slot 0.
+__global__ void k_tree_start(const uint32_t* sampled, uint32_t* row_idx, int32_t* slot, size_t ns) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < ns;
+       i += (size_t)gridDim.x * blockDim.x) {
+    row_idx[i] = sampled[i];
+    slot[i] = 0;
+  }
+}
+
+// Sum of the gradient pairs of the listed rows (int64: any order).
+template <int BLOCK>
+__global__ void k_root_sum(const uint32_t* row_idx, size_t ns, const GradSum* gp, GradSum* out) {
+  using BR = cub::BlockReduce<long long, BLOCK>;
+  __shared__ typename BR::TempStorage tmp;
+  long long g = 0, h = 0;
+  for (size_t i = blockIdx.x * (size_t)BLOCK + threadIdx.x; i < ns; i += (size_t)gridDim.x * BLOCK) {
+    GradSum s = gp[row_idx[i]];
+    g += s.g;
+    h += s.h;
+  }
+  long long bg = BR(tmp).Sum(g);
+  __syncthreads();
+  long long bh = BR(tmp).Sum(h);
+  if (threadIdx.x == 0) {
+    atomicAdd((unsigned long long*)&out->g, (unsigned long long)bg);
+    atomicAdd((unsigned long long*)&out->h, (unsigned long long)bh);
+  }
+}
+
+// ---- histograms ----
+// One block per task.  Shared-memory partial histogram of the task's feature
+// group with 64-bit integer atomics, merged into the node histogram with global
+// atomics; tasks with few rows add straight into global memory.
+__global__ void k_histogram(const HistTask* tasks, const uint32_t* row_idx, const uint8_t* bins,
+                            int d, const uint32_t* off, const GradSum* gp, GradSum* hist,
+                            size_t total_bins) {
+  extern __shared__ unsigned long long smem[];
+  const HistTask t = tasks[blockIdx.x];
+  const int gw = t.f_end - t.f_begin;
+  const uint32_t nslots = t.s_end - t.s_begin;
+  GradSum* nh = hist + (size_t)t.node * total_bins;
+  if (t.use_shared) {
+    for (uint32_t i = threadIdx.x; i < 2 * nslots; i += blockDim.x) smem[i] = 0ull;
+    __syncthreads();
+  }
+  const uint32_t rows = t.end - t.begin;
+  const size_t nelem = (size_t)rows * gw;
+  // Element i = (row i / gw, feature i % gw), walked without divisions.
+  const uint32_t step = blockDim.x;
+  const uint32_t drow = step / gw, dcol = step % gw;
+  uint32_t lr = threadIdx.x / gw, lc = threadIdx.x % gw;
+  for (size_t i = threadIdx.x; i < nelem; i += step) {
+    const uint32_t r = row_idx[t.begin + lr];
+    const int f = t.f_begin + (int)lc;
+    const uint32_t b = bins[(size_t)r * d + f];
+    const GradSum g = gp[r];
+    const uint32_t s = off[f] + b;  // slot in the node histogram
+    if (t.use_shared) {
+      const uint32_t ls = s - t.s_begin;
+      atomicAdd(&smem[2 * ls], (unsigned long long)g.g);
+      atomicAdd(&smem[2 * ls + 1], (unsigned long long)g.h);
+    } else {
+      atomicAdd((unsigned long long*)&nh[s].g, (unsigned long long)g.g);
+      atomicAdd((unsigned long long*)&nh[s].h, (unsigned long long)g.h);
+    }
+    lr += drow;
+    lc += dcol;
+    if (lc >= (uint32_t)gw) {
+      lc -= gw;
+      lr += 1;
+    }
+  }
+  if (t.use_shared) {
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < nslots; i += blockDim.x) {
+      unsigned long long g = smem[2 * i], h = smem[2 * i + 1];
+      if (g | h) {
+        atomicAdd((unsigned long long*)&nh[t.s_begin + i].g, g);
+        atomicAdd((unsigned long long*)&nh[t.s_begin + i].h, h);
+      }
+    }
+  }
+}
+
+// Sibling histogram = parent - built child, for every split of the level.
+__global__ void k_subtract(const SubTask* subs, int nsub, const GradSum* parent_hist,
+                           GradSum* child_hist, size_t total_bins) {
+  const size_t total = (size_t)nsub * total_bins;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
+       i += (size_t)gridDim.x * blockDim.x) {
+    const size_t s = i / total_bins, j = i % total_bins;
+    const SubTask st = subs[s];
+    child_hist[(size_t)st.other * total_bins + j] =
+        gs_sub(parent_hist[(size_t)st.parent * total_bins + j], child_hist[(size_t)st.small * total_bins + j]);
+  }
+}
+
+// ---- split evaluation ----
+__device__ __forceinline__ SplitCandidate shfl_cand(const SplitCandidate& c, int src) {
+  SplitCandidate o;
+  o.gain = __shfl_sync(0xffffffffu, c.gain, src);
+  o.feature = __shfl_sync(0xffffffffu, c.feature, src);
+  o.bin = __shfl_sync(0xffffffffu, c.bin, src);
+  o.default_left = __shfl_sync(0xffffffffu, c.default_left, src);
+  o.left.g = __shfl_sync(0xffffffffu, (long long)c.left.g, src);
+  o.left.h = __shfl_sync(0xffffffffu, (long long)c.left.h, src);
+  return o;
+}
+
+// better_split is a strict total order on candidates (gain, then feature, bin,
+// default direction), so the best of a set does not depend on the order of
+// comparisons: a tree reduction picks the candidate the CPU's sequential scan picks.
+__device__ __forceinline__ SplitCandidate warp_best(SplitCandidate c) {
+  for (int o = 16; o > 0; o >>= 1) {
+    SplitCandidate x = shfl_cand(c, (threadIdx.x & 31) ^ o);
+    if (better_split(x, c)) c = x;
+  }
+  return c;
+}
+
+constexpr int kEvalWarps = 8;
+constexpr int kEvalFeatPerBlock = 32;
+
+// Grid: (node, feature block).  Each warp scans whole features: bins ascending,
+// the missing-right candidate then (when the missing bin has hessian) the
+// missing-left candidate, exactly the CPU's best_split_feature.
+__global__ void k_eval_splits(const GradSum* hist, size_t total_bins, const GradSum* node_sum,
+                              int d, int nfb, const uint32_t* off, const int32_t* nbins,
+                              const uint8_t* fmask, SplitParams sp, Quantizer q,
+                              SplitCandidate* out /* node * nfb + fb */) {
+  __shared__ SplitCandidate wbest[kEvalWarps];
+  const int node = blockIdx.x / nfb, fb = blockIdx.x % nfb;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const GradSum psum = node_sum[node];
+  const GradSum* nh = hist + (size_t)node * total_bins;
+  SplitCandidate best = no_split();
+  for (int j = warp; j < kEvalFeatPerBlock; j += kEvalWarps) {
+    const int f = fb * kEvalFeatPerBlock + j;
+    if (f >= d || !fmask[f]) continue;
+    const GradSum* h = nh + off[f];
+    const int nb = nbins[f];
+    const GradSum miss = h[nb];
+    long long cg = 0, ch = 0;  // carry
+    for (int c0 = 0; c0 < nb; c0 += 32) {
+      const int b = c0 + lane;
+      long long vg = 0, vh = 0;
+      if (b < nb) {
+        vg = h[b].g;
+        vh = h[b].h;
+      }
+      for (int o = 1; o < 32; o <<= 1) {
+        long long tg = __shfl_up_sync(0xffffffffu, vg, o);
+        long long th = __shfl_up_sync(0xffffffffu, vh, o);
+        if (lane >= o) {
+          vg += tg;
+          vh += th;
+        }
+      }
+      const GradSum acc{cg + vg, ch + vh};
+      cg += __shfl_sync(0xffffffffu, vg, 31);
+      ch += __shfl_sync(0xffffffffu, vh, 31);
+      if (b < nb) {
+        SplitCandidate c1{split_gain(sp, q, psum, acc), f, b, 0, acc};
+        if (split_is_useful(sp, c1.gain) && better_split(c1, best)) best = c1;
+        if (miss.h != 0) {
+          GradSum l = gs_add(acc, miss);
+          SplitCandidate c2{split_gain(sp, q, psum, l), f, b, 1, l};
+          if (split_is_useful(sp, c2.gain) && better_split(c2, best)) best = c2;
+        }
+      }
+    }
+  }
+  best = warp_best(best);
+  if (lane == 0) wbest[warp] = best;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    SplitCandidate b = wbest[0];
+    for (int w = 1; w < kEvalWarps; ++w)
+      if (better_split(wbest[w], b)) b = wbest[w];
+    out[blockIdx.x] = b;
+  }
+}
+
+// Per node: best over its feature blocks, in feature order (as the CPU).
+__global__ void k_reduce_splits(const SplitCandidate* in, int nnodes, int nfb, SplitCandidate* out) {
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= nnodes) return;
+  SplitCandidate best = no_split();
+  for (int i = 0; i < nfb; ++i) {
+    const SplitCandidate& c = in[(size_t)node * nfb + i];
+    if (better_split(c, best)) best = c;
+  }
+  out[node] = best;
+}
+
+// ---- partition ----
+__device__ __forceinline__ bool goes_left(uint8_t b, const PartNode& pn) {
+  if ((int)b == pn.nbins) return pn.default_left != 0;
+  return (int)b <= pn.bin;
+}
+
+// flags[p] = 1 when position p belongs to a split node and its row goes left.
+__global__ void k_part_flags(const uint32_t* row_idx, const int32_t* slot, size_t ns,
+                             const PartNode* nodes, const uint8_t* bins, int d, uint32_t* flags) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < ns;
+       p += (size_t)gridDim.x * blockDim.x) {
+    int32_t s = slot[p];
+    uint32_t fl = 0;
+    if (s >= 0) {
+      const PartNode pn = nodes[s];
+      if (pn.feature >= 0) fl = goes_left(bins[(size_t)row_idx[p] * d + pn.feature], pn) ? 1 : 0;
+    }
+    flags[p] = fl;
+  }
+}
+
+// Stable partition from the exclusive scan of the flags: left rows first in
+// their original order, then right rows in theirs.  Rows of nodes that did not
+// split stay in place and leave the level (slot -1).
+__global__ void k_part_scatter(const uint32_t* row_idx, const int32_t* slot, size_t ns,
+                               const PartNode* nodes, const uint32_t* flags, const uint32_t* scan,
+                               uint32_t* row_out, int32_t* slot_out) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < ns;
+       p += (size_t)gridDim.x * blockDim.x) {
+    int32_t s = slot[p];
+    const uint32_t r = row_idx[p];
+    if (s < 0) {
+      row_out[p] = r;
+      slot_out[p] = -1;
+      continue;
+    }
+    const PartNode pn = nodes[s];
+    if (pn.feature < 0) {
+      row_out[p] = r;
+      slot_out[p] = -1;
+      continue;
+    }
+    const uint32_t base = scan[pn.begin];
+    const uint32_t nleft = scan[pn.end] - base;
+    const uint32_t lbefore = scan[p] - base;
+    size_t q;
+    int32_t ns2;
+    if (flags[p]) {
+      q = pn.begin + lbefore;
+      ns2 = pn.child_left;
+    } else {
+      q = pn.begin + nleft + ((uint32_t)(p - pn.begin) - lbefore);
+      ns2 = pn.child_left + 1;
+    }
+    row_out[q] = r;
+    slot_out[q] = ns2;
+  }
+}
+
+__global__ void k_part_counts(const PartNode* nodes, const int32_t* split_ids, int nsplit,
+                              const uint32_t* scan, uint32_t* nleft) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nsplit) return;
+  const PartNode pn = nodes[split_ids[i]];
+  nleft[i] = scan[pn.end] - scan[pn.begin];
+}
+
+// ---- prediction update ----
+// Position p lies in the leaf whose segment begins at the largest begin <= p.
+__global__ void k_update_leaves(const uint32_t* row_idx, size_t ns, const LeafSeg* leaves,
+                                int nleaves, float* margins, int K, int k) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < ns;
+       p += (size_t)gridDim.x * blockDim.x) {
+    int lo = 0, hi = nleaves - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >> 1;
+      if (leaves[mid].begin <= p) lo = mid;
+      else hi = mid - 1;
+    }
+    margins[(size_t)row_idx[p] * K + k] += leaves[lo].value;
+  }
+}
+
+struct DevNode {
+  int32_t left, right, feature, split_bin;
+  int32_t default_left;
+  float value;
+};
+
+// Rows outside this round's sample walk the tree.
+__global__ void k_update_unsampled(const uint8_t* in_sample, size_t n, const uint8_t* bins, int d,
+                                   const int32_t* nbins, const DevNode* tree, float* margins,
+                                   int K, int k) {
+  for (size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x; r < n;
+       r += (size_t)gridDim.x * blockDim.x) {
+    if (in_sample[r]) continue;
+    int32_t node = 0;
+    while (tree[node].left >= 0) {
+      const DevNode t = tree[node];
+      const uint8_t b = bins[r * (size_t)d + t.feature];
+      const bool left = (int)b == nbins[t.feature] ? t.default_left != 0 : (int)b <= t.split_bin;
+      node = left ? t.left : t.right;
+    }
+    margins[r * (size_t)K + k] += tree[node].value;
+  }
+}
+
+}  // namespace cuda
+}  // namespace gbdt

@@ -1,0 +1,58 @@
+// Conversion of SQL values of the supported feature/label types to floats.
+#pragma once
+#include <cmath>
+
+#include "pg_includes.h"
+
+#include "model.h"
+
+namespace gbdt_pg {
+
+enum class ValKind : uint8_t {
+  kNone = 0,  // unsupported type
+  kFloat8,
+  kFloat4,
+  kInt2,
+  kInt4,
+  kInt8,
+  kNumeric,
+  kBool,
+};
+
+// Kind for a column type (domains resolved to their base type); kNone if
+// the type is not a supported feature/label type.
+ValKind kind_for_type(Oid typid);
+
+inline gbdt::FeatureType feature_type_for(ValKind k) {
+  switch (k) {
+    case ValKind::kBool: return gbdt::FeatureType::kBool;
+    case ValKind::kInt2:
+    case ValKind::kInt4:
+    case ValKind::kInt8: return gbdt::FeatureType::kInt;
+    default: return gbdt::FeatureType::kFloat;
+  }
+}
+
+// The value as double (NaN numeric -> NaN; numeric too large -> +-HUGE_VAL).
+// May allocate (numeric detoasting) in CurrentMemoryContext.
+inline double datum_to_double(Datum d, ValKind k) {
+  switch (k) {
+    case ValKind::kFloat8: return DatumGetFloat8(d);
+    case ValKind::kFloat4: return (double)DatumGetFloat4(d);
+    case ValKind::kInt2: return (double)DatumGetInt16(d);
+    case ValKind::kInt4: return (double)DatumGetInt32(d);
+    case ValKind::kInt8: return (double)DatumGetInt64(d);
+    case ValKind::kBool: return DatumGetBool(d) ? 1.0 : 0.0;
+    case ValKind::kNumeric:
+      return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, d));
+    case ValKind::kNone: break;
+  }
+  return NAN;
+}
+
+// Raises the error for a non-finite value (infinity, or a finite value
+// outside the float4 range) of column `colname`.
+void report_nonfinite(const char* colname, bool is_target, Datum d, ValKind k, double v)
+    pg_attribute_noreturn();
+
+}  // namespace gbdt_pg

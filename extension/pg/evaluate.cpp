@@ -1,0 +1,134 @@
+// gbdt_evaluate(model gbdt_model, relation regclass, target text) -> jsonb
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "guard.h"
+#include "model_type.h"
+#include "relation_reader.h"
+#include "scoring.h"
+#include "train_data.h"
+
+#include "explain.h"
+#include "metrics.h"
+#include "model.h"
+
+extern "C" {
+PG_FUNCTION_INFO_V1(gbdt_evaluate);
+}
+
+namespace gbdt_pg {
+namespace {
+
+struct EvalSink {
+  const gbdt::Model* model;
+  const char* target;
+  int nf;
+  int K;
+  MemoryContext cxt;
+  float* labels;   // cap
+  double* preds;   // cap x K
+  size_t n;        // rows kept
+  size_t cap;
+  float* x;        // batch rows x nf
+  size_t bn;       // rows in the batch
+  size_t bcap;
+  uint64 skipped;
+};
+
+void eval_flush(EvalSink* s) {
+  if (s->bn == 0) return;
+  const gbdt::Model* m = s->model;
+  const float* x = s->x;
+  size_t bn = s->bn;
+  double* out = s->preds + (s->n - s->bn) * (size_t)s->K;
+  int nthread = scoring_threads();
+  run_engine([&] { gbdt::predict_batch(*m, x, bn, out, nthread); });
+  s->bn = 0;
+}
+
+void eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
+  EvalSink* s = (EvalSink*)arg;
+  if (nulls[0] || std::isnan(vals[0])) {
+    s->skipped++;
+    return;
+  }
+  float y = vals[0];
+  gbdt::Objective obj = s->model->objective;
+  if (obj == gbdt::Objective::kSoftprob && (y < 0 || y >= (float)s->K || y != std::floor(y)))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("target column \"%s\" has value %g, not a class of the model (0 .. %d)",
+                           s->target, (double)y, s->K - 1)));
+  if (obj == gbdt::Objective::kLogistic && y != 0.0f && y != 1.0f)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("target column \"%s\" has value %g: a binary:logistic model is "
+                           "evaluated on labels 0 or 1 (false/true)",
+                           s->target, (double)y)));
+  if (s->n == s->cap) {
+    size_t cap = s->cap * 2;
+    s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
+    s->preds = (double*)repalloc_huge(s->preds, sizeof(double) * cap * s->K);
+    s->cap = cap;
+  }
+  s->labels[s->n++] = y;
+  memcpy(s->x + s->bn * s->nf, vals + 1, sizeof(float) * s->nf);
+  s->bn++;
+  if (s->bn == s->bcap) eval_flush(s);
+}
+
+}  // namespace
+}  // namespace gbdt_pg
+
+using namespace gbdt_pg;
+
+Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
+  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  Oid relid = PG_GETARG_OID(1);
+  char* target = text_to_cstring(PG_GETARG_TEXT_PP(2));
+
+  RelInfo* rel = open_rel_info(relid);
+  ValKind tkind = require_numeric_column(rel, target, "target");
+  int nf = m->n_features();
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
+  cols[0] = ReaderColumn{target, tkind, true, true};
+  model_feature_columns(rel, m, cols + 1);
+
+  EvalSink s;
+  memset(&s, 0, sizeof(s));
+  s.model = m;
+  s.target = target;
+  s.nf = nf;
+  s.K = m->num_output_group > 0 ? m->num_output_group : 1;
+  s.cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt evaluate", ALLOCSET_DEFAULT_SIZES);
+  s.cap = 16384;
+  s.labels = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.cap);
+  s.preds = (double*)MemoryContextAllocHuge(s.cxt, sizeof(double) * s.cap * s.K);
+  s.bcap = batch_rows(nf);
+  s.x = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.bcap * (nf > 0 ? nf : 1));
+
+  read_relation(rel, cols, nf + 1, eval_row, &s, true);
+  eval_flush(&s);
+  if (s.n == 0)
+    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
+                    errmsg("relation \"%s\" has no rows with a non-NULL target \"%s\"", rel->name,
+                           target)));
+
+  char* json = nullptr;
+  {
+    const EvalSink* sp = &s;
+    run_engine([&] {
+      std::vector<std::pair<std::string, double>> metrics =
+          gbdt::evaluate_all(sp->model->objective, sp->K, sp->preds, sp->labels, sp->n);
+      std::string out = "{\"rows\": " + std::to_string(sp->n) +
+                        ", \"rows_skipped\": " + std::to_string(sp->skipped) +
+                        ", \"objective\": " +
+                        gbdt::json_escape(gbdt::objective_name(sp->model->objective));
+      for (const auto& kv : metrics)
+        out += ", " + gbdt::json_escape(kv.first) + ": " + gbdt::json_number(kv.second);  // json_escape quotes
+      out += "}";
+      json = pstrdup_nothrow(out);
+    });
+  }
+  MemoryContextDelete(s.cxt);
+  PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}

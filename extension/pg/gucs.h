@@ -1,0 +1,15 @@
+// GUC variables of the extension (defined in module.cpp).
+#pragma once
+
+namespace gbdt_pg {
+
+enum DeviceSetting { kDeviceAuto = 0, kDeviceCpu = 1, kDeviceCuda = 2 };
+
+extern int guc_device;       // gbdt.device
+extern int guc_max_memory;   // gbdt.max_memory, in kB
+extern bool guc_verbose;     // gbdt.verbose
+
+// "auto", "cpu" or "cuda" for the current gbdt.device.
+const char* device_setting_name();
+
+}  // namespace gbdt_pg

@@ -1,0 +1,34 @@
+// The gbdt_model type (varlena holding gbdt::serialize_model bytes) and the
+// per-call-site cache of decoded models.
+#pragma once
+#include <cstdint>
+
+#include "pg_includes.h"
+
+#include "model.h"
+
+namespace gbdt_pg {
+
+// Per call site state kept in flinfo->fn_extra (allocated in fn_mcxt).
+struct CallCache {
+  gbdt::Model* model;       // decoded model (C++ heap), owned; deleted with fn_mcxt
+  uint64_t generation;      // bumped whenever `model` is replaced
+  // Identity of the value `model` was decoded from.
+  int key_kind;             // 0 none, 1 on-disk TOAST pointer, 2 in-memory bytes
+  uint32_t key_len;         // TOAST pointer size / payload length
+  uint8_t key_bytes[32];    // TOAST pointer, or first 16 + last 16 payload bytes
+  MemoryContext mcxt;       // fn_mcxt (or the caller's context without flinfo)
+  MemoryContextCallback cleanup;
+  void* extra;              // for the calling function (allocated in mcxt)
+  uint64_t extra_generation;
+};
+
+// The call site's cache (created on first use).
+CallCache* get_call_cache(FunctionCallInfo fcinfo);
+
+// The decoded model of argument `argno` (a gbdt_model), decoded once per
+// call site for as long as the argument value stays the same.  Corrupt
+// bytes are an ERROR (ERRCODE_DATA_CORRUPTED).
+const gbdt::Model* get_model_arg(FunctionCallInfo fcinfo, int argno);
+
+}  // namespace gbdt_pg

@@ -1,0 +1,208 @@
+// Scoring one row: gbdt_predict(model, record), gbdt_predict(model, float8[]),
+// gbdt_predict_proba(model, record).
+#include <cmath>
+
+#include "guard.h"
+#include "model_type.h"
+#include "scoring.h"
+
+#include "model.h"
+
+extern "C" {
+PG_FUNCTION_INFO_V1(gbdt_predict_row);
+PG_FUNCTION_INFO_V1(gbdt_predict_array);
+PG_FUNCTION_INFO_V1(gbdt_predict_proba);
+}
+
+namespace gbdt_pg {
+namespace {
+
+// Feature -> attribute mapping for one row type, cached per call site.
+struct RowMap {
+  Oid typid;
+  int32 typmod;
+  uint64_t model_generation;
+  TupleDesc desc;   // copy, in the cache context
+  int nf;
+  int* attidx;      // per feature: 0-based attribute index
+  ValKind* kinds;   // per feature
+  Datum* values;    // natts
+  bool* nulls;      // natts
+  float* x;         // nf
+};
+
+void free_row_map(RowMap* rm) {
+  FreeTupleDesc(rm->desc);
+  pfree(rm->attidx);
+  pfree(rm->kinds);
+  pfree(rm->values);
+  pfree(rm->nulls);
+  pfree(rm->x);
+  pfree(rm);
+}
+
+RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmod) {
+  int nf = m->n_features();
+  TupleDesc td = lookup_rowtype_tupdesc(typid, typmod);
+  const char* missing = nullptr;
+  const char* badtype_col = nullptr;
+  Oid badtype = InvalidOid;
+  MemoryContext old = MemoryContextSwitchTo(c->mcxt);
+  RowMap* rm = (RowMap*)palloc0(sizeof(RowMap));
+  rm->typid = typid;
+  rm->typmod = typmod;
+  rm->desc = CreateTupleDescCopy(td);
+  rm->nf = nf;
+  rm->attidx = (int*)palloc(sizeof(int) * (nf > 0 ? nf : 1));
+  rm->kinds = (ValKind*)palloc(sizeof(ValKind) * (nf > 0 ? nf : 1));
+  rm->values = (Datum*)palloc(sizeof(Datum) * (td->natts > 0 ? td->natts : 1));
+  rm->nulls = (bool*)palloc(sizeof(bool) * (td->natts > 0 ? td->natts : 1));
+  rm->x = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
+  MemoryContextSwitchTo(old);
+  for (int f = 0; f < nf && missing == nullptr && badtype_col == nullptr; f++) {
+    const char* name = m->feature_names[f].c_str();
+    int found = -1;
+    for (int i = 0; i < td->natts; i++) {
+      Form_pg_attribute a = TupleDescAttr(td, i);
+      if (!a->attisdropped && strcmp(NameStr(a->attname), name) == 0) {
+        found = i;
+        break;
+      }
+    }
+    if (found < 0) {
+      missing = name;
+      break;
+    }
+    Oid t = TupleDescAttr(td, found)->atttypid;
+    ValKind k = kind_for_type(t);
+    if (k == ValKind::kNone) {
+      badtype_col = name;
+      badtype = t;
+      break;
+    }
+    rm->attidx[f] = found;
+    rm->kinds[f] = k;
+  }
+  ReleaseTupleDesc(td);
+  if (missing != nullptr || badtype_col != nullptr) {
+    free_row_map(rm);
+    if (missing != nullptr)
+      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                      errmsg("row has no column \"%s\" required by the model", missing)));
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                    errmsg("column \"%s\" has unsupported type %s", badtype_col,
+                           format_type_be(badtype)),
+                    errhint("Supported types are smallint, integer, bigint, real, double "
+                            "precision, numeric and boolean.")));
+  }
+  return rm;
+}
+
+// The row's features as floats (NULL/NaN -> NaN), in a buffer of the cache.
+const float* row_features(FunctionCallInfo fcinfo, const gbdt::Model* m, HeapTupleHeader th) {
+  CallCache* c = get_call_cache(fcinfo);
+  Oid typid = HeapTupleHeaderGetTypeId(th);
+  int32 typmod = HeapTupleHeaderGetTypMod(th);
+  RowMap* rm = (RowMap*)c->extra;
+  if (rm == nullptr || rm->model_generation != c->generation || rm->typid != typid ||
+      rm->typmod != typmod) {
+    if (rm != nullptr) {
+      c->extra = nullptr;
+      free_row_map(rm);
+    }
+    rm = build_row_map(c, m, typid, typmod);
+    rm->model_generation = c->generation;
+    c->extra = rm;
+  }
+  HeapTupleData tmp;
+  tmp.t_len = HeapTupleHeaderGetDatumLength(th);
+  ItemPointerSetInvalid(&tmp.t_self);
+  tmp.t_tableOid = InvalidOid;
+  tmp.t_data = th;
+  heap_deform_tuple(&tmp, rm->desc, rm->values, rm->nulls);
+  for (int f = 0; f < rm->nf; f++) {
+    int i = rm->attidx[f];
+    rm->x[f] = rm->nulls[i] ? NAN : (float)datum_to_double(rm->values[i], rm->kinds[f]);
+  }
+  return rm->x;
+}
+
+}  // namespace
+}  // namespace gbdt_pg
+
+using namespace gbdt_pg;
+
+// gbdt_predict(model gbdt_model, row record) -> float8
+Datum gbdt_predict_row(PG_FUNCTION_ARGS) {
+  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
+  const float* x = row_features(fcinfo, m, th);
+  double v = 0;
+  run_engine([&] { v = gbdt::predict_value_row(*m, x); });
+  PG_RETURN_FLOAT8(v);
+}
+
+// gbdt_predict(model gbdt_model, features float8[]) -> float8
+Datum gbdt_predict_array(PG_FUNCTION_ARGS) {
+  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  ArrayType* arr = PG_GETARG_ARRAYTYPE_P(1);
+  int nf = m->n_features();
+  if (ARR_NDIM(arr) > 1)
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+                    errmsg("features must be a one-dimensional array")));
+  Datum* elems;
+  bool* enulls;
+  int n;
+  deconstruct_array(arr, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, &enulls, &n);
+  if (n != nf)
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+                    errmsg("the model has %d features but the array has %d elements", nf, n)));
+  float* x = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
+  for (int i = 0; i < n; i++) x[i] = enulls[i] ? NAN : (float)DatumGetFloat8(elems[i]);
+  double v = 0;
+  run_engine([&] { v = gbdt::predict_value_row(*m, x); });
+  pfree(x);
+  PG_RETURN_FLOAT8(v);
+}
+
+// gbdt_predict_proba(model gbdt_model, row record) -> TABLE(class float8, probability float8)
+Datum gbdt_predict_proba(PG_FUNCTION_ARGS) {
+  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  if (m->objective != gbdt::Objective::kLogistic && m->objective != gbdt::Objective::kSoftprob)
+    ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+                    errmsg("the model is not a classifier (objective %s)", model_objective_name(m)),
+                    errhint("gbdt_predict_proba needs a binary:logistic or multi:softprob model.")));
+  HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
+  const float* x = row_features(fcinfo, m, th);
+  int K = m->num_output_group > 0 ? m->num_output_group : 1;
+  double* out = (double*)palloc(sizeof(double) * K);
+  run_engine([&] {
+    gbdt::predict_margin_row(*m, x, out);
+    gbdt::transform_margins(*m, out);
+  });
+
+  InitMaterializedSRF(fcinfo, 0);
+  ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
+  Datum values[2];
+  bool nulls[2] = {false, false};
+  auto label = [m](int k) -> double {
+    return k < (int)m->class_labels.size() ? m->class_labels[k] : (double)k;
+  };
+  if (m->objective == gbdt::Objective::kLogistic) {
+    double p1 = out[0];
+    values[0] = Float8GetDatum(label(0));
+    values[1] = Float8GetDatum(1.0 - p1);
+    tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    values[0] = Float8GetDatum(label(1));
+    values[1] = Float8GetDatum(p1);
+    tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+  } else {
+    for (int k = 0; k < K; k++) {
+      values[0] = Float8GetDatum(label(k));
+      values[1] = Float8GetDatum(out[k]);
+      tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
+  }
+  pfree(out);
+  return (Datum)0;
+}

@@ -1,0 +1,55 @@
+// Streams chosen columns of a relation, read with the caller's privileges
+// (SPI, so permissions and row-level security apply), straight into the
+// caller's buffers: a custom DestReceiver converts each row's values to
+// floats (NULL/NaN -> NaN), checks infinities, and hands the row to a sink.
+// No tuplestore of the relation and no text round trip.
+#pragma once
+
+#include "pg_includes.h"
+
+#include "convert.h"
+
+namespace gbdt_pg {
+
+struct RelInfo {
+  Oid relid;
+  char* name;        // relation name, for messages
+  char* qualname;    // quoted schema-qualified name, for queries
+  char relkind;
+  double reltuples;  // planner estimate (< 0 when unknown)
+  TupleDesc desc;    // copy of the relation's tuple descriptor
+};
+
+// Opens relation `relid` (AccessShareLock held until end of transaction),
+// checks that the current user may SELECT from it (PostgreSQL's own
+// "permission denied" error otherwise) and copies what is needed.
+RelInfo* open_rel_info(Oid relid);
+
+// The live attribute called `name`, or NULL.
+Form_pg_attribute find_column(const RelInfo* rel, const char* name);
+
+// Error: column "x" of relation "t" does not exist.
+void report_missing_column(const RelInfo* rel, const char* name) pg_attribute_noreturn();
+
+struct ReaderColumn {
+  const char* name;      // column name in the relation
+  ValKind kind;          // conversion; kNone = pass the value through as text
+  bool reject_infinity;  // +-Infinity (or float4 overflow) is an error
+  bool is_target;        // for messages
+};
+
+// Receives one row.  vals[i]: converted value (NaN for NULL, NaN values and
+// pass-through columns); nulls[i]: SQL NULL.  Pass-through columns are read
+// from slot->tts_values[i] (type text).  Runs in a short-lived memory
+// context: copy what must be kept.
+typedef void (*ReaderRowFn)(void* arg, TupleTableSlot* slot, const float* vals,
+                            const bool* nulls);
+
+// Runs SELECT <cols> FROM <rel> and feeds every row to fn.  Connects to and
+// disconnects from SPI itself; allocations made by fn in contexts that
+// outlive the call (not CurrentMemoryContext) survive.  Returns the number
+// of rows read.
+uint64 read_relation(const RelInfo* rel, const ReaderColumn* cols, int ncols, ReaderRowFn fn,
+                     void* arg, bool read_only);
+
+}  // namespace gbdt_pg

@@ -1,0 +1,49 @@
+#include "scoring.h"
+
+#include "params.h"
+#include "trainer.h"
+
+namespace gbdt_pg {
+
+void model_feature_columns(const RelInfo* rel, const gbdt::Model* m, ReaderColumn* cols) {
+  int nf = m->n_features();
+  for (int f = 0; f < nf; f++) {
+    const char* name = m->feature_names[f].c_str();
+    Form_pg_attribute a = find_column(rel, name);
+    if (a == nullptr)
+      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                      errmsg("relation \"%s\" has no column \"%s\" required by the model",
+                             rel->name, name)));
+    ValKind k = kind_for_type(a->atttypid);
+    if (k == ValKind::kNone)
+      ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                      errmsg("column \"%s\" has unsupported type %s", name,
+                             format_type_be(a->atttypid)),
+                      errhint("Supported types are smallint, integer, bigint, real, double "
+                              "precision, numeric and boolean.")));
+    cols[f] = ReaderColumn{name, k, false, false};
+  }
+}
+
+double scalar_from_output(const gbdt::Model* m, const double* o) {
+  if (m->objective != gbdt::Objective::kSoftprob) return o[0];
+  int K = m->num_output_group;
+  int best = 0;
+  for (int k = 1; k < K; k++)
+    if (o[k] > o[best]) best = k;
+  return best < (int)m->class_labels.size() ? m->class_labels[best] : (double)best;
+}
+
+size_t batch_rows(int n_features) {
+  // About 4 MB of features per batch, between 1024 and 65536 rows.
+  size_t rows = (size_t)(4u << 20) / (sizeof(float) * (size_t)(n_features > 0 ? n_features : 1));
+  if (rows < 1024) rows = 1024;
+  if (rows > 65536) rows = 65536;
+  return rows;
+}
+
+int scoring_threads() { return gbdt::default_nthread(); }
+
+const char* model_objective_name(const gbdt::Model* m) { return gbdt::objective_name(m->objective); }
+
+}  // namespace gbdt_pg

@@ -1,0 +1,30 @@
+// Shared pieces of the scoring functions (row, batch, evaluation).
+#pragma once
+
+#include "pg_includes.h"
+
+#include "model.h"
+#include "relation_reader.h"
+
+namespace gbdt_pg {
+
+// Reader columns for the model's features, looked up by name in rel:
+// fills cols[0 .. n_features).  A missing column or one of an unsupported
+// type is an error naming it.  Infinity is accepted (scored as a value).
+void model_feature_columns(const RelInfo* rel, const gbdt::Model* m, ReaderColumn* cols);
+
+// The scalar answer (gbdt_predict semantics) from one row of predict_batch
+// output (K values, already transformed): value / P(class 1) / class label
+// of the most probable class.
+double scalar_from_output(const gbdt::Model* m, const double* o);
+
+// Rows per predict_batch call for n features.
+size_t batch_rows(int n_features);
+
+// Threads for predict_batch.
+int scoring_threads();
+
+// Objective name, for messages.
+const char* model_objective_name(const gbdt::Model* m);
+
+}  // namespace gbdt_pg

@@ -1,0 +1,376 @@
+// gbdt_train(relation regclass, target text, features text[] DEFAULT NULL,
+//            objective text DEFAULT NULL, params jsonb DEFAULT '{}') -> gbdt_model
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "guard.h"
+#include "gucs.h"
+#include "relation_reader.h"
+#include "train_data.h"
+
+#include "model.h"
+#include "params.h"
+#include "trainer.h"
+
+extern "C" {
+PG_FUNCTION_INFO_V1(gbdt_train);
+}
+
+namespace gbdt_pg {
+namespace {
+
+// ---- parameters ----
+
+struct ParamList {
+  int n = 0;
+  int cap = 0;
+  char** keys = nullptr;
+  char** values = nullptr;
+  bool* is_string = nullptr;
+};
+
+void param_add(ParamList* p, const char* key, const char* value, bool is_string) {
+  if (p->n == p->cap) {
+    p->cap = p->cap ? p->cap * 2 : 16;
+    if (p->keys == nullptr) {
+      p->keys = (char**)palloc(sizeof(char*) * p->cap);
+      p->values = (char**)palloc(sizeof(char*) * p->cap);
+      p->is_string = (bool*)palloc(sizeof(bool) * p->cap);
+    } else {
+      p->keys = (char**)repalloc(p->keys, sizeof(char*) * p->cap);
+      p->values = (char**)repalloc(p->values, sizeof(char*) * p->cap);
+      p->is_string = (bool*)repalloc(p->is_string, sizeof(bool) * p->cap);
+    }
+  }
+  p->keys[p->n] = pstrdup(key);
+  p->values[p->n] = pstrdup(value);
+  p->is_string[p->n] = is_string;
+  p->n++;
+}
+
+bool param_has(const ParamList* p, const char* key) {
+  for (int i = 0; i < p->n; i++)
+    if (strcmp(p->keys[i], key) == 0) return true;
+  return false;
+}
+
+// Top-level keys of a jsonb object as key/value texts.
+void params_from_jsonb(Jsonb* jb, ParamList* out) {
+  if (JB_ROOT_IS_SCALAR(jb) || !JB_ROOT_IS_OBJECT(jb))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("params must be a JSON object, got a JSON %s",
+                           JB_ROOT_IS_SCALAR(jb) ? "scalar" : "array"),
+                    errhint("Example: '{\"num_round\": 50, \"max_depth\": 4}'")));
+  JsonbIterator* it = JsonbIteratorInit(&jb->root);
+  JsonbValue v;
+  JsonbIteratorToken tok;
+  char* key = nullptr;
+  while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE) {
+    if (tok == WJB_KEY) {
+      key = pnstrdup(v.val.string.val, v.val.string.len);
+      continue;
+    }
+    if (tok != WJB_VALUE) continue;
+    switch (v.type) {
+      case jbvString: {
+        char* s = pnstrdup(v.val.string.val, v.val.string.len);
+        param_add(out, key, s, true);
+        break;
+      }
+      case jbvNumeric: {
+        char* s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v.val.numeric)));
+        param_add(out, key, s, false);
+        break;
+      }
+      case jbvBool:
+        param_add(out, key, v.val.boolean ? "true" : "false", false);
+        break;
+      case jbvNull:
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("parameter \"%s\" must not be null", key)));
+        break;
+      default:
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("parameter \"%s\" must be a number, string or boolean, not a JSON "
+                               "object or array",
+                               key)));
+    }
+  }
+}
+
+// ---- row sink: column-major float buffers ----
+
+struct TrainSink {
+  MemoryContext cxt;  // owns the buffers
+  int nf;             // features
+  float** cols;
+  float* labels;
+  size_t n;
+  size_t cap;
+  uint64 skipped;
+  double max_rows;
+};
+
+void sink_alloc(TrainSink* s, size_t cap) {
+  s->cap = cap;
+  s->labels = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
+  s->cols = (float**)MemoryContextAlloc(s->cxt, sizeof(float*) * s->nf);
+  for (int f = 0; f < s->nf; f++)
+    s->cols[f] = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
+}
+
+void sink_grow(TrainSink* s) {
+  size_t cap = s->cap * 2;
+  s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
+  for (int f = 0; f < s->nf; f++) s->cols[f] = (float*)repalloc_huge(s->cols[f], sizeof(float) * cap);
+  s->cap = cap;
+}
+
+void train_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
+  TrainSink* s = (TrainSink*)arg;
+  if (nulls[0] || std::isnan(vals[0])) {
+    s->skipped++;
+    return;
+  }
+  if ((double)s->n >= s->max_rows) check_memory_estimate((double)s->n + 1, s->nf, true);
+  if (s->n == s->cap) sink_grow(s);
+  size_t i = s->n++;
+  s->labels[i] = vals[0];
+  for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + 1];
+}
+
+// ---- feature resolution ----
+
+struct FeatureSet {
+  int n;
+  const char** names;
+  ValKind* kinds;
+};
+
+void resolve_features(const RelInfo* rel, const char* target, ArrayType* arr, FeatureSet* fs) {
+  int natts = rel->desc->natts;
+  fs->names = (const char**)palloc(sizeof(char*) * (natts + 1));
+  fs->kinds = (ValKind*)palloc(sizeof(ValKind) * (natts + 1));
+  fs->n = 0;
+
+  if (arr == nullptr) {
+    StringInfoData skipped;
+    initStringInfo(&skipped);
+    int nskipped = 0;
+    for (int i = 0; i < natts; i++) {
+      Form_pg_attribute a = TupleDescAttr(rel->desc, i);
+      if (a->attisdropped) continue;
+      const char* name = NameStr(a->attname);
+      if (strcmp(name, target) == 0) continue;
+      ValKind k = kind_for_type(a->atttypid);
+      if (k == ValKind::kNone) {
+        appendStringInfo(&skipped, "%s\"%s\" (%s)", nskipped ? ", " : "", name,
+                         format_type_be(a->atttypid));
+        nskipped++;
+        continue;
+      }
+      fs->names[fs->n] = pstrdup(name);
+      fs->kinds[fs->n] = k;
+      fs->n++;
+    }
+    if (nskipped > 0)
+      ereport(NOTICE, (errmsg("gbdt_train: skipping %d column%s of unsupported type: %s", nskipped,
+                              nskipped == 1 ? "" : "s", skipped.data)));
+    if (fs->n == 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("relation \"%s\" has no feature columns of a supported type besides "
+                             "the target \"%s\"",
+                             rel->name, target),
+                      errhint("Supported types are smallint, integer, bigint, real, double "
+                              "precision, numeric and boolean.")));
+    return;
+  }
+
+  if (ARR_NDIM(arr) > 1)
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+                    errmsg("features must be a one-dimensional text array")));
+  Datum* elems;
+  bool* enulls;
+  int nelems;
+  deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &nelems);
+  if (nelems == 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("features must name at least one column")));
+  fs->names = (const char**)palloc(sizeof(char*) * nelems);
+  fs->kinds = (ValKind*)palloc(sizeof(ValKind) * nelems);
+  for (int i = 0; i < nelems; i++) {
+    if (enulls[i])
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                      errmsg("features must not contain NULL (element %d)", i + 1)));
+    char* name = TextDatumGetCString(elems[i]);
+    if (strcmp(name, target) == 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("column \"%s\" is the target and cannot also be a feature", name)));
+    for (int j = 0; j < fs->n; j++)
+      if (strcmp(fs->names[j], name) == 0)
+        ereport(ERROR, (errcode(ERRCODE_DUPLICATE_COLUMN),
+                        errmsg("feature column \"%s\" is listed more than once", name)));
+    fs->kinds[fs->n] = require_numeric_column(rel, name, "feature");
+    fs->names[fs->n] = name;
+    fs->n++;
+  }
+}
+
+void emit_lines(const char* text) {
+  if (text == nullptr) return;
+  const char* p = text;
+  while (*p) {
+    const char* e = strchr(p, '\n');
+    int len = e ? (int)(e - p) : (int)strlen(p);
+    if (len > 0) ereport(NOTICE, (errmsg("%.*s", len, p)));
+    if (!e) break;
+    p = e + 1;
+  }
+}
+
+}  // namespace
+}  // namespace gbdt_pg
+
+using namespace gbdt_pg;
+
+Datum gbdt_train(PG_FUNCTION_ARGS) {
+  if (PG_ARGISNULL(0))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("relation must not be NULL")));
+  if (PG_ARGISNULL(1))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("target must not be NULL")));
+  Oid relid = PG_GETARG_OID(0);
+  char* target = text_to_cstring(PG_GETARG_TEXT_PP(1));
+  ArrayType* feat_arr = PG_ARGISNULL(2) ? nullptr : PG_GETARG_ARRAYTYPE_P(2);
+  char* objective = PG_ARGISNULL(3) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(3));
+  Jsonb* params_jb = PG_ARGISNULL(4) ? nullptr : PG_GETARG_JSONB_P(4);
+
+  // Parameters first: bad parameters fail fast, before reading any data.
+  ParamList params;
+  if (params_jb != nullptr) params_from_jsonb(params_jb, &params);
+  bool objective_given = param_has(&params, "objective") || objective != nullptr;
+  if (objective != nullptr) param_add(&params, "objective", objective, true);
+  if (guc_verbose && !param_has(&params, "verbose") && !param_has(&params, "verbosity"))
+    param_add(&params, "verbose", "true", false);
+
+  // Check the parameters with the engine before the (possibly long) load.
+  bool verbose = false;
+  {
+    const ParamList* pl = &params;
+    run_engine([&] {
+      std::vector<gbdt::ParamKV> kvs;
+      for (int i = 0; i < pl->n; i++) kvs.push_back({pl->keys[i], pl->values[i], pl->is_string[i]});
+      gbdt::TrainParams p;
+      gbdt::apply_params(kvs, &p);
+      verbose = p.verbose;
+    });
+  }
+
+
+  RelInfo* rel = open_rel_info(relid);
+  Form_pg_attribute tatt = find_column(rel, target);
+  if (tatt == nullptr) report_missing_column(rel, target);
+  ValKind target_kind = require_numeric_column(rel, target, "target");
+  if (target_kind == ValKind::kBool && !objective_given)
+    param_add(&params, "objective", "binary:logistic", true);
+
+  FeatureSet fs;
+  resolve_features(rel, target, feat_arr, &fs);
+  int nf = fs.n;
+
+  double max_rows = floor(max_memory_bytes() / (nf * 5.0 + 32.0));
+  if (rel->reltuples > 0) check_memory_estimate(rel->reltuples, nf, false);
+
+  // ---- load ----
+  MemoryContext data_cxt =
+      AllocSetContextCreate(CurrentMemoryContext, "gbdt training data", ALLOCSET_DEFAULT_SIZES);
+  TrainSink sink;
+  memset(&sink, 0, sizeof(sink));
+  sink.cxt = data_cxt;
+  sink.nf = nf;
+  sink.max_rows = max_rows;
+  size_t initial = 16384;
+  if (rel->reltuples > 0 && rel->reltuples < max_rows)
+    initial = (size_t)rel->reltuples + 1;
+  if (initial < 1024) initial = 1024;
+  sink_alloc(&sink, initial);
+
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
+  cols[0] = ReaderColumn{target, target_kind, true, true};
+  for (int f = 0; f < nf; f++) cols[f + 1] = ReaderColumn{fs.names[f], fs.kinds[f], true, false};
+
+  auto t0 = std::chrono::steady_clock::now();
+  uint64 total = read_relation(rel, cols, nf + 1, train_row, &sink, false);
+  double seconds_load =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  if (total == 0)
+    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND), errmsg("relation \"%s\" has no rows", rel->name)));
+  if (sink.n == 0)
+    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
+                    errmsg("all values of target column \"%s\" are NULL", target)));
+  if (sink.skipped > 0)
+    ereport(NOTICE, (errmsg("gbdt_train: skipped %llu row%s with a NULL target \"%s\"",
+                            (unsigned long long)sink.skipped, sink.skipped == 1 ? "" : "s",
+                            target)));
+  if (verbose)
+    ereport(NOTICE, (errmsg("gbdt_train: loaded %zu rows x %d features in %.3f s", sink.n, nf,
+                            seconds_load)));
+
+  // ---- train (engine) ----
+  struct varlena* result = nullptr;
+  char* logs = nullptr;
+  const char* device = device_setting_name();
+  {
+    const ParamList* pl = &params;
+    const TrainSink* s = &sink;
+    const FeatureSet* fsp = &fs;
+    EngineError err;
+    catch_engine(&err, [&] {
+      std::vector<gbdt::ParamKV> kvs;
+      for (int i = 0; i < pl->n; i++) kvs.push_back({pl->keys[i], pl->values[i], pl->is_string[i]});
+      gbdt::TrainParams p;
+      gbdt::apply_params(kvs, &p);
+      if (p.device.empty()) p.device = device;
+
+      gbdt::TrainInput in;
+      in.features.n_rows = s->n;
+      in.features.columns.assign(s->cols, s->cols + s->nf);
+      in.labels = s->labels;
+      for (int f = 0; f < fsp->n; f++) {
+        in.feature_names.emplace_back(fsp->names[f]);
+        in.feature_types.push_back(feature_type_for(fsp->kinds[f]));
+      }
+      in.rows_skipped = s->skipped;
+      in.seconds_load = seconds_load;
+
+      std::string collected;
+      gbdt::TrainHooks hooks;
+      hooks.cancel = [] { return interrupt_pending(); };
+      if (p.verbose)
+        hooks.log = [&collected](const std::string& m) {
+          collected += m;
+          collected += '\n';
+        };
+      hooks.notice = [&collected](const std::string& m) {
+        collected += m;
+        collected += '\n';
+      };
+      hooks.default_device = device;
+
+      gbdt::Model model = gbdt::train_model(in, p, hooks, std::string(target));
+      std::vector<uint8_t> bytes = gbdt::serialize_model(model);
+      result = bytes_to_varlena_nothrow(bytes);
+      if (!collected.empty()) logs = pstrdup_nothrow(collected);
+    });
+    // All C++ objects of the training are gone here.
+    MemoryContextDelete(data_cxt);
+    if (err.kind != EngineErrKind::kNone) {
+      ErrorStyle style = default_style();
+      raise_engine_error(&err, style);
+    }
+  }
+  emit_lines(logs);
+  PG_RETURN_POINTER(result);
+}

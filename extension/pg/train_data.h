@@ -1,0 +1,31 @@
+// Helpers shared by the functions that read relations: feature column
+// resolution, memory estimate, byte formatting.
+#pragma once
+
+#include "pg_includes.h"
+
+#include "relation_reader.h"
+
+namespace gbdt_pg {
+
+// Estimated training memory in bytes: rows*features*(4+1) + rows*32.
+inline double training_bytes_estimate(double rows, int nfeatures) {
+  return rows * (double)nfeatures * 5.0 + rows * 32.0;
+}
+
+// gbdt.max_memory in bytes.
+double max_memory_bytes();
+
+// Refuses (ERROR, with estimate and limit in the message) when the
+// estimate for rows x nfeatures exceeds gbdt.max_memory.  `at_least`:
+// rows is a count so far, not the total.
+void check_memory_estimate(double rows, int nfeatures, bool at_least);
+
+// "12.3 MB" style text (palloc'd).
+char* format_bytes(double bytes);
+
+// Column `name` of rel as a numeric input column (feature or target):
+// errors for a missing column and for an unsupported type, naming both.
+ValKind require_numeric_column(const RelInfo* rel, const char* name, const char* role);
+
+}  // namespace gbdt_pg

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# The gbdt test command (README, .ci/run): everything that runs without a GPU.
+#
+#   bash scripts/test.sh
+#
+#  1. installs missing dependencies (scripts/install-deps.sh, as root)
+#  2. make && make install
+#  3. make unittest                (GoogleTest engine tests, no PostgreSQL)
+#  4. throw-away cluster           (initdb in a temp dir as user postgres, socket only)
+#  5. XGBoost reference            (test/parity/reference.py: data splits + reference metrics)
+#  6. loads the test data          (test/parity/schema.sql + \copy)
+#  7. cancellation loop            (20 cancelled trainings, backend memory watched)
+#  8. pg_prove test/sql/*.sql      (pgTAP suite)
+#  9. stops and removes the cluster; exits non-zero if anything failed
+#
+# Environment: GBDT_SHARED (default ../shared beside the repository: data/ and
+# tools/), GBDT_PGPORT (default 5433), GBDT_KEEP_CLUSTER=1 keeps the cluster dir,
+# GBDT_TESTS="test/sql/02_*.sql ..." runs a subset of the pgTAP files,
+# GBDT_SKIP_DEPS=1 skips the dependency check.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+SHARED=${GBDT_SHARED:-$ROOT/../shared}
+PY=${PYTHON:-python3}
+
+declare -a STEP_NAMES=() STEP_RESULTS=()
+FAILED=0
+record() {  # record NAME ok|FAIL|skipped [detail]
+  STEP_NAMES+=("$1")
+  STEP_RESULTS+=("$2${3:+ ($3)}")
+  [ "$2" = FAIL ] && FAILED=1
+  return 0
+}
+summary() {
+  echo
+  echo "================ gbdt test summary ================"
+  local i
+  for i in "${!STEP_NAMES[@]}"; do
+    printf '  %-28s %s\n' "${STEP_NAMES[$i]}" "${STEP_RESULTS[$i]}"
+  done
+  if [ "$FAILED" = 0 ]; then
+    echo "  RESULT: PASS"
+  else
+    echo "  RESULT: FAIL"
+  fi
+  echo "==================================================="
+}
+die_early() {  # a step the rest depends on failed
+  summary
+  exit 1
+}
+banner() { echo; echo "==== $* ===="; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# ---- 1. dependencies -------------------------------------------------------
+banner "dependencies"
+deps_missing() {
+  command -v pg_config >/dev/null 2>&1 || return 0
+  [ -x "$(pg_config --bindir)/initdb" ] || return 0
+  [ -f "$(pg_config --pgxs 2>/dev/null)" ] || return 0
+  command -v pg_prove >/dev/null 2>&1 || return 0
+  [ -f "$(pg_config --sharedir)/extension/pgtap.control" ] || return 0
+  [ -f /usr/include/gtest/gtest.h ] || return 0
+  command -v runuser >/dev/null 2>&1 || return 0
+  $PY -c 'import numpy, xgboost' >/dev/null 2>&1 || return 0
+  return 1
+}
+if [ "${GBDT_SKIP_DEPS:-0}" != 1 ] && deps_missing; then
+  if as_root bash "$ROOT/scripts/install-deps.sh"; then
+    record "dependencies" ok "installed"
+  else
+    record "dependencies" FAIL "scripts/install-deps.sh failed"
+    die_early
+  fi
+else
+  record "dependencies" ok "present"
+fi
+if [ ! -f "$SHARED/data/higgs_7k.train.tsv" ] || [ ! -f "$SHARED/tools/gen_synth.py" ]; then
+  echo "shared data not found in $SHARED (set GBDT_SHARED)" >&2
+  record "shared data" FAIL "$SHARED"
+  die_early
+fi
+SHARED=$(cd "$SHARED" && pwd)
+
+# ---- 2. build and install --------------------------------------------------
+banner "build"
+JOBS=$(nproc 2>/dev/null || echo 2)
+if make -j"$JOBS"; then
+  record "make" ok
+else
+  record "make" FAIL
+  die_early
+fi
+if as_root make install >/dev/null; then
+  record "make install" ok
+else
+  record "make install" FAIL
+  die_early
+fi
+
+# ---- 3. engine unit tests --------------------------------------------------
+banner "engine unit tests (make unittest)"
+UT_LOG=$(mktemp)
+make -j"$JOBS" unittest 2>&1 | tee "$UT_LOG"
+ut_rc=${PIPESTATUS[0]}
+ut_pass=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$UT_LOG" | tail -n1)
+ut_fail=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$UT_LOG" | tail -n1)
+rm -f "$UT_LOG"
+if [ "$ut_rc" = 0 ]; then
+  record "unit tests" ok "${ut_pass:-?} passed"
+else
+  record "unit tests" FAIL "${ut_pass:-0} passed, ${ut_fail:-?} failed, make rc $ut_rc"
+fi
+
+# ---- 4. throw-away cluster -------------------------------------------------
+banner "throw-away cluster"
+# shellcheck source=scripts/lib-cluster.sh
+source "$ROOT/scripts/lib-cluster.sh"
+finish() {
+  local rc=$?
+  cluster_stop
+  summary
+  exit "$rc"
+}
+if ! cluster_start "${GBDT_PGPORT:-5433}"; then
+  record "cluster" FAIL "see messages above"
+  cluster_stop
+  die_early
+fi
+trap finish EXIT
+record "cluster" ok "$GBDT_CLUSTER_DIR"
+
+# ---- 5. XGBoost reference --------------------------------------------------
+banner "XGBoost reference (test/parity/reference.py)"
+DATA_DIR=$GBDT_CLUSTER_DIR/parity
+mkdir -p "$DATA_DIR"
+if $PY "$ROOT/test/parity/reference.py" "$DATA_DIR" --shared "$SHARED"; then
+  record "xgboost reference" ok
+else
+  record "xgboost reference" FAIL
+fi
+
+# ---- 6. test data ----------------------------------------------------------
+banner "test data"
+load_ok=1
+if cluster_psql -f "$ROOT/test/parity/schema.sql"; then
+  for ds in higgs multi reg; do
+    for part in train test; do
+      f=$DATA_DIR/${ds}_${part}.csv
+      [ -f "$f" ] || { echo "missing $f" >&2; load_ok=0; continue; }
+      cluster_psql -c "\\copy ${ds}_${part} FROM '$f' WITH (FORMAT csv, HEADER true)" || load_ok=0
+    done
+  done
+  for t in parity_reference parity_predictions; do
+    f=$DATA_DIR/$t.csv
+    [ -f "$f" ] || { echo "missing $f" >&2; load_ok=0; continue; }
+    cluster_psql -c "\\copy $t FROM '$f' WITH (FORMAT csv, HEADER true)" || load_ok=0
+  done
+  cluster_psql -c "VACUUM ANALYZE" || load_ok=0
+  cluster_psql -At -c "SELECT string_agg(format('%s=%s', relname, n_live_tup), ' ' ORDER BY relname)
+                       FROM pg_stat_user_tables"
+else
+  load_ok=0
+fi
+if [ "$load_ok" = 1 ]; then record "test data" ok; else record "test data" FAIL; fi
+
+# ---- 7. cancellation loop: 20 cancelled trainings, memory watched ----------
+banner "cancellation loop (20 x statement_timeout, backend memory)"
+# One session (one backend); each training would run for many minutes and is
+# cancelled by statement_timeout = 1s.  Memory is read from the backend's
+# /proc/<pid>/status after one warm-up cancel and again after 20 more.
+CANCEL_ITER=${GBDT_CANCEL_ITER:-20}
+CANCEL_MAX_GROWTH_KB=${GBDT_CANCEL_MAX_GROWTH_KB:-51200}
+CANCEL_MAX_SECONDS=3
+cancel_sql() {
+  local train="SELECT gbdt_train('cancel_big', 'label', NULL, 'binary:logistic', '{\"num_round\": 100000, \"max_depth\": 8}');"
+  local mem="SELECT pg_backend_pid() AS pid,
+    (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'VmRSS:\\s+(\\d+)'))[1] AS rss,
+    (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'RssAnon:\\s+(\\d+)'))[1] AS anon"
+  echo "\\set ON_ERROR_STOP 0"
+  echo "SET statement_timeout = '1s';"
+  echo "$train"
+  echo "$mem \\gset before_"
+  echo "\\echo MEM before :before_pid :before_rss :before_anon"
+  local i
+  for i in $(seq 1 "$CANCEL_ITER"); do
+    echo "SELECT extract(epoch FROM clock_timestamp()) AS t0 \\gset"
+    echo "$train"
+    echo "SELECT round((extract(epoch FROM clock_timestamp()) - :t0)::numeric, 3) AS dt \\gset"
+    echo "\\echo ELAPSED :dt"
+  done
+  echo "$mem \\gset after_"
+  echo "\\echo MEM after :after_pid :after_rss :after_anon"
+}
+CANCEL_OUT=$GBDT_CLUSTER_DIR/cancel.out
+cancel_sql | "$GBDT_PG_BINDIR/psql" -X -q -At >"$CANCEL_OUT" 2>&1
+n_cancel=$(grep -c 'canceling statement due to statement timeout' "$CANCEL_OUT")
+read -r _ _ pid0 rss0 anon0 <<<"$(grep '^MEM before' "$CANCEL_OUT")"
+read -r _ _ pid1 rss1 anon1 <<<"$(grep '^MEM after' "$CANCEL_OUT")"
+max_dt=$(awk '/^ELAPSED/ { if ($2 > m) m = $2 } END { print m + 0 }' "$CANCEL_OUT")
+cancel_ok=1
+cancel_detail="cancelled $n_cancel/$((CANCEL_ITER + 1)), slowest ${max_dt}s"
+if [ "$n_cancel" != $((CANCEL_ITER + 1)) ]; then cancel_ok=0; fi
+if ! awk -v d="$max_dt" -v m="$CANCEL_MAX_SECONDS" 'BEGIN { exit !(d > 0 && d < m) }'; then cancel_ok=0; fi
+if [ -z "${pid0:-}" ] || [ "${pid0:-}" != "${pid1:-}" ]; then
+  cancel_ok=0
+  cancel_detail="$cancel_detail, backend pid changed or unknown (${pid0:-?} -> ${pid1:-?})"
+else
+  growth_rss=$((rss1 - rss0))
+  growth_anon=$((anon1 - anon0))
+  cancel_detail="$cancel_detail, VmRSS ${rss0}->${rss1} kB, RssAnon ${anon0}->${anon1} kB"
+  if [ "$growth_rss" -gt "$CANCEL_MAX_GROWTH_KB" ] || [ "$growth_anon" -gt "$CANCEL_MAX_GROWTH_KB" ]; then
+    cancel_ok=0
+  fi
+fi
+echo "$cancel_detail"
+if [ "$cancel_ok" = 1 ]; then
+  record "cancel loop" ok "$cancel_detail"
+else
+  echo "--- psql output:"; cat "$CANCEL_OUT"
+  echo "--- server log:"; cluster_log_tail 40
+  record "cancel loop" FAIL "$cancel_detail"
+fi
+
+# ---- 8. pgTAP suite --------------------------------------------------------
+banner "pgTAP suite (pg_prove)"
+# shellcheck disable=SC2206
+TESTS=(${GBDT_TESTS:-test/sql/*.sql})
+PROVE_LOG=$GBDT_CLUSTER_DIR/pg_prove.out
+pg_prove --ext .sql --timer --failures --comments "${TESTS[@]}" 2>&1 | tee "$PROVE_LOG"
+prove_rc=${PIPESTATUS[0]}
+prove_line=$(grep -E '^(Files=|Result:)' "$PROVE_LOG" | tr '\n' ' ')
+if [ "$prove_rc" = 0 ]; then
+  record "pgTAP" ok "$prove_line"
+else
+  echo "--- server log (tail):"; cluster_log_tail 60
+  record "pgTAP" FAIL "$prove_line"
+fi
+
+# ---- 9. done (cluster stopped by the EXIT trap) -----------------------------
+exit "$FAILED"
