@@ -107,10 +107,7 @@ std::string model_info_json(const Model& m) {
     o << (i ? ", " : "") << json_number(r.validation_metric[i]);
   o << "], \"best_iteration\": ";
   if (r.best_iteration >= 0) o << r.best_iteration; else o << "null";
-  o << ", \"backend\": " << json_escape(r.backend);
-  o << ", \"seconds\": {\"load\": " << json_number(r.seconds_load)
-    << ", \"bin\": " << json_number(r.seconds_bin) << ", \"train\": " << json_number(r.seconds_train)
-    << "}}";
+  o << "}";
   return o.str();
 }
 

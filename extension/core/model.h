@@ -21,6 +21,7 @@ struct TrainingReport {
   std::vector<double> train_metric;       // per round, on the training rows
   std::vector<double> validation_metric;  // per round (empty without validation)
   int32_t best_iteration = -1;   // best round (0-based) when early stopping
+  // Not serialized (models are byte-identical across threads and devices):
   double seconds_load = 0, seconds_bin = 0, seconds_train = 0;
   std::string backend = "cpu";
 };

@@ -200,10 +200,8 @@ std::vector<uint8_t> serialize_model(const Model& m) {
   p.vec(r.train_metric);
   p.vec(r.validation_metric);
   p.pod<int32_t>(r.best_iteration);
-  p.pod<double>(r.seconds_load);
-  p.pod<double>(r.seconds_bin);
-  p.pod<double>(r.seconds_train);
-  p.str(r.backend);
+  // Timings and the backend name stay out of the bytes: the same inputs give
+  // the same model whatever the thread count or device.
 
   Writer w;
   w.buf.insert(w.buf.end(), kMagic, kMagic + 8);
@@ -265,10 +263,6 @@ Model deserialize_model(const uint8_t* data, size_t len) {
   r.vec(&rep.train_metric, "report");
   r.vec(&rep.validation_metric, "report");
   rep.best_iteration = r.pod<int32_t>("report");
-  rep.seconds_load = r.pod<double>("report");
-  rep.seconds_bin = r.pod<double>("report");
-  rep.seconds_train = r.pod<double>("report");
-  rep.backend = r.str("report");
   if (r.left() != 0) bad("trailing bytes after the model");
   validate_model(m);
   return m;

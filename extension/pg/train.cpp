@@ -360,6 +360,15 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       hooks.default_device = device;
 
       gbdt::Model model = gbdt::train_model(in, p, hooks, std::string(target));
+      if (p.verbose) {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "gbdt_train: backend %s, load %.3f s, bin %.3f s, train %.3f s",
+                 model.report.backend.c_str(), model.report.seconds_load,
+                 model.report.seconds_bin, model.report.seconds_train);
+        collected += line;
+        collected += '\n';
+      }
       std::vector<uint8_t> bytes = gbdt::serialize_model(model);
       result = bytes_to_varlena_nothrow(bytes);
       if (!collected.empty()) logs = pstrdup_nothrow(collected);

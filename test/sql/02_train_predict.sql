@@ -1,7 +1,7 @@
 -- Training for each objective, objective inference, the scoring functions
 -- agree with each other, NULL labels and NULL features.
 BEGIN;
-SELECT plan(40);
+SELECT plan(39);
 
 CREATE TEMP TABLE small AS
 SELECT i AS id,

@@ -60,10 +60,10 @@ SELECT diag(format('parity %-6s %-9s gbdt %s   xgboost %s   diff %s', d, metric,
                    round(value::numeric, 6), round(pg_temp.ref(d, metric)::numeric, 6),
                    round((value - pg_temp.ref(d, metric))::numeric, 6)))
 FROM figures ORDER BY d;
-SELECT diag(format('parity %-6s mean |gbdt - xgboost| prediction %s, max %s', x.d,
+SELECT diag(format('parity %-6s mean |gbdt - xgboost| prediction %s, max %s', x.dataset,
                    round(avg(abs(p.p - x.prediction))::numeric, 6), round(max(abs(p.p - x.prediction))::numeric, 6)))
 FROM pred p JOIN parity_predictions x ON x.dataset = p.d AND x.id = p.id
-WHERE p.d <> 'multi' GROUP BY x.d ORDER BY x.d;
+WHERE p.d <> 'multi' GROUP BY x.dataset ORDER BY x.dataset;
 SELECT diag(format('parity multi  class agreement gbdt vs xgboost %s',
                    round(avg((p.p = x.prediction)::int)::numeric, 4)))
 FROM pred p JOIN parity_predictions x ON x.dataset = p.d AND x.id = p.id WHERE p.d = 'multi';
@@ -84,7 +84,7 @@ SELECT cmp_ok(abs((gbdt_evaluate(pg_temp.m('higgs'), 'higgs_test', 'label')->>'a
 SELECT cmp_ok(abs((gbdt_evaluate(pg_temp.m('multi'), 'multi_test', 'label')->>'accuracy')::float8 - pg_temp.fig('multi', 'accuracy')),
               '<', 1e-9::float8, 'gbdt_evaluate accuracy = SQL accuracy');
 SELECT cmp_ok(abs((gbdt_evaluate(pg_temp.m('reg'), 'reg_test', 'label')->>'rmse')::float8 - pg_temp.fig('reg', 'rmse')),
-              '<', 1e-9::float8, 'gbdt_evaluate rmse = SQL RMSE');
+              '<', 1e-6::float8, 'gbdt_evaluate rmse = SQL RMSE');
 SELECT is((gbdt_evaluate(pg_temp.m('higgs'), 'higgs_test', 'label')->>'rows')::int, (SELECT count(*)::int FROM higgs_test),
           'gbdt_evaluate rows');
 SELECT cmp_ok(abs((gbdt_evaluate(pg_temp.m('higgs'), 'higgs_test', 'label')->>'logloss')::float8 - pg_temp.ref('higgs', 'logloss')),
