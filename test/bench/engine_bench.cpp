@@ -1,8 +1,14 @@
 // Engine-only training/evaluation on a data file (no PostgreSQL):
-//   engine_bench FILE [key=value ...] [test_every=5]
-// Rows with index % test_every == test_every-1 are held out (0 = none).
-// Prints JSON with timings, phases and the held-out metrics.
+//   engine_bench FILE [key=value ...] [test_every=5] [model_out=PATH]
+// FILE: CSV (header label,f0,...), headerless TSV (label first) or a float32
+// .npy matrix [label, features...].  Rows with index % test_every ==
+// test_every-1 are held out (0 = none).  model_out: writes the serialized
+// model with the report's timings zeroed (byte-comparable across runs).
+// Prints JSON with timings, peak RSS during training and held-out metrics.
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "backend.h"
@@ -11,6 +17,19 @@
 #include "metrics.h"
 #include "model.h"
 #include "trainer.h"
+
+// Peak resident set (VmHWM, kB) and its reset (Linux >= 4.0).
+static long vm_hwm_kb() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.compare(0, 6, "VmHWM:") == 0) return std::atol(line.c_str() + 6);
+  return -1;
+}
+static void reset_hwm() {
+  std::ofstream f("/proc/self/clear_refs");
+  f << "5";
+}
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -23,12 +42,14 @@ int main(int argc, char** argv) {
     double t_read = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::vector<gbdt::ParamKV> kvs;
     int test_every = 5;
+    std::string model_out;
     for (int i = 2; i < argc; ++i) {
       std::string a = argv[i];
       size_t eq = a.find('=');
       if (eq == std::string::npos) throw std::runtime_error("bad argument " + a);
       std::string k = a.substr(0, eq), v = a.substr(eq + 1);
       if (k == "test_every") test_every = std::stoi(v);
+      else if (k == "model_out") model_out = v;
       else kvs.push_back({k, v, false});
     }
     gbdt::TrainParams p;
@@ -50,13 +71,26 @@ int main(int argc, char** argv) {
     in.feature_names = df.names;
     gbdt::TrainHooks hooks;
     hooks.default_device = "cpu";
+    long rss_before_kb = vm_hwm_kb();
+    reset_hwm();
+    rss_before_kb = vm_hwm_kb();
     auto t1 = std::chrono::steady_clock::now();
     gbdt::Model m = gbdt::train_model(in, p, hooks);
     double t_train = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    long rss_peak_kb = vm_hwm_kb();
+    if (!model_out.empty()) {
+      gbdt::Model c = m;
+      c.report.seconds_load = c.report.seconds_bin = c.report.seconds_train = 0;
+      std::vector<uint8_t> bytes = gbdt::serialize_model(c);
+      std::ofstream o(model_out, std::ios::binary);
+      o.write((const char*)bytes.data(), (std::streamsize)bytes.size());
+      if (!o) throw std::runtime_error("cannot write " + model_out);
+    }
     std::cout << "{\"rows_train\": " << ytr.size() << ", \"rows_test\": " << yte.size()
               << ", \"read_s\": " << t_read << ", \"train_s\": " << t_train
               << ", \"bin_s\": " << m.report.seconds_bin << ", \"boost_s\": " << m.report.seconds_train
-              << ", \"backend\": \"" << m.report.backend << "\"";
+              << ", \"backend\": \"" << m.report.backend << "\""
+              << ", \"rss_input_kb\": " << rss_before_kb << ", \"rss_peak_kb\": " << rss_peak_kb;
     if (!yte.empty()) {
       const int K = m.num_output_group;
       std::vector<float> x(yte.size() * d);
