@@ -14,20 +14,58 @@ namespace gbdt {
 
 namespace {
 
+// Rewrites "d.ddde[+-]XX" (printf %e) in positional notation with at least
+// one digit after the decimal point: the same decimal value, exactly.
+std::string positional(const char* sci) {
+  std::string s(sci);
+  bool neg = !s.empty() && s[0] == '-';
+  if (neg) s.erase(0, 1);
+  size_t e = s.find_first_of("eE");
+  int exp = e == std::string::npos ? 0 : std::atoi(s.c_str() + e + 1);
+  std::string mant = e == std::string::npos ? s : s.substr(0, e);
+  std::string digits;
+  int point = 0;  // digits before the decimal point in mant
+  bool seen_point = false;
+  for (char c : mant) {
+    if (c == '.') { seen_point = true; continue; }
+    digits += c;
+    if (!seen_point) ++point;
+  }
+  point += exp;
+  std::string out;
+  if (point <= 0) {
+    out = "0." + std::string((size_t)(-point), '0') + digits;
+  } else if ((size_t)point >= digits.size()) {
+    out = digits + std::string((size_t)point - digits.size(), '0') + ".0";
+  } else {
+    out = digits.substr(0, (size_t)point) + "." + digits.substr((size_t)point);
+  }
+  // Trim trailing zeros after the point (keep one).
+  size_t dot = out.find('.');
+  size_t last = out.find_last_not_of('0');
+  if (last != std::string::npos && last > dot) out.erase(last + 1);
+  else out.erase(dot + 2);
+  return neg ? "-" + out : out;
+}
+
 // Shortest decimal text that reads back as exactly f, whether the reader
-// parses straight to float or to double and then rounds to float.
+// parses straight to float or to double and then rounds to float.  Always
+// with a decimal point and without an exponent: XGBoost's JSON reader
+// refuses an integer where it expects a float, and jsonb (which gbdt_export
+// returns) prints numbers in positional notation anyway.  Non-finite values
+// have no JSON (or jsonb) representation: an error.
 std::string float_text(float f) {
-  if (!std::isfinite(f)) {
-    if (std::isnan(f)) return "NaN";
-    return f > 0 ? "Infinity" : "-Infinity";
+  if (!std::isfinite(f))
+    throw InvalidInput(std::string("the model holds a non-finite value (") +
+                       (std::isnan(f) ? "NaN" : f > 0 ? "Infinity" : "-Infinity") +
+                       ") that JSON cannot represent");
+  char b[64];
+  for (int prec = 5; prec <= 8; ++prec) {
+    std::snprintf(b, sizeof b, "%.*e", prec, (double)f);
+    if (std::strtof(b, nullptr) == f && (float)std::strtod(b, nullptr) == f) return positional(b);
   }
-  char b[48];
-  for (int prec = 6; prec <= 9; ++prec) {
-    std::snprintf(b, sizeof b, "%.*g", prec, (double)f);
-    if (std::strtof(b, nullptr) == f && (float)std::strtod(b, nullptr) == f) return b;
-  }
-  std::snprintf(b, sizeof b, "%.17g", (double)f);
-  return b;
+  std::snprintf(b, sizeof b, "%.16e", (double)f);
+  return positional(b);
 }
 
 // XGBoost writes parameters as strings, floats in "%g"-like scientific form.
