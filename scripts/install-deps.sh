@@ -3,7 +3,8 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 need_apt=()
-for p in postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap pgtap libgtest-dev g++ make python3-pip sudo; do
+# postgresql-15-cron: pg_cron, for the scheduled-retraining recipe (scripts/test-cron.sh).
+for p in postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap pgtap postgresql-15-cron libgtest-dev g++ make python3-pip sudo; do
   dpkg -s "$p" >/dev/null 2>&1 || need_apt+=("$p")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -11,6 +11,8 @@
 #  6. loads the test data          (test/parity/schema.sql + \copy)
 #  7. cancellation loop            (20 cancelled trainings, backend memory watched)
 #  8. pg_prove test/sql/*.sql      (pgTAP suite)
+#  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
+#  8b. pg_cron retraining          (scripts/test-cron.sh, its own cluster; GBDT_SKIP_CRON=1 skips)
 #  9. stops and removes the cluster; exits non-zero if anything failed
 #
 # Environment: GBDT_SHARED (default ../shared beside the repository: data/ and
@@ -64,6 +66,7 @@ deps_missing() {
   [ -f "$(pg_config --pgxs 2>/dev/null)" ] || return 0
   command -v pg_prove >/dev/null 2>&1 || return 0
   [ -f "$(pg_config --sharedir)/extension/pgtap.control" ] || return 0
+  [ -f "$(pg_config --sharedir)/extension/pg_cron.control" ] || return 0  # scripts/test-cron.sh
   [ -f /usr/include/gtest/gtest.h ] || return 0
   command -v runuser >/dev/null 2>&1 || return 0
   $PY -c 'import numpy, xgboost' >/dev/null 2>&1 || return 0
@@ -240,6 +243,37 @@ else
   echo "--- server log (tail):"; cluster_log_tail 60
   record "pgTAP" FAIL "$prove_line"
 fi
+
+# ==== registry/interop steps (issue 5) =======================================
+# 8a. XGBoost JSON interop parity: gbdt_export -> xgboost.Booster and
+#     xgboost -> gbdt_import, predictions within 1e-6 (test/parity/interop.py).
+banner "XGBoost JSON interop (test/parity/interop.py)"
+INTEROP_LOG=$GBDT_CLUSTER_DIR/interop.out
+$PY "$ROOT/test/parity/interop.py" "$DATA_DIR" 2>&1 | tee "$INTEROP_LOG"
+interop_rc=${PIPESTATUS[0]}
+interop_line=$(grep -E '^interop overall' "$INTEROP_LOG" | sed 's/^interop overall //')
+if [ "$interop_rc" = 0 ]; then
+  record "xgboost interop" ok "$interop_line"
+else
+  record "xgboost interop" FAIL "${interop_line:-see output above}"
+fi
+# 8b. pg_cron retraining recipe: its own throw-away cluster with
+#     shared_preload_libraries = 'pg_cron' (scripts/test-cron.sh).
+banner "pg_cron retraining (scripts/test-cron.sh)"
+if [ "${GBDT_SKIP_CRON:-0}" = 1 ]; then
+  record "pg_cron retrain" skipped "GBDT_SKIP_CRON=1"
+else
+  CRON_LOG=$GBDT_CLUSTER_DIR/cron.out
+  GBDT_CLUSTER_DIR= bash "$ROOT/scripts/test-cron.sh" 2>&1 | tee "$CRON_LOG"
+  cron_rc=${PIPESTATUS[0]}
+  cron_line=$(grep -E '^test-cron:' "$CRON_LOG" | tail -n1 | sed 's/^test-cron: //')
+  if [ "$cron_rc" = 0 ]; then
+    record "pg_cron retrain" ok "$cron_line"
+  else
+    record "pg_cron retrain" FAIL "${cron_line:-see output above}"
+  fi
+fi
+# ==== end of registry/interop steps ==========================================
 
 # ---- 9. done (cluster stopped by the EXIT trap) -----------------------------
 exit "$FAILED"
