@@ -10,7 +10,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "backend.h"
 #include "gradients.h"
@@ -23,6 +29,47 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Adds the rows idx[b..e) of the row-major bin matrix to hst (one 16-byte
+// integer pair per bin).  Integer sums: the order does not matter.
+inline void accumulate_rows(GradSum* hst, const uint8_t* bins, int d, const uint32_t* off,
+                            const uint32_t* idx, size_t b, size_t e, const GradSum* gp) {
+  const size_t pf = 24;  // prefetch distance (rows)
+  for (size_t i = b; i < e; ++i) {
+    if (i + pf < e) {
+      uint32_t rp = idx[i + pf];
+      __builtin_prefetch(bins + (size_t)rp * d);
+      __builtin_prefetch(gp + rp);
+    }
+    const uint32_t r = idx[i];
+    const uint8_t* rb = bins + (size_t)r * d;
+#if defined(__SSE2__)
+    const __m128i g = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r));
+    int f = 0;
+    for (; f + 4 <= d; f += 4) {
+      __m128i* p0 = reinterpret_cast<__m128i*>(hst + off[f] + rb[f]);
+      __m128i* p1 = reinterpret_cast<__m128i*>(hst + off[f + 1] + rb[f + 1]);
+      __m128i* p2 = reinterpret_cast<__m128i*>(hst + off[f + 2] + rb[f + 2]);
+      __m128i* p3 = reinterpret_cast<__m128i*>(hst + off[f + 3] + rb[f + 3]);
+      _mm_storeu_si128(p0, _mm_add_epi64(_mm_loadu_si128(p0), g));
+      _mm_storeu_si128(p1, _mm_add_epi64(_mm_loadu_si128(p1), g));
+      _mm_storeu_si128(p2, _mm_add_epi64(_mm_loadu_si128(p2), g));
+      _mm_storeu_si128(p3, _mm_add_epi64(_mm_loadu_si128(p3), g));
+    }
+    for (; f < d; ++f) {
+      __m128i* p0 = reinterpret_cast<__m128i*>(hst + off[f] + rb[f]);
+      _mm_storeu_si128(p0, _mm_add_epi64(_mm_loadu_si128(p0), g));
+    }
+#else
+    const GradSum g = gp[r];
+    for (int f = 0; f < d; ++f) {
+      GradSum& s = hst[off[f] + rb[f]];
+      s.g += g.g;
+      s.h += g.h;
+    }
+#endif
+  }
 }
 
 struct LevelNode {
@@ -56,6 +103,13 @@ class HistPool {
 class CpuBackend final : public TreeBackend {
  public:
   std::string name() const override { return "cpu"; }
+  ~CpuBackend() override {
+    // Benchmarks: GBDT_PHASES=1 prints the phase times to stderr.
+    const char* e = std::getenv("GBDT_PHASES");
+    if (e && *e == '1') {
+      for (auto& p : phase_seconds()) std::fprintf(stderr, "phase %s %.3f\n", p.first.c_str(), p.second);
+    }
+  }
 
   void init(const BoostData& d, const std::vector<float>& init_margins) override {
     data_ = d;
@@ -112,7 +166,11 @@ class CpuBackend final : public TreeBackend {
   // ---- gradients ----
   void compute_gradients() {
     const int K = K_;
-    std::vector<double> g(n_ * (size_t)K), h(n_ * (size_t)K);
+    // Reused across rounds (no per-round allocation and page faults).
+    g_buf_.resize(n_ * (size_t)K);
+    h_buf_.resize(n_ * (size_t)K);
+    double* g = g_buf_.data();
+    double* h = h_buf_.data();
     const int nt = pool_->size();
     std::vector<double> mg((size_t)nt * K, 0.0), mh((size_t)nt * K, 0.0);
     const float* y = data_.labels;
@@ -192,16 +250,7 @@ class CpuBackend final : public TreeBackend {
       const Part& p = parts[pi];
       GradSum* hst = p.dst;
       std::memset(hst, 0, sizeof(GradSum) * T);
-      for (size_t i = p.begin; i < p.end; ++i) {
-        uint32_t r = idx[i];
-        const uint8_t* rb = bins + (size_t)r * d;
-        const GradSum g = gp[r];
-        for (int f = 0; f < d; ++f) {
-          GradSum& s = hst[off[f] + rb[f]];
-          s.g += g.g;
-          s.h += g.h;
-        }
-      }
+      accumulate_rows(hst, bins, d, off, idx, p.begin, p.end, gp);
     });
     for (auto& mg : merges) {
       GradSum* dst = mg.first->hist;
@@ -241,14 +290,10 @@ class CpuBackend final : public TreeBackend {
   }
 
   // ---- partition ----
-  bool goes_left(uint32_t r, int f, int nb, int split_bin, bool default_left) const {
-    uint8_t b = data_.matrix->bins[(size_t)r * nf_ + f];
-    if (b == nb) return default_left;
-    return b <= split_bin;
-  }
-
   // Stable partition of each split node's segment: left rows first.  Returns
-  // the number of left rows per node.
+  // the number of left rows per node.  One pass over the bins per piece: left
+  // rows go forward from the piece's start in tmp_idx_, right rows backward
+  // from its end; a second (sequential) pass moves both runs to their places.
   std::vector<size_t> partition(const std::vector<LevelNode*>& nodes,
                                 const std::vector<SplitCandidate>& splits) {
     const size_t chunk = 65536;
@@ -260,14 +305,31 @@ class CpuBackend final : public TreeBackend {
         pieces.push_back(Piece{i, b, std::min(ln->end, b + chunk), 0, 0, 0});
     }
     const Cuts& c = *data_.cuts;
+    const uint8_t* bins = data_.matrix->bins.data();
+    const size_t d = (size_t)nf_;
+    uint32_t* idx = row_idx_.data();
+    uint32_t* tmp = tmp_idx_.data();
     pool_->run(pieces.size(), [&](size_t pi, int) {
       Piece& p = pieces[pi];
       const SplitCandidate& s = splits[p.node];
-      int nb = c.nbins(s.feature);
-      size_t cnt = 0;
-      for (size_t i = p.begin; i < p.end; ++i)
-        cnt += goes_left(row_idx_[i], s.feature, nb, s.bin, s.default_left != 0);
-      p.nleft = cnt;
+      const int nb = c.nbins(s.feature);
+      const uint8_t* col = bins + s.feature;
+      const unsigned split_bin = (unsigned)s.bin;
+      const bool dl = s.default_left != 0;
+      size_t l = p.begin, r = p.end;
+      const size_t pf = 32;
+      for (size_t i = p.begin; i < p.end; ++i) {
+        if (i + pf < p.end) __builtin_prefetch(col + (size_t)idx[i + pf] * d);
+        const uint32_t row = idx[i];
+        const unsigned b = col[(size_t)row * d];
+        const bool left = b == (unsigned)nb ? dl : b <= split_bin;
+        // Branch-free: write to both ends, advance one.
+        tmp[l] = row;
+        tmp[r - 1] = row;
+        l += left;
+        r -= !left;
+      }
+      p.nleft = l - p.begin;
     });
     std::vector<size_t> nleft(nodes.size(), 0);
     for (const Piece& p : pieces) nleft[p.node] += p.nleft;
@@ -284,18 +346,12 @@ class CpuBackend final : public TreeBackend {
     }
     pool_->run(pieces.size(), [&](size_t pi, int) {
       const Piece& p = pieces[pi];
-      const SplitCandidate& s = splits[p.node];
-      int nb = c.nbins(s.feature);
-      size_t l = p.out_left, r = p.out_right;
-      for (size_t i = p.begin; i < p.end; ++i) {
-        uint32_t row = row_idx_[i];
-        if (goes_left(row, s.feature, nb, s.bin, s.default_left != 0)) tmp_idx_[l++] = row;
-        else tmp_idx_[r++] = row;
-      }
-    });
-    pool_->run(pieces.size(), [&](size_t pi, int) {
-      const Piece& p = pieces[pi];
-      std::memcpy(&row_idx_[p.begin], &tmp_idx_[p.begin], (p.end - p.begin) * sizeof(uint32_t));
+      std::memcpy(idx + p.out_left, tmp + p.begin, p.nleft * sizeof(uint32_t));
+      // Right rows were written backwards from p.end.
+      const size_t nr = (p.end - p.begin) - p.nleft;
+      uint32_t* dst = idx + p.out_right;
+      const uint32_t* src = tmp + p.end - 1;
+      for (size_t j = 0; j < nr; ++j) dst[j] = src[-(ptrdiff_t)j];
     });
     return nleft;
   }
@@ -454,6 +510,7 @@ class CpuBackend final : public TreeBackend {
   size_t total_bins_ = 0;
   std::unique_ptr<HistPool> hist_pool_;
   std::vector<GradSum> gpair_;
+  std::vector<double> g_buf_, h_buf_;
   std::vector<Quantizer> quant_;
   std::vector<uint32_t> row_idx_, tmp_idx_;
   std::vector<uint8_t> in_sample_;

@@ -3,12 +3,35 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "common.h"
 #include "params.h"
 #include "split_math.h"
 
 namespace gbdt {
+
+#if !defined(__CUDA_ARCH__)
+// Host-side, inline and bit-identical replacements for std::nearbyint and
+// std::ldexp (library calls at -O2 without SSE4.1): round-to-nearest-even via
+// the 2^52 trick (exact for |x| < 2^52; larger doubles are integers already),
+// sign of zero kept like nearbyint; ldexp as a multiplication by an exact
+// power of two (IEEE multiplication rounds the exact product like ldexp).
+inline double host_rint(double x) {
+  const double two52 = 4503599627370496.0;
+  double a = std::fabs(x);
+  if (!(a < two52)) return x;  // integers, inf and NaN
+  double t = (a + two52) - two52;
+  return std::copysign(t, x);
+}
+inline double host_ldexp(double p, int k) {
+  if (k < -1022 || k > 1023) return std::ldexp(p, k);
+  uint64_t bits = (uint64_t)(k + 1023) << 52;
+  double s;
+  std::memcpy(&s, &bits, sizeof s);
+  return p * s;
+}
+#endif
 
 // exp() from + - * / and ldexp only, so host and device give the same bits
 // (library exp() differs in the last ulp between glibc and CUDA).
@@ -22,7 +45,7 @@ GBDT_HD double det_exp(double x) {
 #if defined(__CUDA_ARCH__)
   double kd = rint(x * inv_ln2);
 #else
-  double kd = std::nearbyint(x * inv_ln2);
+  double kd = host_rint(x * inv_ln2);
 #endif
   double r = (x - kd * ln2_hi) - kd * ln2_lo;
   // Taylor series to degree 13 (|r| <= 0.35: truncation error < 1e-17).
@@ -40,7 +63,11 @@ GBDT_HD double det_exp(double x) {
   p = p * r + 0.5;
   p = p * r + 1.0;
   p = p * r + 1.0;
+#if defined(__CUDA_ARCH__)
   return ldexp(p, (int)kd);
+#else
+  return host_ldexp(p, (int)kd);
+#endif
 }
 
 GBDT_HD double det_sigmoid(double m) { return 1.0 / (1.0 + det_exp(-m)); }
@@ -108,7 +135,7 @@ GBDT_HD int64_t quantize(double v, double scale) {
 #if defined(__CUDA_ARCH__)
   return __double2ll_rn(v * scale);
 #else
-  return (int64_t)std::nearbyint(v * scale);
+  return (int64_t)host_rint(v * scale);
 #endif
 }
 
