@@ -1,7 +1,20 @@
 // Device kernels of the CUDA tree builder (cuda_backend.cu).  Everything that
 // decides a value (gradients, quantization, gains, tie-breaks, sampling) comes
 // from the engine's shared __host__ __device__ headers, so the GPU computes the
-// same bits as the CPU backend (device code is built with -fmad=false).
+// same bits as the CPU backend (device code is built with -fmad=false, host
+// code with -ffp-contract=off).
+//
+// Per level the host uploads small tables (histogram tasks, node splits) and
+// launches a fixed number of kernels whatever the number of nodes:
+//   k_histogram   all nodes of the level to build (two-stage: shared-memory
+//                 partial histogram with 64-bit integer atomics, then a merge
+//                 into global memory with integer atomics; integer sums do not
+//                 depend on the order of the atomics)
+//   k_subtract    sibling = parent - built child, for every split of the level
+//   k_eval_splits best split per (node, block of features) with split_math.h
+//   k_reduce_splits  best per node (better_split is a strict total order, so
+//                 the result does not depend on the reduction order)
+//   k_part_flags + cub::DeviceScan + k_part_scatter: stable partition by node
 #pragma once
 #include <cstdint>
 
@@ -15,30 +28,30 @@ namespace cuda {
 
 // ---- per-level tables uploaded by the host ----
 
-// One block of histogram work: rows [begin, end) of row_idx, features
-// [f_begin, f_end) (their slots [s_begin, s_end) of the node histogram), added
-// into the histogram of node slot `node`.
+// One block of histogram work: positions [begin, end) of row_idx, features
+// [f_begin, f_end) (histogram slots [s_begin, s_end) of a node), added into
+// histogram slot `node` of the destination buffer.
 struct HistTask {
   uint32_t begin, end;
   int32_t node;
   int32_t f_begin, f_end;
   uint32_t s_begin, s_end;
-  int32_t use_shared;  // 0: global atomics (few rows)
+  int32_t use_shared;  // 0: add straight into global memory (few rows)
 };
 
-// Current-level node, for the partition.
+// A node of the current level, for the partition.
 struct PartNode {
   int32_t feature;     // -1: not split this level (its rows stay where they are)
   int32_t bin;
   int32_t default_left;
   int32_t nbins;       // nbins(feature)
-  uint32_t begin, end;
-  int32_t child_left;  // slot of the left child in the next level
+  uint32_t begin, end; // segment of row_idx
+  int32_t child_left;  // level index of the left child (right = +1)
   int32_t pad;
 };
 
 struct SubTask {
-  int32_t parent, small, other;  // histogram slots (parent level / next level)
+  int32_t parent, small, other;  // histogram slots (parent buffer / child buffer)
 };
 
 struct LeafSeg {
@@ -46,47 +59,48 @@ struct LeafSeg {
   float value;
 };
 
+struct DevNode {
+  int32_t left, right, feature, split_bin;
+  int32_t default_left;
+  float value;
+};
+
+__device__ __forceinline__ size_t gtid() { return blockIdx.x * (size_t)blockDim.x + threadIdx.x; }
+__device__ __forceinline__ size_t gstride() { return (size_t)gridDim.x * blockDim.x; }
+
 // ---- gradients ----
 
-// Double-valued gradient of row r, group k, from the current margins.
-__device__ __forceinline__ GradHess row_gradient(Objective obj, const float* margins,
-                                                 const float* labels, size_t r, int K, int k,
-                                                 double mds) {
-  const float* m = margins + r * (size_t)K;
-  if (obj == Objective::kSoftprob) {
-    double mx, sum;
-    softmax_prepare(m, K, &mx, &sum);
-    return softmax_gradient(m, k, mx, sum, (int)labels[r]);
-  }
-  return scalar_gradient(obj, (double)m[0], (double)labels[r], mds);
-}
+struct DMax {
+  __device__ __forceinline__ double operator()(double a, double b) const { return a > b ? a : b; }
+};
 
 // Pass 1: per group, max |g| and max h over all rows (order-independent: the
-// maximum; positive doubles compare like their bit patterns).
+// maximum; positive doubles compare like their bit patterns as integers).
 template <int BLOCK>
-__global__ void k_grad_max(Objective obj, const float* margins, const float* labels, size_t n,
-                           int K, double mds, unsigned long long* maxes /* 2K */) {
+__global__ void __launch_bounds__(BLOCK) k_grad_max(Objective obj, const float* margins,
+                                                    const float* labels, size_t n, int K,
+                                                    double mds, unsigned long long* maxes /* 2K */) {
   using BR = cub::BlockReduce<double, BLOCK>;
   __shared__ typename BR::TempStorage tmp;
   for (int k = 0; k < K; ++k) {
     double mg = 0.0, mh = 0.0;
-    for (size_t r = blockIdx.x * (size_t)BLOCK + threadIdx.x; r < n; r += (size_t)gridDim.x * BLOCK) {
+    for (size_t r = gtid(); r < n; r += gstride()) {
       GradHess gh;
+      const float* m = margins + r * (size_t)K;
       if (obj == Objective::kSoftprob) {
-        const float* m = margins + r * (size_t)K;
         double mx, sum;
         softmax_prepare(m, K, &mx, &sum);
         gh = softmax_gradient(m, k, mx, sum, (int)labels[r]);
       } else {
-        gh = scalar_gradient(obj, (double)margins[r], (double)labels[r], mds);
+        gh = scalar_gradient(obj, (double)m[0], (double)labels[r], mds);
       }
       double ag = fabs(gh.g);
       if (ag > mg) mg = ag;
       if (gh.h > mh) mh = gh.h;
     }
-    double bg = BR(tmp).Reduce(mg, cub::Max());
+    double bg = BR(tmp).Reduce(mg, DMax());
     __syncthreads();
-    double bh = BR(tmp).Reduce(mh, cub::Max());
+    double bh = BR(tmp).Reduce(mh, DMax());
     __syncthreads();
     if (threadIdx.x == 0) {
       if (bg > 0.0) atomicMax(&maxes[2 * k], (unsigned long long)__double_as_longlong(bg));
@@ -98,15 +112,15 @@ __global__ void k_grad_max(Objective obj, const float* margins, const float* lab
 // Pass 2: quantized gradient pairs, group-major gpair[k * n + r].
 __global__ void k_grad_quantize(Objective obj, const float* margins, const float* labels, size_t n,
                                 int K, double mds, const Quantizer* q, GradSum* gpair) {
-  for (size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x; r < n;
-       r += (size_t)gridDim.x * blockDim.x) {
+  for (size_t r = gtid(); r < n; r += gstride()) {
     const float* m = margins + r * (size_t)K;
     if (obj == Objective::kSoftprob) {
       double mx, sum;
       softmax_prepare(m, K, &mx, &sum);
       for (int k = 0; k < K; ++k) {
         GradHess gh = softmax_gradient(m, k, mx, sum, (int)labels[r]);
-        gpair[(size_t)k * n + r] = GradSum{quantize(gh.g, q[k].g_scale), quantize(gh.h, q[k].h_scale)};
+        gpair[(size_t)k * n + r] =
+            GradSum{quantize(gh.g, q[k].g_scale), quantize(gh.h, q[k].h_scale)};
       }
     } else {
       GradHess gh = scalar_gradient(obj, (double)m[0], (double)labels[r], mds);
@@ -116,34 +130,36 @@ __global__ void k_grad_quantize(Objective obj, const float* margins, const float
 }
 
 // ---- row sampling ----
-__global__ void k_sample_flags(uint64_t seed, int round, size_t n, double subsample, uint8_t* flags) {
-  for (size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x; r < n;
-       r += (size_t)gridDim.x * blockDim.x)
-    flags[r] = row_in_sample(seed, round, r, subsample) ? 1 : 0;
+// flags[r] (for the scan) and in_sample[r] of this round; flags[n] = 0.
+__global__ void k_sample_flags(uint64_t seed, int round, size_t n, double subsample,
+                               uint8_t* in_sample, uint32_t* flags) {
+  for (size_t r = gtid(); r < n; r += gstride()) {
+    uint8_t s = row_in_sample(seed, round, r, subsample) ? 1 : 0;
+    in_sample[r] = s;
+    flags[r] = s;
+  }
+  if (gtid() == 0) flags[n] = 0;
+}
+
+// Sampled rows in ascending order from the exclusive scan of the flags.
+__global__ void k_sample_compact(const uint32_t* flags, const uint32_t* scan, size_t n,
+                                 uint32_t* out) {
+  for (size_t r = gtid(); r < n; r += gstride())
+    if (flags[r]) out[scan[r]] = (uint32_t)r;
 }
 
 __global__ void k_iota(uint32_t* out, size_t n) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    out[i] = (uint32_t)i;
-}
-
-// Tree start: row_idx = sampled rows, every position in level slot 0.
-__global__ void k_tree_start(const uint32_t* sampled, uint32_t* row_idx, int32_t* slot, size_t ns) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < ns;
-       i += (size_t)gridDim.x * blockDim.x) {
-    row_idx[i] = sampled[i];
-    slot[i] = 0;
-  }
+  for (size_t i = gtid(); i < n; i += gstride()) out[i] = (uint32_t)i;
 }
 
 // Sum of the gradient pairs of the listed rows (int64: any order).
 template <int BLOCK>
-__global__ void k_root_sum(const uint32_t* row_idx, size_t ns, const GradSum* gp, GradSum* out) {
+__global__ void __launch_bounds__(BLOCK) k_root_sum(const uint32_t* row_idx, size_t ns,
+                                                    const GradSum* gp, GradSum* out) {
   using BR = cub::BlockReduce<long long, BLOCK>;
   __shared__ typename BR::TempStorage tmp;
   long long g = 0, h = 0;
-  for (size_t i = blockIdx.x * (size_t)BLOCK + threadIdx.x; i < ns; i += (size_t)gridDim.x * BLOCK) {
+  for (size_t i = gtid(); i < ns; i += gstride()) {
     GradSum s = gp[row_idx[i]];
     g += s.g;
     h += s.h;
@@ -158,15 +174,20 @@ __global__ void k_root_sum(const uint32_t* row_idx, size_t ns, const GradSum* gp
 }
 
 // ---- histograms ----
+constexpr int kHistBlock = 512;
+
 // One block per task.  Shared-memory partial histogram of the task's feature
-// group with 64-bit integer atomics, merged into the node histogram with global
-// atomics; tasks with few rows add straight into global memory.
-__global__ void k_histogram(const HistTask* tasks, const uint32_t* row_idx, const uint8_t* bins,
-                            int d, const uint32_t* off, const GradSum* gp, GradSum* hist,
-                            size_t total_bins) {
+// group with 64-bit integer atomics (two's complement: signed sums wrap like
+// unsigned ones), merged into the node histogram with global atomics; tasks
+// with few rows add straight into global memory.
+__global__ void __launch_bounds__(kHistBlock) k_histogram(const HistTask* tasks,
+                                                          const uint32_t* row_idx,
+                                                          const uint8_t* bins, int d,
+                                                          const uint32_t* off, const GradSum* gp,
+                                                          GradSum* hist, size_t total_bins) {
   extern __shared__ unsigned long long smem[];
   const HistTask t = tasks[blockIdx.x];
-  const int gw = t.f_end - t.f_begin;
+  const uint32_t gw = (uint32_t)(t.f_end - t.f_begin);
   const uint32_t nslots = t.s_end - t.s_begin;
   GradSum* nh = hist + (size_t)t.node * total_bins;
   if (t.use_shared) {
@@ -195,7 +216,7 @@ __global__ void k_histogram(const HistTask* tasks, const uint32_t* row_idx, cons
     }
     lr += drow;
     lc += dcol;
-    if (lc >= (uint32_t)gw) {
+    if (lc >= gw) {
       lc -= gw;
       lr += 1;
     }
@@ -216,12 +237,12 @@ __global__ void k_histogram(const HistTask* tasks, const uint32_t* row_idx, cons
 __global__ void k_subtract(const SubTask* subs, int nsub, const GradSum* parent_hist,
                            GradSum* child_hist, size_t total_bins) {
   const size_t total = (size_t)nsub * total_bins;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
-       i += (size_t)gridDim.x * blockDim.x) {
-    const size_t s = i / total_bins, j = i % total_bins;
+  for (size_t i = gtid(); i < total; i += gstride()) {
+    const size_t s = i / total_bins, j = i - s * total_bins;
     const SubTask st = subs[s];
     child_hist[(size_t)st.other * total_bins + j] =
-        gs_sub(parent_hist[(size_t)st.parent * total_bins + j], child_hist[(size_t)st.small * total_bins + j]);
+        gs_sub(parent_hist[(size_t)st.parent * total_bins + j],
+               child_hist[(size_t)st.small * total_bins + j]);
   }
 }
 
@@ -237,9 +258,10 @@ __device__ __forceinline__ SplitCandidate shfl_cand(const SplitCandidate& c, int
   return o;
 }
 
-// better_split is a strict total order on candidates (gain, then feature, bin,
-// default direction), so the best of a set does not depend on the order of
-// comparisons: a tree reduction picks the candidate the CPU's sequential scan picks.
+// better_split is a strict total order on useful candidates (gain, then
+// feature, bin, default direction; NaN gains are never useful), so the best of
+// a set does not depend on the order of comparisons: a tree reduction picks
+// the candidate the CPU's sequential scan picks.
 __device__ __forceinline__ SplitCandidate warp_best(SplitCandidate c) {
   for (int o = 16; o > 0; o >>= 1) {
     SplitCandidate x = shfl_cand(c, (threadIdx.x & 31) ^ o);
@@ -251,13 +273,14 @@ __device__ __forceinline__ SplitCandidate warp_best(SplitCandidate c) {
 constexpr int kEvalWarps = 8;
 constexpr int kEvalFeatPerBlock = 32;
 
-// Grid: (node, feature block).  Each warp scans whole features: bins ascending,
-// the missing-right candidate then (when the missing bin has hessian) the
-// missing-left candidate, exactly the CPU's best_split_feature.
-__global__ void k_eval_splits(const GradSum* hist, size_t total_bins, const GradSum* node_sum,
-                              int d, int nfb, const uint32_t* off, const int32_t* nbins,
-                              const uint8_t* fmask, SplitParams sp, Quantizer q,
-                              SplitCandidate* out /* node * nfb + fb */) {
+// Grid: (node, block of kEvalFeatPerBlock features).  Each warp scans whole
+// features, 32 bins at a time with an integer prefix sum: for every bin the
+// missing-right candidate, then (when the missing bin has hessian) the
+// missing-left one, exactly the candidates of the CPU's best_split_feature.
+__global__ void __launch_bounds__(kEvalWarps * 32) k_eval_splits(
+    const GradSum* hist, size_t total_bins, const GradSum* node_sum, int d, int nfb,
+    const uint32_t* off, const int32_t* nbins, const uint8_t* fmask, SplitParams sp, Quantizer q,
+    SplitCandidate* out /* node * nfb + fb */) {
   __shared__ SplitCandidate wbest[kEvalWarps];
   const int node = blockIdx.x / nfb, fb = blockIdx.x % nfb;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -266,11 +289,11 @@ __global__ void k_eval_splits(const GradSum* hist, size_t total_bins, const Grad
   SplitCandidate best = no_split();
   for (int j = warp; j < kEvalFeatPerBlock; j += kEvalWarps) {
     const int f = fb * kEvalFeatPerBlock + j;
-    if (f >= d || !fmask[f]) continue;
+    if (f >= d || !fmask[f]) continue;  // warp-uniform
     const GradSum* h = nh + off[f];
     const int nb = nbins[f];
     const GradSum miss = h[nb];
-    long long cg = 0, ch = 0;  // carry
+    long long cg = 0, ch = 0;  // carry: sum of the bins before this chunk
     for (int c0 = 0; c0 < nb; c0 += 32) {
       const int b = c0 + lane;
       long long vg = 0, vh = 0;
@@ -311,13 +334,13 @@ __global__ void k_eval_splits(const GradSum* hist, size_t total_bins, const Grad
   }
 }
 
-// Per node: best over its feature blocks, in feature order (as the CPU).
+// Per node: best over its feature blocks.
 __global__ void k_reduce_splits(const SplitCandidate* in, int nnodes, int nfb, SplitCandidate* out) {
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= nnodes) return;
   SplitCandidate best = no_split();
   for (int i = 0; i < nfb; ++i) {
-    const SplitCandidate& c = in[(size_t)node * nfb + i];
+    const SplitCandidate c = in[(size_t)node * nfb + i];
     if (better_split(c, best)) best = c;
   }
   out[node] = best;
@@ -329,11 +352,11 @@ __device__ __forceinline__ bool goes_left(uint8_t b, const PartNode& pn) {
   return (int)b <= pn.bin;
 }
 
-// flags[p] = 1 when position p belongs to a split node and its row goes left.
+// flags[p] = 1 when position p belongs to a split node and its row goes left;
+// flags[ns] = 0 (the scan runs over ns + 1 entries).
 __global__ void k_part_flags(const uint32_t* row_idx, const int32_t* slot, size_t ns,
                              const PartNode* nodes, const uint8_t* bins, int d, uint32_t* flags) {
-  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < ns;
-       p += (size_t)gridDim.x * blockDim.x) {
+  for (size_t p = gtid(); p < ns; p += gstride()) {
     int32_t s = slot[p];
     uint32_t fl = 0;
     if (s >= 0) {
@@ -342,46 +365,42 @@ __global__ void k_part_flags(const uint32_t* row_idx, const int32_t* slot, size_
     }
     flags[p] = fl;
   }
+  if (gtid() == 0) flags[ns] = 0;
 }
 
 // Stable partition from the exclusive scan of the flags: left rows first in
-// their original order, then right rows in theirs.  Rows of nodes that did not
-// split stay in place and leave the level (slot -1).
+// their original order, then right rows in theirs (as the CPU).  Rows of
+// nodes that did not split stay in place and leave the level (slot -1).
 __global__ void k_part_scatter(const uint32_t* row_idx, const int32_t* slot, size_t ns,
                                const PartNode* nodes, const uint32_t* flags, const uint32_t* scan,
                                uint32_t* row_out, int32_t* slot_out) {
-  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < ns;
-       p += (size_t)gridDim.x * blockDim.x) {
-    int32_t s = slot[p];
+  for (size_t p = gtid(); p < ns; p += gstride()) {
+    const int32_t s = slot[p];
     const uint32_t r = row_idx[p];
-    if (s < 0) {
+    if (s < 0 || nodes[s].feature < 0) {
       row_out[p] = r;
       slot_out[p] = -1;
       continue;
     }
     const PartNode pn = nodes[s];
-    if (pn.feature < 0) {
-      row_out[p] = r;
-      slot_out[p] = -1;
-      continue;
-    }
     const uint32_t base = scan[pn.begin];
     const uint32_t nleft = scan[pn.end] - base;
     const uint32_t lbefore = scan[p] - base;
     size_t q;
-    int32_t ns2;
+    int32_t s2;
     if (flags[p]) {
       q = pn.begin + lbefore;
-      ns2 = pn.child_left;
+      s2 = pn.child_left;
     } else {
       q = pn.begin + nleft + ((uint32_t)(p - pn.begin) - lbefore);
-      ns2 = pn.child_left + 1;
+      s2 = pn.child_left + 1;
     }
     row_out[q] = r;
-    slot_out[q] = ns2;
+    slot_out[q] = s2;
   }
 }
 
+// Left-child row count of each split node.
 __global__ void k_part_counts(const PartNode* nodes, const int32_t* split_ids, int nsplit,
                               const uint32_t* scan, uint32_t* nleft) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -391,33 +410,27 @@ __global__ void k_part_counts(const PartNode* nodes, const int32_t* split_ids, i
 }
 
 // ---- prediction update ----
-// Position p lies in the leaf whose segment begins at the largest begin <= p.
+// Position p lies in the leaf whose (non-empty) segment begins at the largest
+// begin <= p; segments are sorted by begin and cover [0, ns).
 __global__ void k_update_leaves(const uint32_t* row_idx, size_t ns, const LeafSeg* leaves,
                                 int nleaves, float* margins, int K, int k) {
-  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < ns;
-       p += (size_t)gridDim.x * blockDim.x) {
+  for (size_t p = gtid(); p < ns; p += gstride()) {
     int lo = 0, hi = nleaves - 1;
     while (lo < hi) {
       int mid = (lo + hi + 1) >> 1;
       if (leaves[mid].begin <= p) lo = mid;
       else hi = mid - 1;
     }
-    margins[(size_t)row_idx[p] * K + k] += leaves[lo].value;
+    float* m = &margins[(size_t)row_idx[p] * K + k];
+    *m = __fadd_rn(*m, leaves[lo].value);
   }
 }
-
-struct DevNode {
-  int32_t left, right, feature, split_bin;
-  int32_t default_left;
-  float value;
-};
 
 // Rows outside this round's sample walk the tree.
 __global__ void k_update_unsampled(const uint8_t* in_sample, size_t n, const uint8_t* bins, int d,
                                    const int32_t* nbins, const DevNode* tree, float* margins,
                                    int K, int k) {
-  for (size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x; r < n;
-       r += (size_t)gridDim.x * blockDim.x) {
+  for (size_t r = gtid(); r < n; r += gstride()) {
     if (in_sample[r]) continue;
     int32_t node = 0;
     while (tree[node].left >= 0) {
@@ -426,7 +439,8 @@ __global__ void k_update_unsampled(const uint8_t* in_sample, size_t n, const uin
       const bool left = (int)b == nbins[t.feature] ? t.default_left != 0 : (int)b <= t.split_bin;
       node = left ? t.left : t.right;
     }
-    margins[r * (size_t)K + k] += tree[node].value;
+    float* m = &margins[r * (size_t)K + k];
+    *m = __fadd_rn(*m, tree[node].value);
   }
 }
 

@@ -1,0 +1,780 @@
+// CUDA tree backend: the CPU backend's algorithm (cpu_backend.cpp) on the GPU,
+// producing the same trees.
+//  - The binned matrix, labels, margins and gradient pairs live on the device
+//    for the whole training (uploaded once in init(); no managed memory).
+//  - Gradients: computed on the device with gradients.h; the quantization
+//    scale comes from the maxima (host make_quantizer, as on the CPU), the
+//    pairs are 64-bit fixed point, so every sum below is exact.
+//  - Level-wise growth, a constant number of kernel launches per level: all
+//    the level's smaller children get their histograms in one launch (task
+//    table), siblings by subtraction, all nodes' splits evaluated in one
+//    launch, all split nodes partitioned in one stable scan-based pass.
+//  - The host keeps the tree: it downloads the best split of each level node
+//    (40 bytes per node) and appends nodes in the CPU's order (per level in
+//    order, left then right child), with the same host functions for leaf
+//    values; so a tree is the CPU's tree bit for bit.
+//  - Margins updated from the rows' final leaf positions; rows outside a
+//    subsample walk the tree on the device.
+// When the level's histograms do not fit the memory budget, the backend
+// switches to building every node's histogram directly, a chunk of nodes at a
+// time (same sums, same trees, more work).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "gradients.h"
+#include "kernels.cuh"
+
+namespace gbdt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string cuda_err(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+#define GBDT_CUDA_CHECK(call)                                                               \
+  do {                                                                                      \
+    cudaError_t e_ = (call);                                                                \
+    if (e_ != cudaSuccess) {                                                                \
+      (void)cudaGetLastError();                                                             \
+      throw std::runtime_error(std::string("gbdt CUDA backend: ") + #call + " failed: " +   \
+                               cuda_err(e_));                                               \
+    }                                                                                       \
+  } while (0)
+
+#define GBDT_CUDA_LAUNCHED() GBDT_CUDA_CHECK(cudaGetLastError())
+
+std::string mib(size_t b) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(1);
+  o << (double)b / (1024.0 * 1024.0) << " MiB";
+  return o.str();
+}
+
+// Device buffer with an owner (cudaFree in the destructor).
+template <class T>
+class DevArray {
+ public:
+  DevArray() = default;
+  DevArray(const DevArray&) = delete;
+  DevArray& operator=(const DevArray&) = delete;
+  ~DevArray() {
+    if (p_) cudaFree(p_);
+  }
+  void alloc(size_t n, const char* what) {
+    if (p_) cudaFree(p_);
+    p_ = nullptr;
+    n_ = 0;
+    if (n == 0) n = 1;
+    cudaError_t e = cudaMalloc((void**)&p_, n * sizeof(T));
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      p_ = nullptr;
+      throw ResourceError(std::string("gbdt CUDA backend: cannot allocate ") + mib(n * sizeof(T)) +
+                          " of device memory for " + what + ": " + cuda_err(e));
+    }
+    n_ = n;
+  }
+  T* get() const { return p_; }
+  size_t size() const { return n_; }
+  void swap(DevArray& o) {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+  }
+
+ private:
+  T* p_ = nullptr;
+  size_t n_ = 0;
+};
+
+template <class T>
+void upload(T* dst, const T* src, size_t n, cudaStream_t s) {
+  if (n) GBDT_CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyHostToDevice, s));
+}
+template <class T>
+void download(T* dst, const T* src, size_t n, cudaStream_t s) {
+  if (n) GBDT_CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost, s));
+}
+
+int grid_for(size_t n, int block, int max_blocks) {
+  size_t g = (n + (size_t)block - 1) / (size_t)block;
+  if (g < 1) g = 1;
+  if (g > (size_t)max_blocks) g = (size_t)max_blocks;
+  return (int)g;
+}
+
+constexpr int kBlock = 256;
+using cuda::HistTask;
+using cuda::PartNode;
+using cuda::SubTask;
+using cuda::LeafSeg;
+using cuda::DevNode;
+
+// A node of the level being grown (host side).
+struct LNode {
+  int32_t id;             // node id in the tree
+  uint32_t begin, end;    // segment of row_idx
+  GradSum sum;
+};
+
+// Feature group whose histogram slots fit the shared-memory budget.
+struct FeatGroup {
+  int f_begin, f_end;
+  uint32_t s_begin, s_end;
+};
+
+struct Sizes {
+  size_t n, d, K, T, nfb, groups, lmax, tree_nodes, tasks, cub_bytes, hist_slot_bytes;
+  size_t base_bytes() const {
+    size_t b = 0;
+    b += n * d;                       // bins
+    b += n * 4;                       // labels
+    b += n * K * 4;                   // margins
+    b += n * K * sizeof(GradSum);     // gradient pairs
+    b += n;                           // in_sample
+    b += n * 4 * 5;                   // sampled, row_idx x2, slot x2
+    b += (n + 1) * 4 * 2;             // flags, scan
+    b += cub_bytes;
+    b += d * 16 + 2 * K * 8 + K * sizeof(Quantizer);
+    b += lmax * (sizeof(GradSum) + sizeof(PartNode) + nfb * sizeof(SplitCandidate) +
+                 sizeof(SplitCandidate) + 4 + 4 + sizeof(LeafSeg) + sizeof(SubTask));
+    b += tree_nodes * sizeof(DevNode);
+    b += tasks * sizeof(HistTask);
+    return b;
+  }
+};
+
+class CudaBackend final : public TreeBackend {
+ public:
+  explicit CudaBackend(const BoostData& d) { setup(d); }
+
+  ~CudaBackend() override {
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  std::string name() const override { return "cuda"; }
+
+  void init(const BoostData& d, const std::vector<float>& init_margins) override {
+    auto t0 = Clock::now();
+    data_ = d;
+    upload(d_bins_.get(), d.matrix->bins.data(), n_ * (size_t)nf_, stream_);
+    upload(d_labels_.get(), d.labels, n_, stream_);
+    upload(d_margins_.get(), init_margins.data(), n_ * (size_t)K_, stream_);
+    upload(d_off_.get(), off_.data(), (size_t)nf_, stream_);
+    upload(d_nbins_.get(), nbins_.data(), (size_t)nf_, stream_);
+    if (d.subsample >= 1.0) {
+      cuda::k_iota<<<grid_for(n_, kBlock, 65535), kBlock, 0, stream_>>>(d_sampled_.get(), n_);
+      GBDT_CUDA_LAUNCHED();
+    }
+    sync();
+    t_transfer_ += since(t0);
+  }
+
+  void margins(std::vector<float>* out) override {
+    auto t0 = Clock::now();
+    out->resize(n_ * (size_t)K_);
+    download(out->data(), d_margins_.get(), n_ * (size_t)K_, stream_);
+    sync();
+    t_transfer_ += since(t0);
+  }
+
+  std::vector<std::pair<std::string, double>> phase_seconds() const override {
+    return {{"transfer", t_transfer_},        {"gradients", t_grad_},
+            {"histograms", t_hist_},          {"split_evaluation", t_split_},
+            {"partition", t_part_},           {"prediction_update", t_update_}};
+  }
+
+  void boost_round(int round, const std::vector<uint8_t>& feature_mask,
+                   std::vector<Tree>* out) override {
+    auto t0 = Clock::now();
+    compute_gradients();
+    // Row sample of this round (shared by the K trees), ascending row order.
+    if (data_.subsample < 1.0) {
+      cuda::k_sample_flags<<<grid_for(n_, kBlock, 65535), kBlock, 0, stream_>>>(
+          data_.seed, round, n_, data_.subsample, d_in_sample_.get(), d_flags_.get());
+      GBDT_CUDA_LAUNCHED();
+      scan_flags(n_);
+      cuda::k_sample_compact<<<grid_for(n_, kBlock, 65535), kBlock, 0, stream_>>>(
+          d_flags_.get(), d_scan_.get(), n_, d_sampled_.get());
+      GBDT_CUDA_LAUNCHED();
+      uint32_t cnt = 0;
+      download(&cnt, d_scan_.get() + n_, 1, stream_);
+      sync();
+      ns_ = cnt;
+    } else {
+      ns_ = n_;
+    }
+    upload(d_fmask_.get(), feature_mask.data(), (size_t)nf_, stream_);
+    sync();
+    t_grad_ += since(t0);
+    for (int k = 0; k < K_; ++k) {
+      check_cancel(data_.cancel);
+      Tree t;
+      build_tree(k, &t);
+      out->push_back(std::move(t));
+    }
+  }
+
+ private:
+  void sync() { GBDT_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+  // ---- setup: sizes, memory estimate, allocation ----
+  void setup(const BoostData& d) {
+    data_ = d;
+    n_ = d.n_rows;
+    nf_ = d.matrix->n_features;
+    K_ = d.num_group;
+    if (n_ >= (size_t)UINT32_MAX)
+      throw ResourceError("gbdt CUDA backend: " + std::to_string(n_) +
+                          " rows exceed the backend's 32-bit row indices");
+    const Cuts& c = *d.cuts;
+    off_.resize(nf_);
+    nbins_.resize(nf_);
+    for (int f = 0; f < nf_; ++f) {
+      off_[f] = c.hist_offset(f);
+      nbins_[f] = c.nbins(f);
+    }
+    T_ = c.total_hist_bins();
+    nfb_ = (nf_ + cuda::kEvalFeatPerBlock - 1) / cuda::kEvalFeatPerBlock;
+
+    GBDT_CUDA_CHECK(cudaGetDevice(&dev_));
+    cudaDeviceProp prop;
+    GBDT_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev_));
+    dev_name_ = prop.name;
+    num_sms_ = prop.multiProcessorCount;
+    if (prop.major < 8)
+      throw ResourceError("gbdt CUDA backend: device " + dev_name_ + " has compute capability " +
+                          std::to_string(prop.major) + "." + std::to_string(prop.minor) +
+                          "; this build carries device code for 8.0 and newer");
+    // Probe that a kernel image for this device exists.
+    cudaFuncAttributes fa;
+    cudaError_t fe = cudaFuncGetAttributes(&fa, cuda::k_histogram);
+    if (fe != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw ResourceError("gbdt CUDA backend: no usable kernel image for device " + dev_name_ +
+                          ": " + cuda_err(fe));
+    }
+    // Shared-memory budget of the histogram kernel -> feature groups.
+    size_t smem = prop.sharedMemPerBlockOptin > 0 ? prop.sharedMemPerBlockOptin
+                                                  : prop.sharedMemPerBlock;
+    smem = std::min<size_t>(smem, 200 * 1024) - fa.sharedSizeBytes;
+    const uint32_t max_slots = (uint32_t)(smem / (2 * sizeof(unsigned long long)));
+    groups_.clear();
+    uint32_t max_group_slots = 0;
+    for (int f = 0; f < nf_;) {
+      FeatGroup g{f, f, off_[f], off_[f]};
+      while (g.f_end < nf_) {
+        uint32_t s_end = off_[g.f_end] + (uint32_t)nbins_[g.f_end] + 1;
+        if (s_end - g.s_begin > max_slots && g.f_end > g.f_begin) break;
+        g.s_end = s_end;
+        ++g.f_end;
+      }
+      max_group_slots = std::max(max_group_slots, g.s_end - g.s_begin);
+      groups_.push_back(g);
+      f = g.f_end;
+    }
+    hist_smem_ = (size_t)max_group_slots * 2 * sizeof(unsigned long long);
+    if (hist_smem_ > 48 * 1024)
+      GBDT_CUDA_CHECK(cudaFuncSetAttribute(cuda::k_histogram,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)hist_smem_));
+
+
+    // Sizes and the memory estimate.
+    size_t cub_bytes = 0;
+    GBDT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, cub_bytes, (const uint32_t*)nullptr,
+                                                  (uint32_t*)nullptr, n_ + 1));
+    const int D = std::max(0, std::min(d.max_depth, 30));
+    Sizes sz;
+    sz.n = n_;
+    sz.d = (size_t)nf_;
+    sz.K = (size_t)K_;
+    sz.T = T_;
+    sz.nfb = (size_t)nfb_;
+    sz.groups = groups_.size();
+    sz.lmax = std::min<size_t>((size_t)1 << D, std::max<size_t>(n_, 1));
+    sz.tree_nodes = std::min<size_t>(((size_t)2 << D) - 1, 2 * std::max<size_t>(n_, 1) + 1);
+    // Tasks per histogram launch: per built node and group, ceil(rows / rows
+    // per task) with at least kMinTaskRows rows per task.
+    sz.tasks = (n_ / kMinTaskRows + sz.lmax + 1) * sz.groups;
+    sz.cub_bytes = cub_bytes;
+    sz.hist_slot_bytes = (size_t)T_ * sizeof(GradSum);
+    lmax_ = sz.lmax;
+    tree_cap_ = sz.tree_nodes;
+    task_cap_ = sz.tasks;
+
+    size_t free_b = 0, total_b = 0;
+    GBDT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    const size_t base = sz.base_bytes();
+    const size_t reserve = 64u * 1024 * 1024 + free_b / 32;  // CUDA context, CUB, fragmentation
+    // Histogram slots per buffer (two buffers: parent level, child level).
+    const size_t want = D > 0 ? std::min<size_t>((size_t)1 << (D - 1), std::max<size_t>(n_, 1)) : 1;
+    const size_t need_min = base + 2 * sz.hist_slot_bytes + reserve;
+    if (need_min > free_b)
+      throw ResourceError("gbdt CUDA backend: training " + std::to_string(n_) + " rows x " +
+                          std::to_string(nf_) + " features needs at least " + mib(need_min) +
+                          " of device memory but only " + mib(free_b) + " of " + mib(total_b) +
+                          " are free on " + dev_name_);
+    size_t fit = (free_b - base - reserve) / (2 * sz.hist_slot_bytes);
+    cap_ = std::max<size_t>(1, std::min(want, fit));
+    // Testing hook: cap the histogram slots to exercise the chunked mode.
+    if (const char* e = std::getenv("GBDT_CUDA_MAX_HIST_NODES")) {
+      long v = std::atol(e);
+      if (v > 0) cap_ = std::min(cap_, (size_t)v);
+    }
+    estimate_bytes_ = base + 2 * cap_ * sz.hist_slot_bytes;
+
+    d_bins_.alloc(n_ * (size_t)nf_, "the binned matrix");
+    d_labels_.alloc(n_, "labels");
+    d_margins_.alloc(n_ * (size_t)K_, "margins");
+    d_gpair_.alloc(n_ * (size_t)K_, "gradient pairs");
+    d_in_sample_.alloc(n_, "sample flags");
+    d_sampled_.alloc(n_, "row lists");
+    d_row_.alloc(n_, "row lists");
+    d_row_tmp_.alloc(n_, "row lists");
+    d_slot_.alloc(n_, "row lists");
+    d_slot_tmp_.alloc(n_, "row lists");
+    d_flags_.alloc(n_ + 1, "partition flags");
+    d_scan_.alloc(n_ + 1, "partition scan");
+    d_cub_.alloc(cub_bytes, "scan workspace");
+    cub_bytes_ = cub_bytes;
+    d_off_.alloc((size_t)nf_, "feature offsets");
+    d_nbins_.alloc((size_t)nf_, "feature bins");
+    d_fmask_.alloc((size_t)nf_, "feature mask");
+    d_maxes_.alloc(2 * (size_t)K_, "gradient maxima");
+    d_quant_.alloc((size_t)K_, "quantizers");
+    d_root_.alloc(1, "root sum");
+    d_node_sum_.alloc(lmax_, "node sums");
+    d_part_.alloc(lmax_, "partition table");
+    d_cand_.alloc(lmax_ * (size_t)nfb_, "split candidates");
+    d_best_.alloc(lmax_, "split candidates");
+    d_split_ids_.alloc(lmax_, "split table");
+    d_nleft_.alloc(lmax_, "split table");
+    d_leaves_.alloc(lmax_, "leaf table");
+    d_subs_.alloc(lmax_, "subtraction table");
+    d_tree_.alloc(tree_cap_, "tree");
+    d_tasks_.alloc(task_cap_, "histogram tasks");
+    d_hist_[0].alloc(cap_ * (size_t)T_, "histograms");
+    d_hist_[1].alloc(cap_ * (size_t)T_, "histograms");
+    // Last: the destructor (which destroys it) does not run when setup throws.
+    GBDT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+
+  // ---- gradients ----
+  void compute_gradients() {
+    const double mds = data_.split.max_delta_step;
+    GBDT_CUDA_CHECK(cudaMemsetAsync(d_maxes_.get(), 0, 2 * (size_t)K_ * 8, stream_));
+    cuda::k_grad_max<kBlock><<<grid_for(n_, kBlock, num_sms_ * 8), kBlock, 0, stream_>>>(
+        data_.objective, d_margins_.get(), d_labels_.get(), n_, K_, mds, d_maxes_.get());
+    GBDT_CUDA_LAUNCHED();
+    std::vector<unsigned long long> mx(2 * (size_t)K_);
+    download(mx.data(), d_maxes_.get(), mx.size(), stream_);
+    sync();
+    quant_.assign(K_, Quantizer{});
+    for (int k = 0; k < K_; ++k) {
+      double a, b;
+      std::memcpy(&a, &mx[2 * k], 8);
+      std::memcpy(&b, &mx[2 * k + 1], 8);
+      quant_[k] = make_quantizer(a, b, n_);
+    }
+    upload(d_quant_.get(), quant_.data(), (size_t)K_, stream_);
+    cuda::k_grad_quantize<<<grid_for(n_, kBlock, 65535), kBlock, 0, stream_>>>(
+        data_.objective, d_margins_.get(), d_labels_.get(), n_, K_, mds, d_quant_.get(),
+        d_gpair_.get());
+    GBDT_CUDA_LAUNCHED();
+  }
+
+  // Exclusive scan of d_flags_[0..count] into d_scan_.
+  void scan_flags(size_t count) {
+    size_t bytes = cub_bytes_;
+    GBDT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d_cub_.get(), bytes, d_flags_.get(),
+                                                  d_scan_.get(), count + 1, stream_));
+  }
+
+  // ---- histograms ----
+  // Builds the histograms of the given segments into slots of `dst` (zeroed
+  // here): one launch for all of them.
+  struct Build {
+    int32_t slot;
+    uint32_t begin, end;
+  };
+  void build_histograms(const std::vector<Build>& builds, GradSum* dst) {
+    if (builds.empty()) return;
+    int32_t max_slot = 0;
+    size_t rows = 0;
+    for (const Build& b : builds) {
+      max_slot = std::max(max_slot, b.slot);
+      rows += b.end - b.begin;
+    }
+    GBDT_CUDA_CHECK(cudaMemsetAsync(dst, 0, (size_t)(max_slot + 1) * T_ * sizeof(GradSum), stream_));
+    // Rows per task: enough tasks to fill the device (4 per SM per group).
+    size_t rpt = rows / ((size_t)num_sms_ * 4) + 1;
+    rpt = std::max<size_t>(rpt, kMinTaskRows);
+    tasks_.clear();
+    for (const Build& b : builds) {
+      for (const FeatGroup& g : groups_) {
+        const uint32_t gw = (uint32_t)(g.f_end - g.f_begin);
+        const uint32_t nslots = g.s_end - g.s_begin;
+        for (uint32_t s = b.begin; s < b.end; s += (uint32_t)rpt) {
+          uint32_t e = (uint32_t)std::min<size_t>(b.end, (size_t)s + rpt);
+          int use_shared = (size_t)(e - s) * gw >= (size_t)nslots ? 1 : 0;
+          tasks_.push_back(HistTask{s, e, b.slot, g.f_begin, g.f_end, g.s_begin, g.s_end, use_shared});
+        }
+      }
+    }
+    if (tasks_.empty()) return;
+    if (tasks_.size() > task_cap_) {
+      task_cap_ = tasks_.size() + tasks_.size() / 2;
+      d_tasks_.alloc(task_cap_, "histogram tasks");
+    }
+    upload(d_tasks_.get(), tasks_.data(), tasks_.size(), stream_);
+    // Grid limit 2^31-1 blocks: far above task_cap_.
+    cuda::k_histogram<<<(unsigned)tasks_.size(), cuda::kHistBlock, hist_smem_, stream_>>>(
+        d_tasks_.get(), d_row_.get(), d_bins_.get(), nf_, d_off_.get(), gp_, dst, (size_t)T_);
+    GBDT_CUDA_LAUNCHED();
+  }
+
+  // ---- split evaluation ----
+  // Best split of nodes [first, first + count) of the level whose histograms
+  // are in hist slots 0..count-1 of `hist`.
+  void evaluate(const std::vector<LNode>& level, size_t first, size_t count, const GradSum* hist,
+                const Quantizer& q, SplitCandidate* out) {
+    std::vector<GradSum> sums(count);
+    for (size_t i = 0; i < count; ++i) sums[i] = level[first + i].sum;
+    upload(d_node_sum_.get(), sums.data(), count, stream_);
+    cuda::k_eval_splits<<<(unsigned)(count * nfb_), cuda::kEvalWarps * 32, 0, stream_>>>(
+        hist, (size_t)T_, d_node_sum_.get(), nf_, nfb_, d_off_.get(), d_nbins_.get(),
+        d_fmask_.get(), data_.split, q, d_cand_.get());
+    GBDT_CUDA_LAUNCHED();
+    cuda::k_reduce_splits<<<grid_for(count, 128, 1 << 30), 128, 0, stream_>>>(
+        d_cand_.get(), (int)count, nfb_, d_best_.get());
+    GBDT_CUDA_LAUNCHED();
+    download(out, d_best_.get(), count, stream_);
+    sync();
+  }
+
+  // ---- one tree ----
+  void build_tree(int k, Tree* tree) {
+    const Quantizer& q = quant_[k];
+    const SplitParams& sp = data_.split;
+    gp_ = d_gpair_.get() + (size_t)k * n_;
+    const size_t ns = ns_;
+    const int D = data_.max_depth;
+
+    auto t0 = Clock::now();
+    if (ns) {
+      GBDT_CUDA_CHECK(cudaMemcpyAsync(d_row_.get(), d_sampled_.get(), ns * sizeof(uint32_t),
+                                      cudaMemcpyDeviceToDevice, stream_));
+      GBDT_CUDA_CHECK(cudaMemsetAsync(d_slot_.get(), 0, ns * sizeof(int32_t), stream_));
+    }
+    GBDT_CUDA_CHECK(cudaMemsetAsync(d_root_.get(), 0, sizeof(GradSum), stream_));
+    cuda::k_root_sum<kBlock><<<grid_for(ns, kBlock, num_sms_ * 4), kBlock, 0, stream_>>>(
+        d_row_.get(), ns, gp_, d_root_.get());
+    GBDT_CUDA_LAUNCHED();
+    GradSum root_sum{0, 0};
+    download(&root_sum, d_root_.get(), 1, stream_);
+    sync();
+    t_part_ += since(t0);
+
+    std::vector<LNode> level(1, LNode{0, 0, (uint32_t)ns, root_sum});
+    tree->add_node(-1, leaf_value(sp, q, root_sum), to_h(q, root_sum.h));
+    std::vector<LNode> leaves;
+    int cur = 0;            // buffer holding the level's histograms (resident mode)
+    bool resident = true;   // level histograms are in d_hist_[cur] slots 0..L-1
+    if (D > 0) {
+      auto th = Clock::now();
+      build_histograms({Build{0, 0, (uint32_t)ns}}, d_hist_[cur].get());
+      sync();
+      t_hist_ += since(th);
+    }
+    std::vector<SplitCandidate> best;
+    for (int depth = 0; depth < D && !level.empty(); ++depth) {
+      check_cancel(data_.cancel);
+      const size_t L = level.size();
+      best.assign(L, no_split());
+      if (resident) {
+        auto ts = Clock::now();
+        evaluate(level, 0, L, d_hist_[cur].get(), q, best.data());
+        t_split_ += since(ts);
+      } else {
+        // Chunked: build each node's histogram directly, cap_ nodes at a time.
+        for (size_t c0 = 0; c0 < L; c0 += cap_) {
+          const size_t cn = std::min(cap_, L - c0);
+          auto th = Clock::now();
+          std::vector<Build> bl;
+          for (size_t i = 0; i < cn; ++i)
+            bl.push_back(Build{(int32_t)i, level[c0 + i].begin, level[c0 + i].end});
+          build_histograms(bl, d_hist_[0].get());
+          sync();
+          t_hist_ += since(th);
+          auto ts = Clock::now();
+          evaluate(level, c0, cn, d_hist_[0].get(), q, best.data() + c0);
+          t_split_ += since(ts);
+        }
+      }
+      // Host: split nodes in level order, leaves.
+      std::vector<size_t> split_idx;
+      std::vector<PartNode> pn(L);
+      for (size_t i = 0; i < L; ++i) {
+        const SplitCandidate& s = best[i];
+        pn[i] = PartNode{-1, 0, 0, 0, level[i].begin, level[i].end, -1, 0};
+        if (s.feature >= 0) {
+          pn[i] = PartNode{s.feature, s.bin, s.default_left, nbins_[s.feature], level[i].begin,
+                           level[i].end, (int32_t)(2 * split_idx.size()), 0};
+          split_idx.push_back(i);
+        } else {
+          leaves.push_back(level[i]);
+        }
+      }
+      if (split_idx.empty()) {
+        level.clear();
+        break;
+      }
+      const size_t nsplit = split_idx.size();
+      // Partition all split nodes at once.
+      auto tp = Clock::now();
+      std::vector<int32_t> sids(nsplit);
+      for (size_t i = 0; i < nsplit; ++i) sids[i] = (int32_t)split_idx[i];
+      upload(d_part_.get(), pn.data(), L, stream_);
+      upload(d_split_ids_.get(), sids.data(), nsplit, stream_);
+      cuda::k_part_flags<<<grid_for(ns, kBlock, 65535), kBlock, 0, stream_>>>(
+          d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_bins_.get(), nf_, d_flags_.get());
+      GBDT_CUDA_LAUNCHED();
+      scan_flags(ns);
+      if (ns) {
+        cuda::k_part_scatter<<<grid_for(ns, kBlock, 65535), kBlock, 0, stream_>>>(
+            d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_flags_.get(), d_scan_.get(),
+            d_row_tmp_.get(), d_slot_tmp_.get());
+        GBDT_CUDA_LAUNCHED();
+      }
+      cuda::k_part_counts<<<grid_for(nsplit, 128, 1 << 30), 128, 0, stream_>>>(
+          d_part_.get(), d_split_ids_.get(), (int)nsplit, d_scan_.get(), d_nleft_.get());
+      GBDT_CUDA_LAUNCHED();
+      std::vector<uint32_t> nleft(nsplit);
+      download(nleft.data(), d_nleft_.get(), nsplit, stream_);
+      sync();
+      d_row_.swap(d_row_tmp_);
+      d_slot_.swap(d_slot_tmp_);
+      t_part_ += since(tp);
+
+      // Children, in the CPU's order.
+      auto th = Clock::now();
+      std::vector<LNode> next;
+      next.reserve(2 * nsplit);
+      for (size_t j = 0; j < nsplit; ++j) {
+        const LNode& p = level[split_idx[j]];
+        const SplitCandidate& s = best[split_idx[j]];
+        GradSum ls = s.left, rs = gs_sub(p.sum, s.left);
+        int32_t l = tree->add_node(p.id, leaf_value(sp, q, ls), to_h(q, ls.h));
+        int32_t r = tree->add_node(p.id, leaf_value(sp, q, rs), to_h(q, rs.h));
+        tree->left[p.id] = l;
+        tree->right[p.id] = r;
+        tree->feature[p.id] = s.feature;
+        tree->split_bin[p.id] = s.bin;
+        tree->default_left[p.id] = (uint8_t)s.default_left;
+        tree->gain[p.id] = (float)s.gain;
+        next.push_back(LNode{l, p.begin, p.begin + nleft[j], ls});
+        next.push_back(LNode{r, p.begin + nleft[j], p.end, rs});
+      }
+      const bool need_hist = depth + 1 < D;
+      if (need_hist && resident) {
+        if (2 * nsplit <= cap_) {
+          // Smaller child built, sibling = parent - built.
+          const int nxt = 1 - cur;
+          std::vector<Build> bl;
+          std::vector<SubTask> subs;
+          for (size_t j = 0; j < nsplit; ++j) {
+            const LNode& a = next[2 * j];
+            const LNode& b = next[2 * j + 1];
+            const bool a_small = (a.end - a.begin) <= (b.end - b.begin);
+            const int32_t small = (int32_t)(a_small ? 2 * j : 2 * j + 1);
+            const int32_t other = (int32_t)(a_small ? 2 * j + 1 : 2 * j);
+            bl.push_back(Build{small, next[small].begin, next[small].end});
+            subs.push_back(SubTask{(int32_t)split_idx[j], small, other});
+          }
+          build_histograms(bl, d_hist_[nxt].get());
+          upload(d_subs_.get(), subs.data(), nsplit, stream_);
+          cuda::k_subtract<<<grid_for(nsplit * (size_t)T_, kBlock, num_sms_ * 16), kBlock, 0,
+                             stream_>>>(d_subs_.get(), (int)nsplit, d_hist_[cur].get(),
+                                        d_hist_[nxt].get(), (size_t)T_);
+          GBDT_CUDA_LAUNCHED();
+          sync();
+          cur = nxt;
+        } else {
+          resident = false;  // from here on: direct builds, chunk by chunk
+        }
+      }
+      t_hist_ += since(th);
+      level.swap(next);
+    }
+    for (const LNode& ln : level) leaves.push_back(ln);
+
+    // Prediction update from leaf positions.
+    auto tu = Clock::now();
+    std::vector<LeafSeg> segs;
+    segs.reserve(leaves.size());
+    for (const LNode& ln : leaves)
+      if (ln.end > ln.begin) segs.push_back(LeafSeg{ln.begin, tree->value[ln.id]});
+    std::sort(segs.begin(), segs.end(),
+              [](const LeafSeg& a, const LeafSeg& b) { return a.begin < b.begin; });
+    if (!segs.empty() && ns) {
+      upload(d_leaves_.get(), segs.data(), segs.size(), stream_);
+      cuda::k_update_leaves<<<grid_for(ns, kBlock, 65535), kBlock, 0, stream_>>>(
+          d_row_.get(), ns, d_leaves_.get(), (int)segs.size(), d_margins_.get(), K_, k);
+      GBDT_CUDA_LAUNCHED();
+    }
+    if (ns < n_) {
+      std::vector<DevNode> dn((size_t)tree->num_nodes());
+      for (int32_t i = 0; i < tree->num_nodes(); ++i)
+        dn[i] = DevNode{tree->left[i], tree->right[i], tree->feature[i], tree->split_bin[i],
+                        tree->default_left[i], tree->value[i]};
+      upload(d_tree_.get(), dn.data(), dn.size(), stream_);
+      cuda::k_update_unsampled<<<grid_for(n_, kBlock, 65535), kBlock, 0, stream_>>>(
+          d_in_sample_.get(), n_, d_bins_.get(), nf_, d_nbins_.get(), d_tree_.get(),
+          d_margins_.get(), K_, k);
+      GBDT_CUDA_LAUNCHED();
+    }
+    sync();
+    t_update_ += since(tu);
+  }
+
+  static constexpr size_t kMinTaskRows = 256;
+
+  BoostData data_;
+  size_t n_ = 0, ns_ = 0;
+  int nf_ = 0, K_ = 1, nfb_ = 1;
+  uint32_t T_ = 0;
+  int dev_ = 0, num_sms_ = 1;
+  std::string dev_name_;
+  std::vector<uint32_t> off_;
+  std::vector<int32_t> nbins_;
+  std::vector<FeatGroup> groups_;
+  size_t hist_smem_ = 0;
+  size_t lmax_ = 1, tree_cap_ = 1, task_cap_ = 1, cap_ = 1, cub_bytes_ = 0, estimate_bytes_ = 0;
+  cudaStream_t stream_ = nullptr;
+  std::vector<Quantizer> quant_;
+  std::vector<HistTask> tasks_;
+  const GradSum* gp_ = nullptr;
+
+  DevArray<uint8_t> d_bins_, d_in_sample_, d_fmask_, d_cub_;
+  DevArray<float> d_labels_, d_margins_;
+  DevArray<GradSum> d_gpair_, d_root_, d_node_sum_, d_hist_[2];
+  DevArray<uint32_t> d_sampled_, d_row_, d_row_tmp_, d_flags_, d_scan_, d_off_, d_nleft_;
+  DevArray<int32_t> d_slot_, d_slot_tmp_, d_nbins_, d_split_ids_;
+  DevArray<unsigned long long> d_maxes_;
+  DevArray<Quantizer> d_quant_;
+  DevArray<PartNode> d_part_;
+  DevArray<SplitCandidate> d_cand_, d_best_;
+  DevArray<LeafSeg> d_leaves_;
+  DevArray<SubTask> d_subs_;
+  DevArray<DevNode> d_tree_;
+  DevArray<HistTask> d_tasks_;
+
+  double t_transfer_ = 0, t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
+};
+
+// Device count and the error that explains a zero.
+int device_count(cudaError_t* err) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    n = 0;
+  }
+  if (err) *err = e;
+  return n;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += c;
+    } else if ((unsigned char)c < 0x20) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\u%04x", c);
+      o += b;
+    } else {
+      o += c;
+    }
+  }
+  return o;
+}
+
+std::string version_string(int v) {
+  if (v <= 0) return "null";
+  return "\"" + std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10) + "\"";
+}
+
+}  // namespace
+
+bool cuda_compiled() { return true; }
+
+int cuda_device_count() { return device_count(nullptr); }
+
+std::string cuda_build_info_json() {
+  std::ostringstream o;
+  int rt = 0, drv = 0;
+  if (cudaRuntimeGetVersion(&rt) != cudaSuccess) rt = 0;
+  if (cudaDriverGetVersion(&drv) != cudaSuccess) drv = 0;
+  (void)cudaGetLastError();
+  o << "{\"cuda_compiled\": true, \"cuda_version\": " << version_string(CUDART_VERSION)
+    << ", \"runtime_version\": " << version_string(rt)
+    << ", \"driver_version\": " << version_string(drv)
+    << ", \"device_code\": [\"sm_80\", \"sm_90\", \"compute_90\"], \"devices\": [";
+  cudaError_t err = cudaSuccess;
+  int n = device_count(&err);
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    o << (i ? ", " : "") << "{\"id\": " << i << ", \"name\": \"" << json_escape(p.name)
+      << "\", \"memory_bytes\": " << (unsigned long long)p.totalGlobalMem
+      << ", \"compute_capability\": \"" << p.major << "." << p.minor
+      << "\", \"multiprocessors\": " << p.multiProcessorCount << "}";
+  }
+  o << "]";
+  if (n == 0)
+    o << ", \"error\": \"" << json_escape(err == cudaSuccess ? std::string("no CUDA device")
+                                                             : cuda_err(err))
+      << "\"";
+  o << "}";
+  return o.str();
+}
+
+std::unique_ptr<TreeBackend> make_cuda_backend(const BoostData& data) {
+  cudaError_t err = cudaSuccess;
+  if (device_count(&err) == 0)
+    throw ResourceError("gbdt.device is 'cuda' but no CUDA device is available: " +
+                        std::string(err == cudaSuccess ? "no CUDA device found"
+                                                       : cudaGetErrorString(err)));
+  try {
+    return std::unique_ptr<TreeBackend>(new CudaBackend(data));
+  } catch (const ResourceError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // Device setup failures (no kernel image, driver errors) are resources too,
+    // so that device 'auto' falls back to the CPU.
+    throw ResourceError(e.what());
+  }
+}
+
+}  // namespace gbdt

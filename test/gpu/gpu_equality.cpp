@@ -1,0 +1,493 @@
+// CPU-vs-CUDA equality test of the gbdt engine (no PostgreSQL).
+//
+//   build/gpu_test [--quick] [--filter SUBSTR] [--list] [--data DIR]
+//
+// Trains every case twice through train_model(), once with device "cpu" and
+// once with device "cuda", and asserts that the serialized models
+// (model_format) are byte-identical after blanking the fields that are
+// expected to differ (wall-clock seconds and the backend name in the training
+// report).  The training-metric history is part of the serialized report, so
+// the backends' final training margins are compared too.  On a mismatch it
+// prints where the trees first differ and the largest prediction difference.
+//
+// Cases: the shared Higgs and multiclass samples (DIR/higgs_7k.train.tsv,
+// DIR/multiclass_7k.train.tsv; DIR defaults to $GBDT_SHARED/data or
+// ../shared/data) and synthetic sets generated here: 1 row .. 2M rows,
+// 1 .. 500 features, 0 / 2 / 50 % missing, every objective, depth 1 .. 16,
+// max_bin 2 .. 256, sampling and regularization variants, and the backend's
+// chunked-histogram mode (GBDT_CUDA_MAX_HIST_NODES).
+//
+// Exit status: 0 all cases equal; 1 a case differs or failed; 2 usage or
+// setup error; 77 no usable CUDA device (or a build without CUDA): the test
+// was SKIPPED, after checking the CPU-side behaviour of such a host (device
+// 'auto' trains on the CPU, device 'cuda' fails with a clear error).
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../bench/data_file.h"
+#include "backend.h"
+#include "binned_matrix.h"
+#include "gradients.h"
+#include "model.h"
+#include "params.h"
+#include "quantile.h"
+#include "trainer.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+constexpr int kExitSkip = 77;
+
+double unif(uint64_t seed, uint64_t i) {
+  return (double)(gbdt::mix64(gbdt::mix64(seed) ^ i) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+struct Dataset {
+  size_t n = 0;
+  int d = 0;
+  std::vector<std::vector<float>> cols;
+  std::vector<float> y;
+  std::vector<std::string> names;
+};
+
+// Synthetic data: feature kinds rotate (continuous uniform, integer-valued
+// with few distinct values, heavy ties, wide-range), `missing` fraction NaN;
+// labels from a fixed nonlinear score of the first features plus noise.
+Dataset make_synth(size_t n, int d, double missing, gbdt::Objective obj, int K, uint64_t seed) {
+  Dataset D;
+  D.n = n;
+  D.d = d;
+  D.cols.assign((size_t)d, std::vector<float>(n));
+  D.names.resize((size_t)d);
+  for (int f = 0; f < d; ++f) {
+    D.names[f] = "f" + std::to_string(f);
+    const uint64_t fs = seed * 1000003ULL + (uint64_t)f * 7919ULL;
+    for (size_t r = 0; r < n; ++r) {
+      double u = unif(fs, r);
+      float v;
+      switch (f % 4) {
+        case 0: v = (float)(2.0 * u - 1.0); break;
+        case 1: v = (float)std::floor(u * 7.0); break;             // 7 distinct values
+        case 2: v = u < 0.6 ? 0.0f : (float)(u * 100.0); break;   // mass at 0
+        default: v = (float)((u - 0.5) * 1e4); break;
+      }
+      if (missing > 0 && unif(fs ^ 0xABCDEFULL, r) < missing) v = NAN;
+      D.cols[f][r] = v;
+    }
+  }
+  auto val = [&](int f, size_t r) -> double {
+    if (f >= d) return 0.0;
+    float v = D.cols[f][r];
+    return v != v ? 0.0 : (double)v;
+  };
+  D.y.resize(n);
+  for (size_t r = 0; r < n; ++r) {
+    double s = std::sin(3.0 * val(0, r)) + 0.3 * val(1, r) - 0.02 * val(2, r) +
+               (val(3, r) > 0 ? 0.7 : -0.2) + 0.5 * val(0, r) * (val(5, r) - 3.0) / 3.0 +
+               (d > 4 && D.cols[4][r] != D.cols[4][r] ? 0.8 : 0.0);
+    double noise = unif(seed ^ 0x5EEDULL, r) - 0.5;
+    switch (obj) {
+      case gbdt::Objective::kLogistic:
+        D.y[r] = s + noise > 0.3 ? 1.0f : 0.0f;
+        break;
+      case gbdt::Objective::kSoftprob: {
+        double t = (std::tanh(0.7 * (s + noise)) + 1.0) * 0.5 * K;
+        int c = (int)t;
+        if (c >= K) c = K - 1;
+        if (c < 0) c = 0;
+        D.y[r] = (float)c;
+        break;
+      }
+      case gbdt::Objective::kPoisson:
+        D.y[r] = (float)std::floor(std::exp(0.6 * s) * 2.0 * (0.5 + unif(seed ^ 0x9015ULL, r)));
+        break;
+      default:
+        D.y[r] = (float)(s + 0.3 * noise);
+        break;
+    }
+  }
+  return D;
+}
+
+struct Case {
+  std::string name;
+  std::string file;  // empty: synthetic
+  size_t n = 0;
+  int d = 0;
+  double missing = 0;
+  gbdt::Objective obj = gbdt::Objective::kSquaredError;
+  int K = 1;
+  std::vector<std::pair<std::string, std::string>> params;
+  int max_hist_nodes = 0;  // > 0: GBDT_CUDA_MAX_HIST_NODES for the CUDA run
+  bool quick = false;      // part of --quick (compute-sanitizer) runs
+};
+
+const char* obj_str(gbdt::Objective o) {
+  switch (o) {
+    case gbdt::Objective::kLogistic: return "binary:logistic";
+    case gbdt::Objective::kSoftprob: return "multi:softprob";
+    case gbdt::Objective::kPoisson: return "count:poisson";
+    default: return "reg:squarederror";
+  }
+}
+
+std::vector<Case> all_cases() {
+  using O = gbdt::Objective;
+  std::vector<Case> cs;
+  auto add = [&](std::string name, size_t n, int d, double miss, O obj, int K, int depth,
+                 int max_bin, int rounds, std::vector<std::pair<std::string, std::string>> extra = {},
+                 bool quick = false) {
+    Case c;
+    c.name = name;
+    c.n = n;
+    c.d = d;
+    c.missing = miss;
+    c.obj = obj;
+    c.K = K;
+    c.params = {{"objective", obj_str(obj)},
+                {"max_depth", std::to_string(depth)},
+                {"max_bin", std::to_string(max_bin)},
+                {"num_round", std::to_string(rounds)}};
+    if (obj == O::kSoftprob) c.params.push_back({"num_class", std::to_string(K)});
+    for (auto& kv : extra) c.params.push_back(kv);
+    c.quick = quick;
+    cs.push_back(c);
+    return cs.size() - 1;
+  };
+  const O objs[] = {O::kSquaredError, O::kLogistic, O::kSoftprob, O::kPoisson};
+  // Tiny shapes.
+  add("n1_d3_reg", 1, 3, 0, O::kSquaredError, 1, 3, 256, 3, {{"min_child_weight", "0"}}, true);
+  add("n2_d1_bin", 2, 1, 0, O::kLogistic, 1, 2, 256, 3, {{"min_child_weight", "0"}}, true);
+  add("n7_d2_reg_depth12", 7, 2, 0, O::kSquaredError, 1, 12, 256, 4, {{"min_child_weight", "0"}}, true);
+  for (O o : objs) {
+    int K = o == O::kSoftprob ? 3 : 1;
+    std::string on = obj_str(o);
+    add("n100_d1_" + on, 100, 1, 0, o, K, 3, 256, 5, {}, true);
+    add("n1000_d10_miss50_bin2_" + on, 1000, 10, 0.5, o, K, 6, 2, 5, {}, true);
+    add("n10k_d28_miss2_depth1_" + on, 10000, 28, 0.02, o, K, 1, 256, 10);
+    add("n10k_d28_miss2_depth6_bin16_" + on, 10000, 28, 0.02, o, K, 6, 16, 10);
+    add("n10k_d28_miss0_depth12_" + on, 10000, 28, 0.0, o, K, 12, 256, 5);
+    add("n50k_d40_miss50_depth8_bin64_" + on, 50000, 40, 0.5, o, K, 8, 64, 5);
+  }
+  add("n5000_d500_miss2_bin", 5000, 500, 0.02, O::kLogistic, 1, 6, 256, 3, {}, true);
+  add("n20k_d500_miss2_bin64_bin", 20000, 500, 0.02, O::kLogistic, 1, 6, 64, 3);
+  add("n20k_d100_softprob7", 20000, 100, 0.0, O::kSoftprob, 7, 6, 128, 4);
+  add("n100k_d50_softprob5_depth8", 100000, 50, 0.0, O::kSoftprob, 5, 8, 256, 3);
+  add("n1M_d28_bin_depth8", 1000000, 28, 0.0, O::kLogistic, 1, 8, 256, 5);
+  add("n2M_d10_miss2_reg_depth10", 2000000, 10, 0.02, O::kSquaredError, 1, 10, 256, 3);
+  add("n2M_d28_miss50_poisson_depth6_bin32", 2000000, 28, 0.5, O::kPoisson, 1, 6, 32, 2);
+  add("n50k_d8_reg_depth16", 50000, 8, 0.0, O::kSquaredError, 1, 16, 256, 3,
+      {{"min_child_weight", "0"}});
+  // Sampling and regularization variants.
+  add("n20k_d20_subsample", 20000, 20, 0.02, O::kLogistic, 1, 6, 256, 8,
+      {{"subsample", "0.7"}, {"seed", "7"}}, true);
+  add("n20k_d20_colsample", 20000, 20, 0.02, O::kSquaredError, 1, 6, 256, 8,
+      {{"colsample_bytree", "0.5"}, {"seed", "3"}});
+  add("n20k_d20_subsample_softprob", 20000, 20, 0.0, O::kSoftprob, 4, 5, 256, 4,
+      {{"subsample", "0.5"}, {"colsample_bytree", "0.6"}});
+  add("n20k_d20_alpha_lambda0", 20000, 20, 0.02, O::kSquaredError, 1, 6, 256, 8,
+      {{"alpha", "0.5"}, {"lambda", "0"}});
+  add("n20k_d20_gamma_mcw", 20000, 20, 0.02, O::kLogistic, 1, 8, 256, 8,
+      {{"gamma", "1"}, {"min_child_weight", "5"}});
+  add("n20k_d20_max_delta_step", 20000, 20, 0.0, O::kLogistic, 1, 6, 256, 8,
+      {{"max_delta_step", "0.5"}, {"eta", "1"}});
+  add("n20k_d20_validation_early_stop", 20000, 20, 0.02, O::kLogistic, 1, 6, 256, 30,
+      {{"validation_fraction", "0.2"}, {"early_stopping_rounds", "3"}, {"eta", "0.8"}});
+  add("n20k_d20_base_score", 20000, 20, 0.0, O::kPoisson, 1, 6, 256, 5, {{"base_score", "2.5"}});
+  // Chunked histogram mode (direct builds, a few nodes at a time).
+  {
+    size_t i = add("n30k_d12_chunked_hist_depth10", 30000, 12, 0.02, O::kLogistic, 1, 10, 256, 4,
+                   {}, true);
+    cs[i].max_hist_nodes = 3;
+    i = add("n30k_d12_chunked_hist1_softprob", 30000, 12, 0.0, O::kSoftprob, 3, 7, 64, 3);
+    cs[i].max_hist_nodes = 1;
+  }
+  // Shared data files.
+  {
+    Case c;
+    c.name = "higgs_7k_depth6";
+    c.file = "higgs_7k.train.tsv";
+    c.params = {{"objective", "binary:logistic"}, {"num_round", "50"}};
+    cs.push_back(c);
+    c.name = "higgs_7k_depth10_bin64_sub";
+    c.params = {{"objective", "binary:logistic"}, {"num_round", "20"}, {"max_depth", "10"},
+                {"max_bin", "64"}, {"subsample", "0.8"}, {"colsample_bytree", "0.8"}};
+    cs.push_back(c);
+    c.name = "higgs_7k_reg";
+    c.params = {{"objective", "reg:squarederror"}, {"num_round", "20"}};
+    cs.push_back(c);
+    c.name = "multiclass_7k_depth6";
+    c.file = "multiclass_7k.train.tsv";
+    c.params = {{"objective", "multi:softprob"}, {"num_round", "30"}};
+    c.quick = true;
+    cs.push_back(c);
+  }
+  return cs;
+}
+
+void blank_report(gbdt::Model* m) {
+  m->report.seconds_load = 0;
+  m->report.seconds_bin = 0;
+  m->report.seconds_train = 0;
+  m->report.backend = "";
+}
+
+// First difference between two models' trees, for the failure message.
+std::string tree_diff(const gbdt::Model& a, const gbdt::Model& b) {
+  std::ostringstream o;
+  if (a.trees.size() != b.trees.size()) {
+    o << "tree count " << a.trees.size() << " vs " << b.trees.size();
+    return o.str();
+  }
+  for (size_t t = 0; t < a.trees.size(); ++t) {
+    const gbdt::Tree& x = a.trees[t];
+    const gbdt::Tree& y = b.trees[t];
+    if (x.num_nodes() != y.num_nodes()) {
+      o << "tree " << t << ": " << x.num_nodes() << " vs " << y.num_nodes() << " nodes";
+      return o.str();
+    }
+    for (int32_t i = 0; i < x.num_nodes(); ++i) {
+      if (x.left[i] != y.left[i] || x.right[i] != y.right[i] || x.feature[i] != y.feature[i] ||
+          x.split_bin[i] != y.split_bin[i] || x.default_left[i] != y.default_left[i]) {
+        o << "tree " << t << " node " << i << ": split f" << x.feature[i] << "/bin " << x.split_bin[i]
+          << "/dl " << (int)x.default_left[i] << " vs f" << y.feature[i] << "/bin " << y.split_bin[i]
+          << "/dl " << (int)y.default_left[i] << " (gain " << x.gain[i] << " vs " << y.gain[i] << ")";
+        return o.str();
+      }
+      if (std::memcmp(&x.value[i], &y.value[i], 4) || std::memcmp(&x.gain[i], &y.gain[i], 4) ||
+          std::memcmp(&x.cover[i], &y.cover[i], 8)) {
+        o.precision(17);
+        o << "tree " << t << " node " << i << ": value " << x.value[i] << " vs " << y.value[i]
+          << ", gain " << x.gain[i] << " vs " << y.gain[i] << ", cover " << x.cover[i] << " vs "
+          << y.cover[i];
+        return o.str();
+      }
+    }
+  }
+  if (a.report.train_metric != b.report.train_metric) {
+    o.precision(17);
+    o << "training metric (from the backend's final margins) "
+      << (a.report.train_metric.empty() ? NAN : a.report.train_metric[0]) << " vs "
+      << (b.report.train_metric.empty() ? NAN : b.report.train_metric[0]);
+    return o.str();
+  }
+  return "trees equal; other serialized fields differ";
+}
+
+double max_pred_diff(const gbdt::Model& a, const gbdt::Model& b, const Dataset& D) {
+  const size_t n = std::min<size_t>(D.n, 20000);
+  std::vector<float> x(n * (size_t)D.d);
+  for (size_t r = 0; r < n; ++r)
+    for (int f = 0; f < D.d; ++f) x[r * D.d + f] = D.cols[f][r];
+  const int K = a.num_output_group;
+  std::vector<double> pa(n * K), pb(n * K);
+  gbdt::predict_batch(a, x.data(), n, pa.data(), gbdt::default_nthread());
+  gbdt::predict_batch(b, x.data(), n, pb.data(), gbdt::default_nthread());
+  double m = 0;
+  for (size_t i = 0; i < pa.size(); ++i) m = std::max(m, std::fabs(pa[i] - pb[i]));
+  return m;
+}
+
+gbdt::TrainInput input_of(const Dataset& D) {
+  gbdt::TrainInput in;
+  in.features.n_rows = D.n;
+  for (const auto& c : D.cols) in.features.columns.push_back(c.data());
+  in.labels = D.y.data();
+  in.feature_names = D.names;
+  in.feature_types.assign((size_t)D.d, gbdt::FeatureType::kFloat);
+  return in;
+}
+
+gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, std::string>>& kv,
+                     const std::string& device, std::string* notice) {
+  std::vector<gbdt::ParamKV> kvs;
+  for (auto& p : kv) kvs.push_back({p.first, p.second, p.first == "objective"});
+  gbdt::TrainParams p;
+  gbdt::apply_params(kvs, &p);
+  p.device = device;
+  gbdt::TrainHooks hooks;
+  hooks.default_device = "cpu";
+  hooks.notice = [notice](const std::string& s) {
+    if (notice) *notice += s;
+  };
+  return gbdt::train_model(D.n ? input_of(D) : gbdt::TrainInput{}, p, hooks);
+}
+
+Dataset load_file(const std::string& path) {
+  DataFile df = read_data_file(path);
+  Dataset D;
+  D.n = df.rows();
+  D.d = (int)df.cols.size();
+  D.cols = std::move(df.cols);
+  D.y = std::move(df.labels);
+  D.names = df.names;
+  return D;
+}
+
+// Host without a usable device: the CPU-side contract.
+int no_device_checks() {
+  int bad = 0;
+  Dataset D = make_synth(500, 5, 0.02, gbdt::Objective::kLogistic, 1, 11);
+  std::vector<std::pair<std::string, std::string>> kv = {{"objective", "binary:logistic"},
+                                                         {"num_round", "3"}};
+  try {
+    std::string notice;
+    gbdt::Model m = train_on(D, kv, "auto", &notice);
+    std::cout << "  device 'auto' trained on: " << m.report.backend << "\n";
+    if (m.report.backend != "cpu") ++bad;
+  } catch (const std::exception& e) {
+    std::cout << "  FAIL device 'auto' threw: " << e.what() << "\n";
+    ++bad;
+  }
+  try {
+    train_on(D, kv, "cuda", nullptr);
+    std::cout << "  FAIL device 'cuda' trained without a device\n";
+    ++bad;
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    std::cout << "  device 'cuda' error: " << msg << "\n";
+    if (msg.find("cuda") == std::string::npos && msg.find("CUDA") == std::string::npos) ++bad;
+  }
+  if (gbdt::cuda_compiled()) {
+    // The backend's own error (what the trainer reports for device 'auto').
+    gbdt::ColumnInput ci;
+    ci.n_rows = D.n;
+    for (auto& c : D.cols) ci.columns.push_back(c.data());
+    gbdt::Cuts cuts = gbdt::compute_cuts(ci, 256, 1);
+    gbdt::BinnedMatrix bm = gbdt::bin_matrix(ci, cuts, 1);
+    gbdt::BoostData bd;
+    bd.matrix = &bm;
+    bd.cuts = &cuts;
+    bd.labels = D.y.data();
+    bd.n_rows = D.n;
+    bd.split = gbdt::SplitParams{1, 0, 0, 1, 0, 0.3};
+    try {
+      gbdt::make_cuda_backend(bd);
+      std::cout << "  FAIL make_cuda_backend succeeded without a device\n";
+      ++bad;
+    } catch (const gbdt::ResourceError& e) {
+      std::cout << "  make_cuda_backend: " << e.what() << "\n";
+    } catch (const std::exception& e) {
+      std::cout << "  FAIL make_cuda_backend threw a non-ResourceError: " << e.what() << "\n";
+      ++bad;
+    }
+  }
+  return bad;
+}
+
+std::string default_data_dir() {
+  const char* s = std::getenv("GBDT_SHARED");
+  if (s && *s) return std::string(s) + "/data";
+  return "../shared/data";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false, list = false;
+  std::string filter, data_dir = default_data_dir();
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    else if (a == "--list") list = true;
+    else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
+    else if (a == "--data" && i + 1 < argc) data_dir = argv[++i];
+    else {
+      std::cerr << "usage: gpu_test [--quick] [--filter SUBSTR] [--list] [--data DIR]\n";
+      return 2;
+    }
+  }
+  std::vector<Case> cases;
+  for (const Case& c : all_cases())
+    if ((!quick || c.quick) && (filter.empty() || c.name.find(filter) != std::string::npos))
+      cases.push_back(c);
+  if (list) {
+    for (const Case& c : cases) std::cout << c.name << "\n";
+    return 0;
+  }
+
+  std::cout << "gpu_test: cuda build info: " << gbdt::cuda_build_info_json() << "\n";
+  if (!gbdt::cuda_compiled() || gbdt::cuda_device_count() == 0) {
+    std::cout << "gpu_test: " << (gbdt::cuda_compiled() ? "no usable CUDA device on this host"
+                                                       : "this build has no CUDA backend")
+              << "; checking the CPU-side behaviour only\n";
+    int bad = no_device_checks();
+    if (bad) {
+      std::cout << "gpu_test: FAILED: " << bad << " CPU-side check(s) failed\n";
+      return 1;
+    }
+    std::cout << "gpu_test: SKIPPED (exit " << kExitSkip << "): CPU-vs-GPU equality was NOT tested\n";
+    return kExitSkip;
+  }
+
+  int pass = 0, fail = 0;
+  std::vector<std::string> failed;
+  const auto t_all = Clock::now();
+  for (const Case& c : cases) {
+    std::ostringstream line;
+    try {
+      Dataset D;
+      if (!c.file.empty()) {
+        D = load_file(data_dir + "/" + c.file);
+      } else {
+        D = make_synth(c.n, c.d, c.missing, c.obj, c.K, std::hash<std::string>()(c.name) & 0xFFFF);
+      }
+      auto t0 = Clock::now();
+      gbdt::Model mc = train_on(D, c.params, "cpu", nullptr);
+      double tc = since(t0);
+      if (c.max_hist_nodes > 0) setenv("GBDT_CUDA_MAX_HIST_NODES", std::to_string(c.max_hist_nodes).c_str(), 1);
+      auto t1 = Clock::now();
+      gbdt::Model mg;
+      try {
+        mg = train_on(D, c.params, "cuda", nullptr);
+      } catch (...) {
+        unsetenv("GBDT_CUDA_MAX_HIST_NODES");
+        throw;
+      }
+      unsetenv("GBDT_CUDA_MAX_HIST_NODES");
+      double tg = since(t1);
+      if (mg.report.backend != "cuda") throw std::runtime_error("the CUDA run used backend " + mg.report.backend);
+      blank_report(&mc);
+      blank_report(&mg);
+      std::vector<uint8_t> bc = gbdt::serialize_model(mc), bg = gbdt::serialize_model(mg);
+      size_t nodes = 0;
+      for (const auto& t : mc.trees) nodes += (size_t)t.num_nodes();
+      line.setf(std::ios::fixed);
+      line.precision(2);
+      if (bc == bg) {
+        ++pass;
+        line << "PASS " << c.name << " (" << D.n << " x " << D.d << ", " << mc.trees.size()
+             << " trees, " << nodes << " nodes, " << bc.size() << " bytes; cpu " << tc << " s, cuda "
+             << tg << " s)";
+      } else {
+        ++fail;
+        failed.push_back(c.name);
+        line << "FAIL " << c.name << ": serialized models differ (" << bc.size() << " vs "
+             << bg.size() << " bytes): " << tree_diff(mc, mg);
+        line.precision(3);
+        line << std::scientific << "; max |prediction difference| " << max_pred_diff(mc, mg, D);
+      }
+    } catch (const std::exception& e) {
+      ++fail;
+      failed.push_back(c.name);
+      line << "FAIL " << c.name << ": error: " << e.what();
+    }
+    std::cout << line.str() << std::endl;
+  }
+  std::cout << "\ngpu_test summary: " << pass << " passed, " << fail << " failed of " << cases.size()
+            << " cases in " << (int)since(t_all) << " s\n";
+  for (const std::string& f : failed) std::cout << "  failed: " << f << "\n";
+  return fail ? 1 : 0;
+}
