@@ -107,5 +107,5 @@ echo "== test-cron: version 2 after ${waited}s: rows $rows, deployed $deployed, 
 [ "$left" = 0 ] || fail "the job is still scheduled after cron.unschedule"
 
 cluster_stop >/dev/null
-echo "test-cron: ok (gbdt_retrain via pg_cron made version 2 in ${waited}s)"
+echo "test-cron: ok: gbdt_retrain via pg_cron made version 2 in ${waited}s"
 exit 0

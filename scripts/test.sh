@@ -266,7 +266,7 @@ else
   CRON_LOG=$GBDT_CLUSTER_DIR/cron.out
   GBDT_CLUSTER_DIR= bash "$ROOT/scripts/test-cron.sh" 2>&1 | tee "$CRON_LOG"
   cron_rc=${PIPESTATUS[0]}
-  cron_line=$(grep -E '^test-cron:' "$CRON_LOG" | tail -n1 | sed 's/^test-cron: //')
+  cron_line=$(grep -E '^test-cron:' "$CRON_LOG" | tail -n1 | sed -e 's/^test-cron: //' -e 's/^ok: //' -e 's/^FAIL: //')
   if [ "$cron_rc" = 0 ]; then
     record "pg_cron retrain" ok "$cron_line"
   else
