@@ -26,6 +26,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -243,10 +244,12 @@ def main():
     print(f"interop overall max |diff| {required:.3e} regression/binary/multiclass, "
           f"{overall:.3e} with count:poisson (tolerance {tol}, relative for poisson)")
     if failures:
+        print(f"(model files kept in {work})")
         print("FAILURES:")
         for f in failures:
             print("  " + f)
         return 1
+    shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
