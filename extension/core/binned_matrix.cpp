@@ -1,8 +1,43 @@
 #include "binned_matrix.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "thread_pool.h"
 
 namespace gbdt {
+
+namespace {
+
+// Cuts of one feature padded to 256 entries with +inf, for a branch-free
+// search that returns exactly Cuts::bin_of: the number of cuts <= v, clamped
+// to nbins-1; NaN -> nbins (the missing bin).
+struct PaddedCuts {
+  alignas(64) float c[256];
+  int nb;
+  void init(const Cuts& cuts, int f) {
+    nb = cuts.nbins(f);
+    const float* src = cuts.feature_cuts(f);
+    for (int i = 0; i < 256; ++i) c[i] = i < nb ? src[i] : INFINITY;
+  }
+  inline uint8_t bin(float v) const {
+    if (v != v) return (uint8_t)nb;
+    // Count of entries <= v (saturates at 255; every count >= nb is clamped).
+    unsigned pos = 0;
+    pos += (c[pos + 127] <= v) ? 128u : 0u;
+    pos += (c[pos + 63] <= v) ? 64u : 0u;
+    pos += (c[pos + 31] <= v) ? 32u : 0u;
+    pos += (c[pos + 15] <= v) ? 16u : 0u;
+    pos += (c[pos + 7] <= v) ? 8u : 0u;
+    pos += (c[pos + 3] <= v) ? 4u : 0u;
+    pos += (c[pos + 1] <= v) ? 2u : 0u;
+    pos += (c[pos] <= v) ? 1u : 0u;
+    unsigned last = (unsigned)nb - 1;
+    return (uint8_t)(pos < last ? pos : last);
+  }
+};
+
+}  // namespace
 
 BinnedMatrix bin_matrix(const ColumnInput& in, const Cuts& cuts, int nthread,
                         const std::vector<uint32_t>* rows) {
@@ -11,6 +46,8 @@ BinnedMatrix bin_matrix(const ColumnInput& in, const Cuts& cuts, int nthread,
   m.n_features = (int)in.columns.size();
   m.bins.resize(m.n_rows * (size_t)m.n_features);
   const int d = m.n_features;
+  std::vector<PaddedCuts> pc((size_t)d);
+  for (int f = 0; f < d; ++f) pc[f].init(cuts, f);
   ThreadPool pool(nthread);
   const size_t block = 4096;
   size_t nblocks = (m.n_rows + block - 1) / block;
@@ -18,10 +55,13 @@ BinnedMatrix bin_matrix(const ColumnInput& in, const Cuts& cuts, int nthread,
     size_t begin = b * block, end = std::min(m.n_rows, begin + block);
     for (int f = 0; f < d; ++f) {
       const float* col = in.columns[f];
+      const PaddedCuts& p = pc[f];
       uint8_t* out = m.bins.data() + f;
-      for (size_t i = begin; i < end; ++i) {
-        size_t r = rows ? (*rows)[i] : i;
-        out[i * d] = cuts.bin_of(f, col[r]);
+      if (rows) {
+        const uint32_t* ri = rows->data();
+        for (size_t i = begin; i < end; ++i) out[i * d] = p.bin(col[ri[i]]);
+      } else {
+        for (size_t i = begin; i < end; ++i) out[i * d] = p.bin(col[i]);
       }
     }
   });

@@ -85,25 +85,89 @@ double predict_value_row(const Model& m, const float* x) {
   return scalar_answer(m, v.data());
 }
 
+namespace {
+
+// Trees flattened into one array of 16-byte nodes for batch scoring (same
+// decisions as leaf_of: NaN follows default_left, else v < threshold goes
+// left; a leaf carries its value in `thr`).
+struct FlatNode {
+  float thr;        // split threshold, or the leaf value
+  uint32_t fdl;     // feature | default_left << 31
+  int32_t left;     // -1 for a leaf
+  int32_t right;
+};
+
+void flatten(const Model& m, size_t ntrees, std::vector<FlatNode>* nodes,
+             std::vector<uint32_t>* start) {
+  size_t total = 0;
+  for (size_t t = 0; t < ntrees; ++t) total += m.trees[t].left.size();
+  nodes->resize(total);
+  start->resize(ntrees);
+  size_t o = 0;
+  for (size_t t = 0; t < ntrees; ++t) {
+    const Tree& tr = m.trees[t];
+    (*start)[t] = (uint32_t)o;
+    for (int32_t i = 0; i < tr.num_nodes(); ++i) {
+      FlatNode& n = (*nodes)[o + i];
+      n.left = tr.left[i];
+      n.right = tr.right[i];
+      if (n.left < 0) {
+        n.thr = tr.value[i];
+        n.fdl = 0;
+      } else {
+        n.thr = tr.threshold[i];
+        n.fdl = (uint32_t)tr.feature[i] | (tr.default_left[i] ? 0x80000000u : 0u);
+      }
+    }
+    o += tr.left.size();
+  }
+}
+
+}  // namespace
+
 void predict_batch(const Model& m, const float* x, size_t n, double* out, int nthread) {
   const int K = m.num_output_group;
   const int d = m.n_features();
+  const size_t ntrees = m.trees.size();
+  std::vector<FlatNode> nodes;
+  std::vector<uint32_t> start;
+  flatten(m, ntrees, &nodes, &start);
+  const FlatNode* fn = nodes.data();
+  const int32_t* tg = m.tree_group.data();
   const size_t block = 256;
   size_t nblocks = (n + block - 1) / block;
   auto work = [&](size_t b) {
     size_t begin = b * block, end = std::min(n, begin + block);
-    std::vector<float> acc((end - begin) * K);
-    for (size_t i = begin; i < end; ++i)
-      for (int k = 0; k < K; ++k) acc[(i - begin) * K + k] = (float)m.base_margin[k];
-    // Tree-major over a block of rows: each tree's nodes stay in cache.
-    for (size_t t = 0; t < m.trees.size(); ++t) {
-      const Tree& tr = m.trees[t];
-      int g = m.tree_group[t];
-      for (size_t i = begin; i < end; ++i) acc[(i - begin) * K + g] += tr.value[leaf_of(tr, x + i * d)];
+    const size_t rows = end - begin;
+    float acc[block * 8];
+    std::vector<float> big;
+    float* a = acc;
+    if (K > 8) {
+      big.resize(rows * K);
+      a = big.data();
     }
-    for (size_t i = begin; i < end; ++i) {
-      double* o = out + i * K;
-      for (int k = 0; k < K; ++k) o[k] = acc[(i - begin) * K + k];
+    for (size_t i = 0; i < rows; ++i)
+      for (int k = 0; k < K; ++k) a[i * K + k] = (float)m.base_margin[k];
+    // Tree-major over a block of rows: each tree's nodes stay in cache; the
+    // rows of the block are independent chains the CPU overlaps.
+    for (size_t t = 0; t < ntrees; ++t) {
+      const FlatNode* tr = fn + start[t];
+      const int g = tg[t];
+      const float* xr = x + begin * (size_t)d;
+      for (size_t i = 0; i < rows; ++i, xr += d) {
+        int32_t nd = 0;
+        while (tr[nd].left >= 0) {
+          const FlatNode& nn = tr[nd];
+          const float v = xr[nn.fdl & 0x7fffffffu];
+          const bool left = v != v ? (nn.fdl >> 31) != 0 : v < nn.thr;
+          nd = left ? nn.left : nn.right;
+        }
+        a[i * K + g] += tr[nd].thr;
+      }
+    }
+    for (size_t i = 0; i < rows; ++i) {
+      double* o = out + (begin + i) * K;
+      for (int k = 0; k < K; ++k) o[k] = a[i * K + k];
       transform_margins(m, o);
     }
   };

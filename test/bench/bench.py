@@ -112,7 +112,7 @@ def cpu_idle_fraction(seconds=0.5):
 QUIET_WAITS = [0.0]
 
 
-def wait_quiet(limit=120.0):
+def wait_quiet(limit=45.0):
     """Other processes on the machine skew timings: wait (up to `limit` s)
     until the CPUs are at least 85% idle."""
     t0 = time.perf_counter()

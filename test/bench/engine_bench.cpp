@@ -98,6 +98,15 @@ int main(int argc, char** argv) {
         for (int f = 0; f < d; ++f) x[r * d + f] = te[f][r];
       std::vector<double> pred(yte.size() * K);
       gbdt::predict_batch(m, x.data(), yte.size(), pred.data(), p.nthread > 0 ? p.nthread : gbdt::default_nthread());
+      // The batch path must give the very bits of the one-row path.
+      size_t mismatch = 0;
+      std::vector<double> one((size_t)K);
+      for (size_t r = 0; r < yte.size(); ++r) {
+        gbdt::predict_margin_row(m, &x[r * d], one.data());
+        gbdt::transform_margins(m, one.data());
+        if (std::memcmp(one.data(), &pred[r * K], sizeof(double) * K) != 0) ++mismatch;
+      }
+      std::cout << ", \"predict_mismatch\": " << mismatch;
       for (auto& kv : gbdt::evaluate_all(m.objective, K, pred.data(), yte.data(), yte.size()))
         std::cout << ", \"test_" << kv.first << "\": " << gbdt::json_number(kv.second);
     }

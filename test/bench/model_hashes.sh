@@ -29,7 +29,8 @@ TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 out=()
 run() { # name file args...
   local name=$1 file=$2; shift 2
-  ./build/engine_bench "$file" "$@" model_out="$TMP/m" >/dev/null
+  ./build/engine_bench "$file" "$@" model_out="$TMP/m" > "$TMP/o"
+  grep -q '"predict_mismatch": 0' "$TMP/o" || { echo "$name: batch predictions differ from the one-row path" >&2; cat "$TMP/o" >&2; exit 1; }
   out+=("$name $(sha256sum "$TMP/m" | cut -c1-64)")
 }
 for t in 1 2 7; do
