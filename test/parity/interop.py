@@ -12,7 +12,9 @@ Export (SQL -> Python): for each case, trains a model in SQL, exports it with
 gbdt_export, loads the JSON with xgboost.Booster(model_file=...) and compares
 XGBoost's predictions on the *_test rows with gbdt's own predictions in SQL
 (probabilities for classification, every class for multiclass).  Also checks
-that the feature names arrive in XGBoost.
+that the feature names arrive in XGBoost, including a table whose columns have
+spaces, dashes, non-ASCII letters and the types float8/int/bool (XGBoost
+feature types float/int/i) with NULLs.
 
 Import (Python -> SQL): trains XGBoost (tree_method=hist) on the *_train rows,
 saves the model as JSON, imports it with gbdt_import and compares gbdt's SQL
@@ -168,6 +170,37 @@ def main():
         overall = max(overall, d)
         if obj != "count:poisson":
             required = max(required, d)
+
+    # Named columns of three types (float8, int, bool): names and types arrive
+    # in XGBoost, which scores the rows as gbdt does.
+    name = "named float/int/bool columns"
+    psql('DROP TABLE IF EXISTS interop_named; CREATE TABLE interop_named AS '
+         'SELECT i AS id, (i % 7)::float8 + sin(i) AS "Target", sin(i * 0.3)::float8 AS "Col A", '
+         '(i % 13)::int AS "b-2", (i % 3 = 0) AS "flag ü", '
+         'CASE WHEN i % 11 = 0 THEN NULL ELSE cos(i)::float8 END AS "x.nulls" '
+         'FROM generate_series(1, 3000) i')
+    psql("DROP TABLE IF EXISTS interop_m; CREATE TABLE interop_m AS SELECT gbdt_train('interop_named', "
+         "'Target', ARRAY['Col A', 'b-2', 'flag ü', 'x.nulls'], 'reg:squarederror', "
+         "'{\"num_round\": 20, \"max_depth\": 5}') AS m")
+    path = os.path.join(work, "export_named.json")
+    with open(path, "w") as f:
+        f.write(psql("SELECT gbdt_export(m) FROM interop_m")[0])
+    bst = xgb.Booster(model_file=path)
+    want_names, want_types = ["Col A", "b-2", "flag ü", "x.nulls"], ["float", "int", "i", "float"]
+    if list(bst.feature_names or []) != want_names or list(bst.feature_types or []) != want_types:
+        failures.append(f"{name}: XGBoost sees names {bst.feature_names} types {bst.feature_types}")
+    rows = [ln.split("\t") for ln in psql(
+        'SELECT t.id, t."Col A", t."b-2", t."flag ü"::int, coalesce(t."x.nulls"::text, \'NaN\'), '
+        "gbdt_predict(m.m, t) FROM interop_named t, interop_m m ORDER BY t.id")]
+    ids = np.array([int(r[0]) for r in rows])
+    xn = np.array([[float(v) for v in r[1:5]] for r in rows], dtype=np.float32)
+    ours = {int(r[0]): float(r[5]) for r in rows}
+    theirs = bst.predict(xgb.DMatrix(xn, missing=np.nan, feature_names=bst.feature_names,
+                                     feature_types=bst.feature_types))
+    d = compare(name, ids, ours, theirs, tol, failures)
+    overall = max(overall, d)
+    required = max(required, d)
+    psql("DROP TABLE IF EXISTS interop_named")
 
     # ---------------- import: XGBoost -> SQL ----------------
     print("import (xgboost.train -> save_model(json) -> gbdt_import):")
