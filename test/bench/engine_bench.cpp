@@ -97,7 +97,10 @@ int main(int argc, char** argv) {
       for (size_t r = 0; r < yte.size(); ++r)
         for (int f = 0; f < d; ++f) x[r * d + f] = te[f][r];
       std::vector<double> pred(yte.size() * K);
+      auto tp = std::chrono::steady_clock::now();
       gbdt::predict_batch(m, x.data(), yte.size(), pred.data(), p.nthread > 0 ? p.nthread : gbdt::default_nthread());
+      double t_pred = std::chrono::duration<double>(std::chrono::steady_clock::now() - tp).count();
+      std::cout << ", \"predict_rows_per_s\": " << (double)yte.size() / t_pred;
       // The batch path must give the very bits of the one-row path.
       size_t mismatch = 0;
       std::vector<double> one((size_t)K);
