@@ -126,7 +126,7 @@ class CpuBackend final : public TreeBackend {
     gpair_.resize(n_ * (size_t)K_);
     row_idx_.resize(n_);
     tmp_idx_.resize(n_);
-    in_sample_.assign(n_, 1);
+    if (d.subsample < 1.0) in_sample_.assign(n_, 1);  // only sampled rounds read it
   }
 
   void margins(std::vector<float>* out) override { *out = margins_; }
@@ -164,19 +164,31 @@ class CpuBackend final : public TreeBackend {
 
  private:
   // ---- gradients ----
+  // Pass 1 stores the double (g, h) of row r, group k in the 16 bytes of
+  // gpair_[k * n + r] (no extra n x K x 16-byte buffer) and reduces the
+  // maxima; pass 2 quantizes each slot in place.
+  static void put_gh(GradSum* slot, double g, double h) {
+    double v[2] = {g, h};
+    std::memcpy(slot, v, sizeof v);
+  }
+  static void get_gh(const GradSum* slot, double* g, double* h) {
+    double v[2];
+    std::memcpy(v, slot, sizeof v);
+    *g = v[0];
+    *h = v[1];
+  }
+
   void compute_gradients() {
+    static_assert(sizeof(GradSum) == 2 * sizeof(double), "gradient slot holds two doubles");
     const int K = K_;
-    // Reused across rounds (no per-round allocation and page faults).
-    g_buf_.resize(n_ * (size_t)K);
-    h_buf_.resize(n_ * (size_t)K);
-    double* g = g_buf_.data();
-    double* h = h_buf_.data();
+    const size_t n = n_;
+    GradSum* gp = gpair_.data();
     const int nt = pool_->size();
     std::vector<double> mg((size_t)nt * K, 0.0), mh((size_t)nt * K, 0.0);
     const float* y = data_.labels;
     const double mds = data_.split.max_delta_step;
     const Objective obj = data_.objective;
-    pool_->run_blocks(n_, [&](size_t b, size_t e, int tid) {
+    pool_->run_blocks(n, [&](size_t b, size_t e, int tid) {
       double* tg = &mg[(size_t)tid * K];
       double* th = &mh[(size_t)tid * K];
       for (size_t r = b; r < e; ++r) {
@@ -186,18 +198,17 @@ class CpuBackend final : public TreeBackend {
           softmax_prepare(m, K, &mx, &sum);
           for (int k = 0; k < K; ++k) {
             GradHess gh = softmax_gradient(m, k, mx, sum, (int)y[r]);
-            g[r * K + k] = gh.g;
-            h[r * K + k] = gh.h;
+            put_gh(&gp[(size_t)k * n + r], gh.g, gh.h);
+            double ag = std::fabs(gh.g);
+            if (ag > tg[k]) tg[k] = ag;
+            if (gh.h > th[k]) th[k] = gh.h;
           }
         } else {
           GradHess gh = scalar_gradient(obj, (double)m[0], (double)y[r], mds);
-          g[r] = gh.g;
-          h[r] = gh.h;
-        }
-        for (int k = 0; k < K; ++k) {
-          double ag = std::fabs(g[r * K + k]);
-          if (ag > tg[k]) tg[k] = ag;
-          if (h[r * K + k] > th[k]) th[k] = h[r * K + k];
+          put_gh(&gp[r], gh.g, gh.h);
+          double ag = std::fabs(gh.g);
+          if (ag > tg[0]) tg[0] = ag;
+          if (gh.h > th[0]) th[0] = gh.h;
         }
       }
     });
@@ -208,15 +219,18 @@ class CpuBackend final : public TreeBackend {
         a = std::max(a, mg[(size_t)t * K + k]);
         b = std::max(b, mh[(size_t)t * K + k]);
       }
-      quant_[k] = make_quantizer(a, b, n_);
+      quant_[k] = make_quantizer(a, b, n);
     }
-    pool_->run_blocks(n_, [&](size_t b, size_t e, int) {
-      for (size_t r = b; r < e; ++r)
-        for (int k = 0; k < K; ++k) {
-          // Stored group-major: gpair_[k * n + r].
-          gpair_[(size_t)k * n_ + r] = GradSum{quantize(g[r * K + k], quant_[k].g_scale),
-                                               quantize(h[r * K + k], quant_[k].h_scale)};
+    pool_->run_blocks(n, [&](size_t b, size_t e, int) {
+      for (int k = 0; k < K; ++k) {
+        const double gs = quant_[k].g_scale, hs = quant_[k].h_scale;
+        GradSum* slot = gp + (size_t)k * n;
+        for (size_t r = b; r < e; ++r) {
+          double g, h;
+          get_gh(&slot[r], &g, &h);
+          slot[r] = GradSum{quantize(g, gs), quantize(h, hs)};
         }
+      }
     });
   }
 
@@ -510,7 +524,6 @@ class CpuBackend final : public TreeBackend {
   size_t total_bins_ = 0;
   std::unique_ptr<HistPool> hist_pool_;
   std::vector<GradSum> gpair_;
-  std::vector<double> g_buf_, h_buf_;
   std::vector<Quantizer> quant_;
   std::vector<uint32_t> row_idx_, tmp_idx_;
   std::vector<uint8_t> in_sample_;
