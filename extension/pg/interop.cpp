@@ -195,9 +195,9 @@ static Datum model_by_name(FunctionCallInfo fcinfo, char* name, Datum name_text)
     c = (RegistryCache*)palloc0(sizeof(RegistryCache));
     fl->fn_extra = c;
   } else {
+    // The previous value is left to fn_mcxt: a caller may still hold it.
     c->valid = false;
     if (c->name) pfree(c->name);
-    if (c->value) pfree(DatumGetPointer(c->value));
   }
   c->value = datumCopy(d, false, -1);
   c->name = pstrdup(name);
