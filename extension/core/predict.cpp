@@ -13,11 +13,19 @@ namespace gbdt {
 namespace {
 
 inline int32_t leaf_of(const Tree& t, const float* x) {
+  const int32_t* L = t.left.data();
+  const int32_t* R = t.right.data();
+  const int32_t* F = t.feature.data();
+  const float* T = t.threshold.data();
+  const uint8_t* D = t.default_left.data();
   int32_t nd = 0;
-  while (t.left[nd] >= 0) {
-    float v = x[t.feature[nd]];
-    bool left = v != v ? t.default_left[nd] != 0 : v < t.threshold[nd];
-    nd = left ? t.left[nd] : t.right[nd];
+  while (L[nd] >= 0) {
+    const float v = x[F[nd]];
+    const unsigned nan = v != v;
+    const unsigned go_left = (nan & (D[nd] != 0)) | (~nan & (v < T[nd]));
+    // Both children loaded, then an indexed pick: no data-dependent branch.
+    const int32_t c[2] = {R[nd], L[nd]};
+    nd = c[go_left & 1u];
   }
   return nd;
 }
@@ -36,9 +44,31 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds)
     a = big.data();
   }
   for (int k = 0; k < K; ++k) a[k] = (float)m.base_margin[k];
-  for (size_t i = 0; i < ntrees; ++i) {
-    const Tree& t = m.trees[i];
-    a[m.tree_group[i]] += t.value[leaf_of(t, x)];
+  // Eight trees walked in lock-step (independent load chains the CPU
+  // overlaps; a leaf stays put), then added in tree order as before.
+  constexpr size_t G = 8;
+  for (size_t i0 = 0; i0 < ntrees; i0 += G) {
+    const size_t cnt = std::min(G, ntrees - i0);
+    int32_t nd[G] = {0, 0, 0, 0, 0, 0, 0, 0};
+    const Tree* const tr = m.trees.data() + i0;
+    for (;;) {
+      unsigned active = 0;
+      for (size_t j = 0; j < cnt; ++j) {
+        const Tree& t = tr[j];
+        const int32_t n = nd[j];
+        const int32_t l = t.left[n];
+        const unsigned inner = l >= 0;
+        const int32_t f = t.feature[n];
+        const float v = x[f & ~(f >> 31)];  // a leaf's -1 reads feature 0, unused
+        const unsigned nan = v != v;
+        const unsigned go_left = ((nan & (t.default_left[n] != 0)) | (~nan & (v < t.threshold[n]))) & 1u;
+        const int32_t c[3] = {t.right[n], l, n};
+        nd[j] = c[inner ? go_left : 2u];
+        active |= inner;
+      }
+      if (!active) break;
+    }
+    for (size_t j = 0; j < cnt; ++j) a[m.tree_group[i0 + j]] += tr[j].value[nd[j]];
   }
   for (int k = 0; k < K; ++k) out[k] = a[k];
 }
@@ -80,9 +110,15 @@ double scalar_answer(const Model& m, double* v) {
 }  // namespace
 
 double predict_value_row(const Model& m, const float* x) {
-  std::vector<double> v((size_t)m.num_output_group);
-  predict_margin_row(m, x, v.data());
-  return scalar_answer(m, v.data());
+  double small[16];
+  std::vector<double> big;
+  double* v = small;
+  if (m.num_output_group > 16) {
+    big.resize((size_t)m.num_output_group);
+    v = big.data();
+  }
+  predict_margin_row(m, x, v);
+  return scalar_answer(m, v);
 }
 
 namespace {

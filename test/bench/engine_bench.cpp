@@ -104,11 +104,14 @@ int main(int argc, char** argv) {
       // The batch path must give the very bits of the one-row path.
       size_t mismatch = 0;
       std::vector<double> one((size_t)K);
+      auto t1r = std::chrono::steady_clock::now();
       for (size_t r = 0; r < yte.size(); ++r) {
         gbdt::predict_margin_row(m, &x[r * d], one.data());
         gbdt::transform_margins(m, one.data());
         if (std::memcmp(one.data(), &pred[r * K], sizeof(double) * K) != 0) ++mismatch;
       }
+      double t_row = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1r).count();
+      std::cout << ", \"predict_one_row_rows_per_s\": " << (double)yte.size() / t_row;
       std::cout << ", \"predict_mismatch\": " << mismatch;
       for (auto& kv : gbdt::evaluate_all(m.objective, K, pred.data(), yte.data(), yte.size()))
         std::cout << ", \"test_" << kv.first << "\": " << gbdt::json_number(kv.second);
