@@ -215,6 +215,8 @@ def main():
         ("reg reg:squarederror (2% missing), depth 10", "reg",
          {"objective": "reg:squarederror", "max_depth": 10, "eta": 0.2}, 40, None),
         ("reg count:poisson", "reg_pois", {"objective": "count:poisson"}, 30, None),
+        ("reg tree_method=exact (>255 thresholds/feature)", "reg",
+         {"objective": "reg:squarederror", "tree_method": "exact", "max_depth": 8}, 60, None),
         ("reg reg:squarederror, named features by row", "reg",
          {"objective": "reg:squarederror"}, 25, [f"Feat {j}" for j in range(NFEAT)]),
     ]
@@ -255,6 +257,13 @@ def main():
         overall = max(overall, d)
         if params["objective"] != "count:poisson":
             required = max(required, d)
+        if not multiclass:
+            # The batch path (gbdt_predict_table) must agree with the row path.
+            batch = {int(k): float(v) for k, v in (ln.split("\t") for ln in psql(
+                f"SELECT p.key, p.prediction FROM interop_m m, gbdt_predict_table(m.m, '{table}', 'id') p"))}
+            nbad = sum(1 for i in ids if batch.get(int(i)) != ours[int(i)])
+            if nbad:
+                failures.append(f"{name}: gbdt_predict_table differs from gbdt_predict on {nbad} rows")
         # And back: export the imported model and let XGBoost score it again.
         js2 = psql("SELECT gbdt_export(m) FROM interop_m")[0]
         path2 = path + ".roundtrip.json"

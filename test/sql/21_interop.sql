@@ -5,7 +5,7 @@
 -- itself (both directions, 1e-6) is test/parity/interop.py, a step of
 -- scripts/test.sh.
 BEGIN;
-SELECT plan(44);
+SELECT plan(46);
 
 CREATE TEMP TABLE xm AS
 SELECT 'bin' AS k, gbdt_train('higgs_train', 'label', NULL, 'binary:logistic', '{"num_round": 8, "max_depth": 4}') AS m
@@ -51,6 +51,14 @@ SELECT is((SELECT count(*)::int FROM multi_test t,
 SELECT is((SELECT count(*)::int FROM reg_test t
            WHERE gbdt_predict(pg_temp.back('reg'), t) IS DISTINCT FROM gbdt_predict(pg_temp.m('reg'), t)),
           0, 'regression with missing values: re-imported predictions identical');
+SELECT is((SELECT count(*)::int FROM reg_test t JOIN gbdt_predict_table(pg_temp.back('reg'), 'reg_test', 'id') p
+             ON p.key = t.id::text
+           WHERE p.prediction IS DISTINCT FROM gbdt_predict(pg_temp.m('reg'), t)),
+          0, 'regression: re-imported model through gbdt_predict_table (batch path) identical');
+SELECT is((SELECT count(*)::int FROM higgs_test t JOIN gbdt_predict_table(pg_temp.back('bin'), 'higgs_test', 'id') p
+             ON p.key = t.id::text
+           WHERE abs(p.prediction - gbdt_predict(pg_temp.back('bin'), t)) > 1e-12),
+          0, 'binary: batch and row scoring of the re-imported model agree');
 SELECT is(gbdt_model_info(pg_temp.back('multi'))->'classes', '[0, 1, 2, 3, 4]'::jsonb, 'multiclass classes after import');
 SELECT is((gbdt_model_info(pg_temp.back('reg'))->>'trees')::int, 10, 'tree count after import');
 
