@@ -58,8 +58,11 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds)
         const int32_t n = nd[j];
         const int32_t l = t.left[n];
         const unsigned inner = l >= 0;
-        const int32_t f = t.feature[n];
-        const float v = x[f & ~(f >> 31)];  // a leaf's -1 reads feature 0, unused
+        // A leaf reads a dummy (its feature field is not trusted, and x may
+        // be empty); the pointer is picked without a branch.
+        const float dummy = 0.0f;
+        const float* src = inner ? x + t.feature[n] : &dummy;
+        const float v = *src;
         const unsigned nan = v != v;
         const unsigned go_left = ((nan & (t.default_left[n] != 0)) | (~nan & (v < t.threshold[n]))) & 1u;
         const int32_t c[3] = {t.right[n], l, n};
