@@ -50,6 +50,10 @@ include $(PGXS)
 
 override CXXFLAGS := $(filter-out -O0 -O1 -O3 -g%,$(CXXFLAGS)) $(GBDT_CXXFLAGS)
 
+# Sources are never made (else make's built-in `%: %.o` rule could "link"
+# cuda/x.cu from cuda/x.cu.o).
+$(CUDA_SRCS): ;
+
 extension/core/%.o: extension/core/%.cpp $(wildcard extension/core/*.h)
 	$(CXX) $(GBDT_CXXFLAGS) -c -o $@ $<
 
@@ -80,10 +84,23 @@ build/gpu_bench: test/gpu/gpu_bench.cpp build/libgbdt_engine.a
 gputest: build/gpu_test
 	./build/gpu_test
 
+# CPU emulation of the CUDA backend (test/gpu/emu): runs the kernels and the
+# backend's host logic without a GPU; no nvcc needed.
+EMU_CXXFLAGS = $(GBDT_CXXFLAGS) -DGBDT_CUDA_EMULATION -Itest/gpu/emu -Icuda
+build/cuda_backend_emu.o: cuda/cuda_backend.cu $(wildcard cuda/*.cuh) $(wildcard test/gpu/emu/*.h test/gpu/emu/cub/*.cuh) $(wildcard extension/core/*.h)
+	@mkdir -p build
+	$(CXX) $(EMU_CXXFLAGS) -x c++ -c -o $@ $<
+
+build/gpu_test_emu: test/gpu/gpu_equality.cpp build/cuda_backend_emu.o $(CORE_OBJS)
+	$(CXX) $(EMU_CXXFLAGS) -o $@ $< build/cuda_backend_emu.o $(CORE_OBJS)
+
+gpuemu: build/gpu_test_emu
+	./build/gpu_test_emu --quick
+
 build/engine_bench: test/bench/engine_bench.cpp build/libgbdt_engine.a
 	$(CXX) $(GBDT_CXXFLAGS) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
 
 bench:
 	bash test/bench/run
 
-.PHONY: unittest gputest bench
+.PHONY: unittest gputest gpuemu bench

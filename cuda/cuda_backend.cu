@@ -178,7 +178,7 @@ class CudaBackend final : public TreeBackend {
     upload(d_off_.get(), off_.data(), (size_t)nf_, stream_);
     upload(d_nbins_.get(), nbins_.data(), (size_t)nf_, stream_);
     if (d.subsample >= 1.0) {
-      cuda::k_iota<<<grid_for(n_, kBlock, 65535), kBlock, 0, stream_>>>(d_sampled_.get(), n_);
+      GBDT_LAUNCH(cuda::k_iota, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(d_sampled_.get(), n_);
       GBDT_CUDA_LAUNCHED();
     }
     sync();
@@ -205,11 +205,11 @@ class CudaBackend final : public TreeBackend {
     compute_gradients();
     // Row sample of this round (shared by the K trees), ascending row order.
     if (data_.subsample < 1.0) {
-      cuda::k_sample_flags<<<grid_for(n_, kBlock, 65535), kBlock, 0, stream_>>>(
+      GBDT_LAUNCH(cuda::k_sample_flags, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(
           data_.seed, round, n_, data_.subsample, d_in_sample_.get(), d_flags_.get());
       GBDT_CUDA_LAUNCHED();
       scan_flags(n_);
-      cuda::k_sample_compact<<<grid_for(n_, kBlock, 65535), kBlock, 0, stream_>>>(
+      GBDT_LAUNCH(cuda::k_sample_compact, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(
           d_flags_.get(), d_scan_.get(), n_, d_sampled_.get());
       GBDT_CUDA_LAUNCHED();
       uint32_t cnt = 0;
@@ -379,7 +379,7 @@ class CudaBackend final : public TreeBackend {
   void compute_gradients() {
     const double mds = data_.split.max_delta_step;
     GBDT_CUDA_CHECK(cudaMemsetAsync(d_maxes_.get(), 0, 2 * (size_t)K_ * 8, stream_));
-    cuda::k_grad_max<kBlock><<<grid_for(n_, kBlock, num_sms_ * 8), kBlock, 0, stream_>>>(
+    GBDT_LAUNCH(cuda::k_grad_max<kBlock>, grid_for(n_, kBlock, num_sms_ * 8), kBlock, 0, stream_)(
         data_.objective, d_margins_.get(), d_labels_.get(), n_, K_, mds, d_maxes_.get());
     GBDT_CUDA_LAUNCHED();
     std::vector<unsigned long long> mx(2 * (size_t)K_);
@@ -393,7 +393,7 @@ class CudaBackend final : public TreeBackend {
       quant_[k] = make_quantizer(a, b, n_);
     }
     upload(d_quant_.get(), quant_.data(), (size_t)K_, stream_);
-    cuda::k_grad_quantize<<<grid_for(n_, kBlock, 65535), kBlock, 0, stream_>>>(
+    GBDT_LAUNCH(cuda::k_grad_quantize, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(
         data_.objective, d_margins_.get(), d_labels_.get(), n_, K_, mds, d_quant_.get(),
         d_gpair_.get());
     GBDT_CUDA_LAUNCHED();
@@ -444,7 +444,7 @@ class CudaBackend final : public TreeBackend {
     }
     upload(d_tasks_.get(), tasks_.data(), tasks_.size(), stream_);
     // Grid limit 2^31-1 blocks: far above task_cap_.
-    cuda::k_histogram<<<(unsigned)tasks_.size(), cuda::kHistBlock, hist_smem_, stream_>>>(
+    GBDT_LAUNCH(cuda::k_histogram, (unsigned)tasks_.size(), cuda::kHistBlock, hist_smem_, stream_)(
         d_tasks_.get(), d_row_.get(), d_bins_.get(), nf_, d_off_.get(), gp_, dst, (size_t)T_);
     GBDT_CUDA_LAUNCHED();
   }
@@ -457,11 +457,11 @@ class CudaBackend final : public TreeBackend {
     std::vector<GradSum> sums(count);
     for (size_t i = 0; i < count; ++i) sums[i] = level[first + i].sum;
     upload(d_node_sum_.get(), sums.data(), count, stream_);
-    cuda::k_eval_splits<<<(unsigned)(count * nfb_), cuda::kEvalWarps * 32, 0, stream_>>>(
+    GBDT_LAUNCH(cuda::k_eval_splits, (unsigned)(count * nfb_), cuda::kEvalWarps * 32, 0, stream_)(
         hist, (size_t)T_, d_node_sum_.get(), nf_, nfb_, d_off_.get(), d_nbins_.get(),
         d_fmask_.get(), data_.split, q, d_cand_.get());
     GBDT_CUDA_LAUNCHED();
-    cuda::k_reduce_splits<<<grid_for(count, 128, 1 << 30), 128, 0, stream_>>>(
+    GBDT_LAUNCH(cuda::k_reduce_splits, grid_for(count, 128, 1 << 30), 128, 0, stream_)(
         d_cand_.get(), (int)count, nfb_, d_best_.get());
     GBDT_CUDA_LAUNCHED();
     download(out, d_best_.get(), count, stream_);
@@ -483,7 +483,7 @@ class CudaBackend final : public TreeBackend {
       GBDT_CUDA_CHECK(cudaMemsetAsync(d_slot_.get(), 0, ns * sizeof(int32_t), stream_));
     }
     GBDT_CUDA_CHECK(cudaMemsetAsync(d_root_.get(), 0, sizeof(GradSum), stream_));
-    cuda::k_root_sum<kBlock><<<grid_for(ns, kBlock, num_sms_ * 4), kBlock, 0, stream_>>>(
+    GBDT_LAUNCH(cuda::k_root_sum<kBlock>, grid_for(ns, kBlock, num_sms_ * 4), kBlock, 0, stream_)(
         d_row_.get(), ns, gp_, d_root_.get());
     GBDT_CUDA_LAUNCHED();
     GradSum root_sum{0, 0};
@@ -552,17 +552,17 @@ class CudaBackend final : public TreeBackend {
       for (size_t i = 0; i < nsplit; ++i) sids[i] = (int32_t)split_idx[i];
       upload(d_part_.get(), pn.data(), L, stream_);
       upload(d_split_ids_.get(), sids.data(), nsplit, stream_);
-      cuda::k_part_flags<<<grid_for(ns, kBlock, 65535), kBlock, 0, stream_>>>(
+      GBDT_LAUNCH(cuda::k_part_flags, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
           d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_bins_.get(), nf_, d_flags_.get());
       GBDT_CUDA_LAUNCHED();
       scan_flags(ns);
       if (ns) {
-        cuda::k_part_scatter<<<grid_for(ns, kBlock, 65535), kBlock, 0, stream_>>>(
+        GBDT_LAUNCH(cuda::k_part_scatter, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
             d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_flags_.get(), d_scan_.get(),
             d_row_tmp_.get(), d_slot_tmp_.get());
         GBDT_CUDA_LAUNCHED();
       }
-      cuda::k_part_counts<<<grid_for(nsplit, 128, 1 << 30), 128, 0, stream_>>>(
+      GBDT_LAUNCH(cuda::k_part_counts, grid_for(nsplit, 128, 1 << 30), 128, 0, stream_)(
           d_part_.get(), d_split_ids_.get(), (int)nsplit, d_scan_.get(), d_nleft_.get());
       GBDT_CUDA_LAUNCHED();
       std::vector<uint32_t> nleft(nsplit);
@@ -609,8 +609,8 @@ class CudaBackend final : public TreeBackend {
           }
           build_histograms(bl, d_hist_[nxt].get());
           upload(d_subs_.get(), subs.data(), nsplit, stream_);
-          cuda::k_subtract<<<grid_for(nsplit * (size_t)T_, kBlock, num_sms_ * 16), kBlock, 0,
-                             stream_>>>(d_subs_.get(), (int)nsplit, d_hist_[cur].get(),
+          GBDT_LAUNCH(cuda::k_subtract, grid_for(nsplit * (size_t)T_, kBlock, num_sms_ * 16), kBlock, 0,
+                             stream_)(d_subs_.get(), (int)nsplit, d_hist_[cur].get(),
                                         d_hist_[nxt].get(), (size_t)T_);
           GBDT_CUDA_LAUNCHED();
           sync();
@@ -634,7 +634,7 @@ class CudaBackend final : public TreeBackend {
               [](const LeafSeg& a, const LeafSeg& b) { return a.begin < b.begin; });
     if (!segs.empty() && ns) {
       upload(d_leaves_.get(), segs.data(), segs.size(), stream_);
-      cuda::k_update_leaves<<<grid_for(ns, kBlock, 65535), kBlock, 0, stream_>>>(
+      GBDT_LAUNCH(cuda::k_update_leaves, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
           d_row_.get(), ns, d_leaves_.get(), (int)segs.size(), d_margins_.get(), K_, k);
       GBDT_CUDA_LAUNCHED();
     }
@@ -644,7 +644,7 @@ class CudaBackend final : public TreeBackend {
         dn[i] = DevNode{tree->left[i], tree->right[i], tree->feature[i], tree->split_bin[i],
                         tree->default_left[i], tree->value[i]};
       upload(d_tree_.get(), dn.data(), dn.size(), stream_);
-      cuda::k_update_unsampled<<<grid_for(n_, kBlock, 65535), kBlock, 0, stream_>>>(
+      GBDT_LAUNCH(cuda::k_update_unsampled, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(
           d_in_sample_.get(), n_, d_bins_.get(), nf_, d_nbins_.get(), d_tree_.get(),
           d_margins_.get(), K_, k);
       GBDT_CUDA_LAUNCHED();

@@ -15,10 +15,24 @@
 //   k_reduce_splits  best per node (better_split is a strict total order, so
 //                 the result does not depend on the reduction order)
 //   k_part_flags + cub::DeviceScan + k_part_scatter: stable partition by node
+//
+// With -DGBDT_CUDA_EMULATION (test/gpu/emu, `make build/gpu_test_emu`) the
+// same source compiles as plain C++ against a CPU emulation of the runtime,
+// so the kernels and the host logic can be exercised without a GPU.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include <cub/cub.cuh>
+
+// Kernel launch: GBDT_LAUNCH(kernel, grid, block, shared_bytes, stream)(args...).
+#if defined(GBDT_CUDA_EMULATION)
+#define GBDT_LAUNCH(k, g, b, s, st) ::gbdt_emu::launcher(k, (unsigned)(g), (unsigned)(b), (size_t)(s))
+#define GBDT_DYNAMIC_SHARED(T, name) T* name = (T*)::gbdt_emu::dyn_smem().data()
+#else
+#define GBDT_LAUNCH(k, g, b, s, st) k<<<(g), (b), (s), (st)>>>
+#define GBDT_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
+#endif
 
 #include "gradients.h"
 #include "split_math.h"
@@ -185,7 +199,7 @@ __global__ void __launch_bounds__(kHistBlock) k_histogram(const HistTask* tasks,
                                                           const uint8_t* bins, int d,
                                                           const uint32_t* off, const GradSum* gp,
                                                           GradSum* hist, size_t total_bins) {
-  extern __shared__ unsigned long long smem[];
+  GBDT_DYNAMIC_SHARED(unsigned long long, smem);
   const HistTask t = tasks[blockIdx.x];
   const uint32_t gw = (uint32_t)(t.f_end - t.f_begin);
   const uint32_t nslots = t.s_end - t.s_begin;
@@ -443,6 +457,16 @@ __global__ void k_update_unsampled(const uint8_t* in_sample, size_t n, const uin
     *m = __fadd_rn(*m, tree[node].value);
   }
 }
+
+#if defined(GBDT_CUDA_EMULATION)
+// Kernels that synchronize run as fibers in the emulation.
+inline bool emu_register_fiber_kernels() {
+  ::gbdt_emu::fiber_kernels() = {(const void*)&k_grad_max<256>, (const void*)&k_root_sum<256>,
+                                 (const void*)&k_histogram, (const void*)&k_eval_splits};
+  return true;
+}
+static const bool emu_fiber_kernels_registered = emu_register_fiber_kernels();
+#endif
 
 }  // namespace cuda
 }  // namespace gbdt

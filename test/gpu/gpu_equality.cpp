@@ -1,6 +1,10 @@
 // CPU-vs-CUDA equality test of the gbdt engine (no PostgreSQL).
 //
-//   build/gpu_test [--quick] [--filter SUBSTR] [--list] [--data DIR]
+//   build/gpu_test [--quick] [--filter SUBSTR] [--max-rows N] [--list] [--data DIR]
+//
+// build/gpu_test_emu is the same program linked with the CPU emulation of the
+// CUDA backend (test/gpu/emu: kernels run as fibers on the CPU), for checking
+// the backend's logic on a machine without a GPU (`make gpuemu`).
 //
 // Trains every case twice through train_model(), once with device "cpu" and
 // once with device "cuda", and asserts that the serialized models
@@ -397,6 +401,7 @@ std::string default_data_dir() {
 
 int main(int argc, char** argv) {
   bool quick = false, list = false;
+  size_t max_rows = 0;
   std::string filter, data_dir = default_data_dir();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -404,14 +409,16 @@ int main(int argc, char** argv) {
     else if (a == "--list") list = true;
     else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
     else if (a == "--data" && i + 1 < argc) data_dir = argv[++i];
+    else if (a == "--max-rows" && i + 1 < argc) max_rows = (size_t)std::stoull(argv[++i]);
     else {
-      std::cerr << "usage: gpu_test [--quick] [--filter SUBSTR] [--list] [--data DIR]\n";
+      std::cerr << "usage: gpu_test [--quick] [--filter SUBSTR] [--max-rows N] [--list] [--data DIR]\n";
       return 2;
     }
   }
   std::vector<Case> cases;
   for (const Case& c : all_cases())
-    if ((!quick || c.quick) && (filter.empty() || c.name.find(filter) != std::string::npos))
+    if ((!quick || c.quick) && (filter.empty() || c.name.find(filter) != std::string::npos) &&
+        (max_rows == 0 || (c.file.empty() ? c.n : 7000) <= max_rows))
       cases.push_back(c);
   if (list) {
     for (const Case& c : cases) std::cout << c.name << "\n";
@@ -419,6 +426,9 @@ int main(int argc, char** argv) {
   }
 
   std::cout << "gpu_test: cuda build info: " << gbdt::cuda_build_info_json() << "\n";
+#if defined(GBDT_CUDA_EMULATION)
+  std::cout << "gpu_test: CPU EMULATION of the CUDA backend (test/gpu/emu), not a GPU run\n";
+#endif
   if (!gbdt::cuda_compiled() || gbdt::cuda_device_count() == 0) {
     std::cout << "gpu_test: " << (gbdt::cuda_compiled() ? "no usable CUDA device on this host"
                                                        : "this build has no CUDA backend")
