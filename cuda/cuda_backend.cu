@@ -20,7 +20,11 @@
 // time (same sums, same trees, more work).
 #include <cuda_runtime.h>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
+#include <mutex>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -689,15 +693,39 @@ class CudaBackend final : public TreeBackend {
 };
 
 // Device count and the error that explains a zero.
-int device_count(cudaError_t* err) {
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    n = 0;
+// The CUDA driver and runtime start helper threads when they initialize; they
+// inherit the signal mask of the thread that initializes them.  Initialize
+// with all signals blocked so that the host process's signals (PostgreSQL's
+// SIGINT, SIGTERM, SIGALRM, ...) are never delivered to a CUDA thread.
+struct SignalsBlocked {
+  sigset_t old;
+  SignalsBlocked() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
   }
-  if (err) *err = e;
-  return n;
+  ~SignalsBlocked() { pthread_sigmask(SIG_SETMASK, &old, nullptr); }
+};
+
+int device_count(cudaError_t* err) {
+  static std::once_flag once;
+  static cudaError_t first_err = cudaSuccess;
+  static int first_n = 0;
+  // The first call initializes the driver with signals blocked (the device
+  // context is created by make_cuda_backend, also with signals blocked).
+  std::call_once(once, [] {
+    SignalsBlocked guard;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      n = 0;
+    }
+    first_err = e;
+    first_n = n;
+  });
+  if (err) *err = first_err;
+  return first_n;
 }
 
 std::string json_escape(const std::string& s) {
@@ -767,6 +795,8 @@ std::unique_ptr<TreeBackend> make_cuda_backend(const BoostData& data) {
                         std::string(err == cudaSuccess ? "no CUDA device found"
                                                        : cudaGetErrorString(err)));
   try {
+    SignalsBlocked guard;  // context creation starts CUDA helper threads
+    GBDT_CUDA_CHECK(cudaFree(nullptr));
     return std::unique_ptr<TreeBackend>(new CudaBackend(data));
   } catch (const ResourceError&) {
     throw;
