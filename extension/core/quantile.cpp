@@ -2,12 +2,58 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "thread_pool.h"
 
 namespace gbdt {
 
 namespace {
+
+// Ascending sort of non-NaN floats.  When the values do not mix -0.0 and
+// +0.0, values that compare equal are bit-identical, so the sorted sequence
+// is unique and any correct sort gives std::sort's exact result: then an LSD
+// radix sort (3 passes of 11 bits on order-preserving keys) is used; with
+// both zeros present, std::sort itself (its placement of -0/+0 is kept).
+void sort_values(std::vector<float>& s) {
+  const size_t n = s.size();
+  bool neg0 = false, pos0 = false;
+  for (float v : s)
+    if (v == 0.0f) (std::signbit(v) ? neg0 : pos0) = true;
+  if (n < 1024 || (neg0 && pos0)) {
+    std::sort(s.begin(), s.end());
+    return;
+  }
+  std::vector<uint32_t> a(n), b(n);
+  size_t cnt[3][2048] = {};
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t u;
+    std::memcpy(&u, &s[i], 4);
+    u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    a[i] = u;
+    ++cnt[0][u & 2047];
+    ++cnt[1][(u >> 11) & 2047];
+    ++cnt[2][u >> 22];
+  }
+  for (int pass = 0; pass < 3; ++pass) {
+    const int shift = pass * 11;
+    size_t* c = cnt[pass];
+    if (c[(a[0] >> shift) & 2047] == n) continue;  // one bucket: nothing moves
+    size_t sum = 0;
+    for (int k = 0; k < 2048; ++k) {
+      size_t t = c[k];
+      c[k] = sum;
+      sum += t;
+    }
+    for (size_t i = 0; i < n; ++i) b[c[(a[i] >> shift) & 2047]++] = a[i];
+    a.swap(b);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t u = a[i];
+    u = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
+    std::memcpy(&s[i], &u, 4);
+  }
+}
 
 // Cuts of one feature from its sorted non-missing sample values and its true
 // minimum/maximum over all rows.
@@ -17,7 +63,7 @@ void feature_cuts(std::vector<float>& s, float lo, float hi, int max_bins, std::
     out->push_back(1.0f);
     return;
   }
-  std::sort(s.begin(), s.end());
+  sort_values(s);
   size_t m = s.size();
   // Count distinct values (early exit once above max_bins).
   size_t distinct = 1;
