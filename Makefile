@@ -95,7 +95,7 @@ build/gpu_test_emu: test/gpu/gpu_equality.cpp build/cuda_backend_emu.o $(CORE_OB
 	$(CXX) $(EMU_CXXFLAGS) -o $@ $< build/cuda_backend_emu.o $(CORE_OBJS)
 
 gpuemu: build/gpu_test_emu
-	./build/gpu_test_emu --quick
+	./build/gpu_test_emu --quick --no-files
 
 build/engine_bench: test/bench/engine_bench.cpp build/libgbdt_engine.a
 	$(CXX) $(GBDT_CXXFLAGS) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)

@@ -1,6 +1,6 @@
 // CPU-vs-CUDA equality test of the gbdt engine (no PostgreSQL).
 //
-//   build/gpu_test [--quick] [--filter SUBSTR] [--max-rows N] [--list] [--data DIR]
+//   build/gpu_test [--quick] [--filter SUBSTR] [--max-rows N] [--no-files] [--list] [--data DIR]
 //
 // build/gpu_test_emu is the same program linked with the CPU emulation of the
 // CUDA backend (test/gpu/emu: kernels run as fibers on the CPU), for checking
@@ -400,7 +400,7 @@ std::string default_data_dir() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, list = false;
+  bool quick = false, list = false, no_files = false;
   size_t max_rows = 0;
   std::string filter, data_dir = default_data_dir();
   for (int i = 1; i < argc; ++i) {
@@ -410,15 +410,17 @@ int main(int argc, char** argv) {
     else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
     else if (a == "--data" && i + 1 < argc) data_dir = argv[++i];
     else if (a == "--max-rows" && i + 1 < argc) max_rows = (size_t)std::stoull(argv[++i]);
+    else if (a == "--no-files") no_files = true;
     else {
-      std::cerr << "usage: gpu_test [--quick] [--filter SUBSTR] [--max-rows N] [--list] [--data DIR]\n";
+      std::cerr << "usage: gpu_test [--quick] [--filter SUBSTR] [--max-rows N] [--no-files] [--list] [--data DIR]\n";
       return 2;
     }
   }
   std::vector<Case> cases;
   for (const Case& c : all_cases())
     if ((!quick || c.quick) && (filter.empty() || c.name.find(filter) != std::string::npos) &&
-        (max_rows == 0 || (c.file.empty() ? c.n : 7000) <= max_rows))
+        (max_rows == 0 || (c.file.empty() ? c.n : 7000) <= max_rows) &&
+        (!no_files || c.file.empty()))
       cases.push_back(c);
   if (list) {
     for (const Case& c : cases) std::cout << c.name << "\n";
