@@ -49,7 +49,7 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds)
   constexpr size_t G = 8;
   for (size_t i0 = 0; i0 < ntrees; i0 += G) {
     const size_t cnt = std::min(G, ntrees - i0);
-    int32_t nd[G] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int32_t nd[G] = {};
     const Tree* const tr = m.trees.data() + i0;
     for (;;) {
       unsigned active = 0;
@@ -231,10 +231,12 @@ void predict_batch(const Model& m, const float* x, size_t n, double* out, int nt
       size_t i = 0;
       constexpr int G = 8;
       for (; i + G <= rows; i += G) {
-        int32_t nd[G] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int32_t nd[G] = {};
         const float* xr = xb + i * (size_t)d;
-        for (int l = 0; l < depth; ++l)
+        for (int l = 0; l < depth; ++l) {
+#pragma GCC unroll 8
           for (int j = 0; j < G; ++j) nd[j] = step(tr, nd[j], xr + (size_t)j * d);
+        }
         for (int j = 0; j < G; ++j) a[(i + j) * K + g] += tr[nd[j]].thr;
       }
       for (; i < rows; ++i) {
