@@ -1,5 +1,7 @@
 // gbdt_train(relation regclass, target text, features text[] DEFAULT NULL,
 //            objective text DEFAULT NULL, params jsonb DEFAULT '{}') -> gbdt_model
+#include <malloc.h>
+
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -375,6 +377,10 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     });
     // All C++ objects of the training are gone here.
     MemoryContextDelete(data_cxt);
+    // The engine's buffers were freed by its destructors (also on error and
+    // cancel), but glibc keeps freed pages of the worker threads' arenas
+    // mapped; give them back so repeated trainings do not grow the backend.
+    malloc_trim(0);
     if (err.kind != EngineErrKind::kNone) {
       ErrorStyle style = default_style();
       raise_engine_error(&err, style);
