@@ -315,7 +315,8 @@ Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
         best_round = round;
       }
       if (p.verbose && hooks.log)
-        hooks.log("round " + std::to_string(round) + " validation " + m.report.eval_metric +
+        hooks.log("round " + std::to_string(round + 1) + " of " + std::to_string(p.num_round) +
+                  ": validation " + m.report.eval_metric +
                   " = " + fmtd(v));
       if (p.early_stopping_rounds > 0 && round - best_round >= p.early_stopping_rounds) break;
     } else if (p.verbose && hooks.log && (round % 10 == 0 || round + 1 == p.num_round)) {
@@ -330,13 +331,24 @@ Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
     m.tree_group.resize(keep);
   }
   // Final training metric (on the trees kept).
+  std::vector<double> pred;
   if (m.report.best_iteration < 0 || m.report.best_iteration + 1 == (int)m.report.validation_metric.size()) {
     backend->margins(&margins);
-    std::vector<double> pred(margins.begin(), margins.end());
-    for (size_t r = 0; r < n; ++r) transform_margins(m, &pred[r * K]);
-    m.report.train_metric.push_back(
-        compute_metric(m.report.eval_metric, p.objective, K, pred.data(), y, n));
+    pred.assign(margins.begin(), margins.end());
+  } else {
+    // Early stopping dropped trees: score the training rows with the kept ones.
+    pred.resize(n * (size_t)K);
+    std::vector<float> row((size_t)d);
+    for (size_t r = 0; r < n; ++r) {
+      if ((r & 65535) == 0) check_cancel(hooks.cancel);
+      size_t src = use_subset ? train_rows[r] : r;
+      for (int f = 0; f < d; ++f) row[f] = in.features.columns[f][src];
+      predict_margin_row(m, row.data(), &pred[r * K]);
+    }
   }
+  for (size_t r = 0; r < n; ++r) transform_margins(m, &pred[r * K]);
+  m.report.train_metric.push_back(
+      compute_metric(m.report.eval_metric, p.objective, K, pred.data(), y, n));
   return m;
 }
 

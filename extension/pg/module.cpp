@@ -51,7 +51,7 @@ extern "C" void _PG_init(void) {
       "this is refused before it starts.",
       &guc_max_memory, 4 * 1024 * 1024, 1024, INT_MAX, PGC_USERSET, GUC_UNIT_KB, nullptr,
       nullptr, nullptr);
-  DefineCustomBoolVariable("gbdt.verbose", "Report gbdt training progress as NOTICEs.", nullptr,
+  DefineCustomBoolVariable("gbdt.log_progress", "Report gbdt training progress as NOTICEs.", nullptr,
                            &guc_verbose, false, PGC_USERSET, 0, nullptr, nullptr, nullptr);
   MarkGUCPrefixReserved("gbdt");
 }

@@ -19,10 +19,13 @@ void check_memory_estimate(double rows, int nfeatures, bool at_least) {
   if (need <= limit) return;
   ereport(ERROR,
           (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-           errmsg("gbdt training needs an estimated %s%s of memory (%.0f rows x %d features), "
-                  "more than gbdt.max_memory = %s",
-                  at_least ? "at least " : "", format_bytes(need), rows, nfeatures,
-                  format_bytes(limit)),
+           at_least
+               ? errmsg("gbdt training needs more than gbdt.max_memory = %s: the estimate "
+                        "already exceeds it after reading %.0f rows of %d features (%s)",
+                        format_bytes(limit), rows, nfeatures, format_bytes(need))
+               : errmsg("gbdt training needs an estimated %s of memory (%.0f rows x %d "
+                        "features), more than gbdt.max_memory = %s",
+                        format_bytes(need), rows, nfeatures, format_bytes(limit)),
            errhint("Raise gbdt.max_memory, or train on a sample or fewer features.")));
 }
 
