@@ -289,14 +289,18 @@ class CpuBackend final : public TreeBackend {
     const GradSum miss = h[nb];
     SplitCandidate best = no_split();
     GradSum acc{0, 0};
+    const double pg = parent_gain(sp, q, ln.sum);
     for (int b = 0; b < nb; ++b) {
+      // An empty bin (b > 0) repeats bin b-1's sums, hence its gains; with
+      // the lower bin winning ties, its candidates can never be chosen.
+      if (b > 0 && h[b].g == 0 && h[b].h == 0) continue;
       acc = gs_add(acc, h[b]);
       // Missing values go right.
-      SplitCandidate cand{split_gain(sp, q, ln.sum, acc), f, b, 0, acc};
+      SplitCandidate cand{split_gain_given_parent(sp, q, ln.sum, acc, pg), f, b, 0, acc};
       if (split_is_useful(sp, cand.gain) && better_split(cand, best)) best = cand;
       if (miss.h != 0) {  // missing values go left
         GradSum l = gs_add(acc, miss);
-        SplitCandidate c2{split_gain(sp, q, ln.sum, l), f, b, 1, l};
+        SplitCandidate c2{split_gain_given_parent(sp, q, ln.sum, l, pg), f, b, 1, l};
         if (split_is_useful(sp, c2.gain) && better_split(c2, best)) best = c2;
       }
     }

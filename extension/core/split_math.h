@@ -71,13 +71,23 @@ GBDT_HD double to_h(const Quantizer& q, int64_t v) { return (double)v * q.h_inv;
 
 // Loss reduction of splitting parent into (left, right); negative infinity
 // when a child violates min_child_weight.
-GBDT_HD double split_gain(const SplitParams& p, const Quantizer& q, GradSum parent, GradSum left) {
+// parent_gain must be calc_gain(p, to_g(q, parent.g), to_h(q, parent.h))
+// (split scans compute it once per node: same bits as split_gain).
+GBDT_HD double split_gain_given_parent(const SplitParams& p, const Quantizer& q, GradSum parent,
+                                       GradSum left, double parent_gain) {
   GradSum right = gs_sub(parent, left);
   double hl = to_h(q, left.h), hr = to_h(q, right.h);
   if (hl < p.min_child_weight || hr < p.min_child_weight || hl <= 0.0 || hr <= 0.0) return -1.0;
   double gl = to_g(q, left.g), gr = to_g(q, right.g);
-  double gp = to_g(q, parent.g), hp = to_h(q, parent.h);
-  return calc_gain(p, gl, hl) + calc_gain(p, gr, hr) - calc_gain(p, gp, hp);
+  return calc_gain(p, gl, hl) + calc_gain(p, gr, hr) - parent_gain;
+}
+
+GBDT_HD double parent_gain(const SplitParams& p, const Quantizer& q, GradSum parent) {
+  return calc_gain(p, to_g(q, parent.g), to_h(q, parent.h));
+}
+
+GBDT_HD double split_gain(const SplitParams& p, const Quantizer& q, GradSum parent, GradSum left) {
+  return split_gain_given_parent(p, q, parent, left, parent_gain(p, q, parent));
 }
 
 // The smallest gain that makes a split worth taking (XGBoost's kRtEps + gamma).
