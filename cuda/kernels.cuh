@@ -299,6 +299,7 @@ __global__ void __launch_bounds__(kEvalWarps * 32) k_eval_splits(
   const int node = blockIdx.x / nfb, fb = blockIdx.x % nfb;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const GradSum psum = node_sum[node];
+  const double pgain = parent_gain(sp, q, psum);  // same bits as inside split_gain
   const GradSum* nh = hist + (size_t)node * total_bins;
   SplitCandidate best = no_split();
   for (int j = warp; j < kEvalFeatPerBlock; j += kEvalWarps) {
@@ -327,11 +328,11 @@ __global__ void __launch_bounds__(kEvalWarps * 32) k_eval_splits(
       cg += __shfl_sync(0xffffffffu, vg, 31);
       ch += __shfl_sync(0xffffffffu, vh, 31);
       if (b < nb) {
-        SplitCandidate c1{split_gain(sp, q, psum, acc), f, b, 0, acc};
+        SplitCandidate c1{split_gain_given_parent(sp, q, psum, acc, pgain), f, b, 0, acc};
         if (split_is_useful(sp, c1.gain) && better_split(c1, best)) best = c1;
         if (miss.h != 0) {
           GradSum l = gs_add(acc, miss);
-          SplitCandidate c2{split_gain(sp, q, psum, l), f, b, 1, l};
+          SplitCandidate c2{split_gain_given_parent(sp, q, psum, l, pgain), f, b, 1, l};
           if (split_is_useful(sp, c2.gain) && better_split(c2, best)) best = c2;
         }
       }
