@@ -457,13 +457,16 @@ class CpuBackend final : public TreeBackend {
         next.push_back(LevelNode{r, p.begin + nleft[i], p.end, rs, nullptr});
       }
       if (need_hist) {
+        // The smaller child gets a new histogram; the larger one takes over
+        // its parent's, turned in place into parent - smaller (2 live
+        // histograms per split instead of 3).
         std::vector<LevelNode*> build;
         for (size_t i = 0; i < split_nodes.size(); ++i) {
           LevelNode& a = next[2 * i];
           LevelNode& b = next[2 * i + 1];
-          a.hist = hist_pool_->get();
-          b.hist = hist_pool_->get();
-          build.push_back((a.end - a.begin) <= (b.end - b.begin) ? &a : &b);
+          LevelNode* small = (a.end - a.begin) <= (b.end - b.begin) ? &a : &b;
+          small->hist = hist_pool_->get();
+          build.push_back(small);
         }
         build_histograms(build, gp);
         const size_t T = total_bins_;
@@ -472,9 +475,10 @@ class CpuBackend final : public TreeBackend {
           LevelNode& b = next[2 * i + 1];
           bool a_built = (a.end - a.begin) <= (b.end - b.begin);
           const GradSum* small = a_built ? a.hist : b.hist;
-          GradSum* other = a_built ? b.hist : a.hist;
-          const GradSum* parent = split_nodes[i]->hist;
-          for (size_t j = 0; j < T; ++j) other[j] = gs_sub(parent[j], small[j]);
+          GradSum* parent = split_nodes[i]->hist;
+          for (size_t j = 0; j < T; ++j) parent[j] = gs_sub(parent[j], small[j]);
+          (a_built ? b : a).hist = parent;
+          split_nodes[i]->hist = nullptr;
         });
       }
       for (LevelNode* p : split_nodes) {
