@@ -791,7 +791,7 @@ std::string cuda_build_info_json() {
 std::unique_ptr<TreeBackend> make_cuda_backend(const BoostData& data) {
   cudaError_t err = cudaSuccess;
   if (device_count(&err) == 0)
-    throw ResourceError("gbdt.device is 'cuda' but no CUDA device is available: " +
+    throw ResourceError("device 'cuda' requested but no CUDA device is available: " +
                         std::string(err == cudaSuccess ? "no CUDA device found"
                                                        : cudaGetErrorString(err)));
   try {

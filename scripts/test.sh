@@ -6,6 +6,7 @@
 #  1. installs missing dependencies (scripts/install-deps.sh, as root)
 #  2. make && make install
 #  3. make unittest                (GoogleTest engine tests, no PostgreSQL)
+#     make gpuemu                  (CUDA backend vs CPU backend under CPU emulation)
 #  4. throw-away cluster           (initdb in a temp dir as user postgres, socket only)
 #  5. XGBoost reference            (test/parity/reference.py: data splits + reference metrics)
 #  6. loads the test data          (test/parity/schema.sql + \copy)
@@ -117,6 +118,22 @@ if [ "$ut_rc" = 0 ]; then
   record "unit tests" ok "${ut_pass:-?} passed"
 else
   record "unit tests" FAIL "${ut_pass:-0} passed, ${ut_fail:-?} failed, make rc $ut_rc"
+fi
+
+# ---- 3b. CUDA kernels under CPU emulation ------------------------------------
+# The CUDA backend's kernel and host source, compiled against a CPU stand-in
+# for the CUDA runtime and CUB (test/gpu/emu), must build byte-identical models
+# to the CPU backend.  Real-GPU runs: bash test/gpu/run.sh on a GPU machine.
+banner "CUDA backend under CPU emulation (make gpuemu)"
+EMU_LOG=$(mktemp)
+make gpuemu 2>&1 | tee "$EMU_LOG"
+emu_rc=${PIPESTATUS[0]}
+emu_line=$(grep -E '^gpu_test summary' "$EMU_LOG" | tail -n1)
+rm -f "$EMU_LOG"
+if [ "$emu_rc" = 0 ]; then
+  record "cuda emulation" ok "${emu_line#gpu_test summary: }"
+else
+  record "cuda emulation" FAIL "${emu_line:-make gpuemu rc $emu_rc}"
 fi
 
 # ---- 4. throw-away cluster -------------------------------------------------

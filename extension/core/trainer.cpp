@@ -249,8 +249,7 @@ Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
   if (device == "cuda") {
     if (!cuda_compiled())
       throw InvalidInput("device \"cuda\" requested but this gbdt library was built without CUDA");
-    if (cuda_device_count() == 0)
-      throw InvalidInput("device \"cuda\" requested but no CUDA device is available on this host");
+    // Throws ResourceError saying why (no device, driver error, memory).
     backend = make_cuda_backend(bd);
   } else if (device == "auto" && cuda_compiled() && cuda_device_count() > 0) {
     try {
