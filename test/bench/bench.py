@@ -34,6 +34,18 @@ THREADS = int(os.environ.get("GBDT_BENCH_THREADS", "2"))
 ROWS = int(os.environ.get("GBDT_BENCH_ROWS", "1000000"))
 WIDE_ROWS = int(os.environ.get("GBDT_BENCH_WIDE_ROWS", "200000"))
 ROUNDS, DEPTH, ETA, BINS = 100, 6, 0.1, 256
+# Timed steps are repeated and the fastest run kept (others' load on a shared
+# machine only ever slows a run down).
+REPEAT = max(1, int(os.environ.get("GBDT_BENCH_REPEAT", "1")))
+
+
+def best_of(fn, key):
+    best = None
+    for _ in range(REPEAT):
+        r = fn()
+        if best is None or r[key] < best[key]:
+            best = r
+    return best
 
 
 def datasets():
@@ -478,15 +490,15 @@ def main():
         ld = load_table(conn, name, src, d)
         n = ld["n_train"]
         print(f"   loaded {n} training rows ({ld['copy_in_s']:.1f} s COPY)", flush=True)
-        ind = indb_train(name, obj)
+        ind = best_of(lambda: indb_train(name, obj), "total_s")
         print(f"   in-db {ind['total_s']:.2f} s", flush=True)
-        eng = engine_alone(npy, obj, os.path.join(DATA, f"{name}.engine.model"))
+        eng = best_of(lambda: engine_alone(npy, obj, os.path.join(DATA, f"{name}.engine.model")), "train_s")
         print(f"   engine {eng['train_s']:.2f} s", flush=True)
-        xg = run_worker("xgb", npy, obj, name)
+        xg = best_of(lambda: run_worker("xgb", npy, obj, name), "train_s")
         print(f"   xgboost {xg['train_s']:.2f} s", flush=True)
-        lg = run_worker("lgb", npy, obj, name)
+        lg = best_of(lambda: run_worker("lgb", npy, obj, name), "train_s")
         print(f"   lightgbm {lg['train_s']:.2f} s", flush=True)
-        us = run_worker("user", npy, obj, name)
+        us = best_of(lambda: run_worker("user", npy, obj, name), "train_s")
         print(f"   COPY->pandas->xgboost {us['train_s']:.2f} s", flush=True)
         sc = indb_scoring(name, d)
         budget_kb = (1.5 * (n * d + 32 * n) + 100 * 2 ** 20) / 1024
@@ -555,7 +567,8 @@ def main():
         emit(f"| {name} | {s['eng_xgb']:.2f} | {s['eng_lgb']:.2f} | {s['indb_eng']:.2f} | {s['indb_xgb']:.2f} | "
              f"{s['user_indb']:.2f} | {s['mem']:.2f}; {s['mem_priv']:.2f} | {s['pred']:.2f} | {s['scalar']:.2f}; {s['scalar_inl']:.1f} | {dm} |")
     emit()
-    emit(f"Reproduce: `make bench` (GBDT_BENCH_THREADS={THREADS}).  Before each timed step the "
+    emit(f"Reproduce: `make bench` (GBDT_BENCH_THREADS={THREADS}, GBDT_BENCH_REPEAT={REPEAT}: fastest of "
+         f"{REPEAT} run(s) per trainer).  Before each timed step the "
          f"script waited for the CPUs to be >= 85% idle ({QUIET_WAITS[0]:.0f} s waited in all).")
     if a.out:
         os.makedirs(os.path.dirname(a.out), exist_ok=True)
