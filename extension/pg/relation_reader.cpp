@@ -3,6 +3,15 @@
 #include <cfloat>
 #include <cmath>
 
+extern "C" {
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "parser/parse_coerce.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+}
+
 namespace gbdt_pg {
 
 RelInfo* open_rel_info(Oid relid) {
@@ -104,8 +113,135 @@ void receiver_destroy(DestReceiver* self) {}
 
 }  // namespace
 
+namespace {
+
+// ---- direct heap scan (plain tables) ----
+// For a plain table without row-level security that the user may SELECT
+// as a whole, reading the heap directly gives the same rows in the same
+// order as the SPI query (no synchronized scan start, so the order is always
+// the physical one) without the executor's per-column projection, which
+// dominates on wide tables.  Pass-through (text) columns get the same text
+// as the query's (col)::text, so only types whose cast to text is the I/O
+// conversion (or text itself) qualify; anything else takes the SPI path.
+struct FastScan {
+  AttrNumber* attnums;  // per requested column
+  FmgrInfo* outfns;     // per requested column (pass-through columns)
+  bool* is_text;        // pass-through column already of type text
+  AttrNumber maxatt;
+};
+
+bool plan_fast_scan(const RelInfo* rel, const ReaderColumn* cols, int ncols, FastScan* fs) {
+  if (rel->relkind != RELKIND_RELATION) return false;
+  if (check_enable_rls(rel->relid, InvalidOid, true) == RLS_ENABLED) return false;
+  if (pg_class_aclcheck(rel->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK) return false;
+  fs->attnums = (AttrNumber*)palloc0(sizeof(AttrNumber) * (ncols > 0 ? ncols : 1));
+  fs->outfns = (FmgrInfo*)palloc0(sizeof(FmgrInfo) * (ncols > 0 ? ncols : 1));
+  fs->is_text = (bool*)palloc0(sizeof(bool) * (ncols > 0 ? ncols : 1));
+  fs->maxatt = 0;
+  for (int i = 0; i < ncols; i++) {
+    Form_pg_attribute a = find_column(rel, cols[i].name);
+    if (a == nullptr) return false;  // the SPI path reports it
+    Oid t = a->atttypid;
+    if (cols[i].kind == ValKind::kNone) {
+      if (t == TEXTOID) {
+        fs->is_text[i] = true;
+      } else {
+        Oid castfunc = InvalidOid;
+        if (find_coercion_pathway(TEXTOID, t, COERCION_EXPLICIT, &castfunc) !=
+            COERCION_PATH_COERCEVIAIO)
+          return false;
+        Oid outfn;
+        bool varlena;
+        getTypeOutputInfo(t, &outfn, &varlena);
+        fmgr_info(outfn, &fs->outfns[i]);
+      }
+    } else if (kind_for_type(t) != cols[i].kind) {
+      return false;
+    }
+    fs->attnums[i] = a->attnum;
+    if (a->attnum > fs->maxatt) fs->maxatt = a->attnum;
+  }
+  return true;
+}
+
+uint64 read_relation_fast(const RelInfo* rel, const ReaderColumn* cols, int ncols,
+                          ReaderRowFn fn, void* arg, bool read_only, const FastScan* fs) {
+  // Snapshot as SPI takes it: a fresh one (after a command counter
+  // increment) unless read-only.
+  if (!read_only) {
+    CommandCounterIncrement();
+    PushActiveSnapshot(GetTransactionSnapshot());
+  } else {
+    PushActiveSnapshot(GetActiveSnapshot());
+  }
+  Relation r = table_open(rel->relid, AccessShareLock);
+  TupleTableSlot* slot = table_slot_create(r, nullptr);
+  TupleDesc od = CreateTemplateTupleDesc(ncols > 0 ? ncols : 1);
+  for (int i = 0; i < ncols; i++)
+    TupleDescInitEntry(od, (AttrNumber)(i + 1), cols[i].name,
+                       cols[i].kind == ValKind::kNone ? TEXTOID : FLOAT8OID, -1, 0);
+  TupleTableSlot* out = MakeSingleTupleTableSlot(od, &TTSOpsVirtual);
+  float* vals = (float*)palloc(sizeof(float) * (ncols > 0 ? ncols : 1));
+  bool* nulls = (bool*)palloc(sizeof(bool) * (ncols > 0 ? ncols : 1));
+  MemoryContext row_cxt =
+      AllocSetContextCreate(CurrentMemoryContext, "gbdt reader row", ALLOCSET_SMALL_SIZES);
+  TableScanDesc scan = table_beginscan_strat(r, GetActiveSnapshot(), 0, nullptr, true, false);
+  uint64 rows = 0;
+  while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
+    MemoryContextReset(row_cxt);
+    MemoryContext old = MemoryContextSwitchTo(row_cxt);
+    slot_getsomeattrs(slot, fs->maxatt);
+    ExecClearTuple(out);
+    for (int i = 0; i < ncols; i++) {
+      const ReaderColumn& c = cols[i];
+      const int att = fs->attnums[i] - 1;
+      const bool isnull = slot->tts_isnull[att];
+      Datum d = slot->tts_values[att];
+      nulls[i] = isnull;
+      out->tts_isnull[i] = isnull;
+      out->tts_values[i] = d;
+      if (isnull) {
+        vals[i] = NAN;
+        continue;
+      }
+      if (c.kind == ValKind::kNone) {
+        vals[i] = NAN;
+        if (!fs->is_text[i])
+          out->tts_values[i] =
+              PointerGetDatum(cstring_to_text(OutputFunctionCall(&fs->outfns[i], d)));
+        continue;
+      }
+      double v = datum_to_double(d, c.kind);
+      float f = (float)v;
+      if (c.reject_infinity && std::isinf(f)) report_nonfinite(c.name, c.is_target, d, c.kind, v);
+      vals[i] = f;
+    }
+    ExecStoreVirtualTuple(out);
+    fn(arg, out, vals, nulls);
+    MemoryContextSwitchTo(old);
+    rows++;
+    if ((rows & 4095) == 0) CHECK_FOR_INTERRUPTS();
+  }
+  table_endscan(scan);
+  ExecDropSingleTupleTableSlot(out);
+  ExecDropSingleTupleTableSlot(slot);
+  table_close(r, NoLock);
+  MemoryContextDelete(row_cxt);
+  pfree(vals);
+  pfree(nulls);
+  PopActiveSnapshot();
+  return rows;
+}
+
+}  // namespace
+
 uint64 read_relation(const RelInfo* rel, const ReaderColumn* cols, int ncols, ReaderRowFn fn,
                      void* arg, bool read_only) {
+  {
+    FastScan fs;
+    if (plan_fast_scan(rel, cols, ncols, &fs))
+      return read_relation_fast(rel, cols, ncols, fn, arg, read_only, &fs);
+  }
   StringInfoData q;
   initStringInfo(&q);
   appendStringInfoString(&q, "SELECT ");
