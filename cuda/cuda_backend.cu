@@ -36,6 +36,7 @@
 #include "backend.h"
 #include "gradients.h"
 #include "kernels.cuh"
+#include "tree_growth.h"
 
 namespace gbdt {
 
@@ -582,18 +583,9 @@ class CudaBackend final : public TreeBackend {
       next.reserve(2 * nsplit);
       for (size_t j = 0; j < nsplit; ++j) {
         const LNode& p = level[split_idx[j]];
-        const SplitCandidate& s = best[split_idx[j]];
-        GradSum ls = s.left, rs = gs_sub(p.sum, s.left);
-        int32_t l = tree->add_node(p.id, leaf_value(sp, q, ls), to_h(q, ls.h));
-        int32_t r = tree->add_node(p.id, leaf_value(sp, q, rs), to_h(q, rs.h));
-        tree->left[p.id] = l;
-        tree->right[p.id] = r;
-        tree->feature[p.id] = s.feature;
-        tree->split_bin[p.id] = s.bin;
-        tree->default_left[p.id] = (uint8_t)s.default_left;
-        tree->gain[p.id] = (float)s.gain;
-        next.push_back(LNode{l, p.begin, p.begin + nleft[j], ls});
-        next.push_back(LNode{r, p.begin + nleft[j], p.end, rs});
+        SplitChildren c = apply_split(tree, p.id, p.sum, best[split_idx[j]], sp, q);
+        next.push_back(LNode{c.left, p.begin, p.begin + nleft[j], c.left_sum});
+        next.push_back(LNode{c.right, p.begin + nleft[j], p.end, c.right_sum});
       }
       const bool need_hist = depth + 1 < D;
       if (need_hist && resident) {

@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "gradients.h"
 #include "thread_pool.h"
+#include "tree_growth.h"
 
 namespace gbdt {
 
@@ -443,18 +444,9 @@ class CpuBackend final : public TreeBackend {
       next.reserve(split_nodes.size() * 2);
       for (size_t i = 0; i < split_nodes.size(); ++i) {
         const LevelNode& p = *split_nodes[i];
-        const SplitCandidate& s = splits[i];
-        GradSum ls = s.left, rs = gs_sub(p.sum, s.left);
-        int32_t l = tree->add_node(p.id, leaf_value(sp, q, ls), to_h(q, ls.h));
-        int32_t r = tree->add_node(p.id, leaf_value(sp, q, rs), to_h(q, rs.h));
-        tree->left[p.id] = l;
-        tree->right[p.id] = r;
-        tree->feature[p.id] = s.feature;
-        tree->split_bin[p.id] = s.bin;
-        tree->default_left[p.id] = (uint8_t)s.default_left;
-        tree->gain[p.id] = (float)s.gain;
-        next.push_back(LevelNode{l, p.begin, p.begin + nleft[i], ls, nullptr});
-        next.push_back(LevelNode{r, p.begin + nleft[i], p.end, rs, nullptr});
+        SplitChildren c = apply_split(tree, p.id, p.sum, splits[i], sp, q);
+        next.push_back(LevelNode{c.left, p.begin, p.begin + nleft[i], c.left_sum, nullptr});
+        next.push_back(LevelNode{c.right, p.begin + nleft[i], p.end, c.right_sum, nullptr});
       }
       if (need_hist) {
         // The smaller child gets a new histogram; the larger one takes over
