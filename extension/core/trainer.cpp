@@ -156,8 +156,12 @@ bool is_validation_row(uint64_t seed, uint64_t r, double fraction) {
 
 }  // namespace
 
-Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
-                  const std::string& target_name) {
+namespace {
+
+// One training on the device that `p` / `hooks` select; *on_cuda tells
+// whether it ran (or failed) on the CUDA backend.
+Model train_once(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
+                 const std::string& target_name, bool* on_cuda) {
   const size_t n_all = in.features.n_rows;
   const int d = (int)in.features.columns.size();
   if (d == 0) throw InvalidInput("no feature columns to train on");
@@ -259,6 +263,7 @@ Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
     }
   }
   if (!backend) backend = make_cpu_backend();
+  *on_cuda = backend->name() != "cpu";
   m.report.backend = backend->name();
 
   std::vector<float> margins(n * (size_t)K);
@@ -349,6 +354,29 @@ Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
   m.report.train_metric.push_back(
       compute_metric(m.report.eval_metric, p.objective, K, pred.data(), y, n));
   return m;
+}
+
+}  // namespace
+
+Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
+                  const std::string& target_name) {
+  bool on_cuda = false;
+  try {
+    return train_once(in, p, hooks, target_name, &on_cuda);
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const InvalidInput&) {
+    throw;  // the same input fails on the CPU too
+  } catch (const std::exception& e) {
+    // With device 'auto', a CUDA failure during training (out of memory, a
+    // CUDA runtime error), not only at start-up, falls back to the CPU,
+    // which builds the same model.
+    const std::string device = p.device.empty() ? hooks.default_device : p.device;
+    if (!on_cuda || device != "auto") throw;
+    if (hooks.notice) hooks.notice(std::string("gbdt: training on the CPU: ") + e.what());
+    p.device = "cpu";
+    return train_once(in, p, hooks, target_name, &on_cuda);
+  }
 }
 
 }  // namespace gbdt
