@@ -10,28 +10,6 @@
 
 namespace gbdt {
 
-namespace {
-
-inline int32_t leaf_of(const Tree& t, const float* x) {
-  const int32_t* L = t.left.data();
-  const int32_t* R = t.right.data();
-  const int32_t* F = t.feature.data();
-  const float* T = t.threshold.data();
-  const uint8_t* D = t.default_left.data();
-  int32_t nd = 0;
-  while (L[nd] >= 0) {
-    const float v = x[F[nd]];
-    const unsigned nan = v != v;
-    const unsigned go_left = (nan & (D[nd] != 0)) | (~nan & (v < T[nd]));
-    // Both children loaded, then an indexed pick: no data-dependent branch.
-    const int32_t c[2] = {R[nd], L[nd]};
-    nd = c[go_left & 1u];
-  }
-  return nd;
-}
-
-}  // namespace
-
 void predict_margin_row(const Model& m, const float* x, double* out, int rounds) {
   const int K = m.num_output_group;
   size_t ntrees = m.trees.size();

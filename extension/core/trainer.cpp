@@ -299,13 +299,7 @@ Model train_once(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
       for (int k = 0; k < K; ++k) {
         const Tree& t = m.trees[m.trees.size() - K + k];
         for (size_t i = 0; i < valid_rows.size(); ++i) {
-          const float* x = &vx[i * d];
-          int32_t nd = 0;
-          while (!t.is_leaf(nd)) {
-            float v = x[t.feature[nd]];
-            bool left = v != v ? t.default_left[nd] != 0 : v < t.threshold[nd];
-            nd = left ? t.left[nd] : t.right[nd];
-          }
+          const int32_t nd = t.leaf_of(&vx[i * d]);
           vmargin[i * K + k] = (double)((float)vmargin[i * K + k] + t.value[nd]);
         }
       }

@@ -21,6 +21,26 @@ struct Tree {
   int32_t num_nodes() const { return (int32_t)left.size(); }
   bool is_leaf(int32_t n) const { return left[n] < 0; }
 
+  // The leaf row x (features as float, NaN = missing) falls into: value <
+  // threshold goes left, missing follows default_left.
+  int32_t leaf_of(const float* x) const {
+    const int32_t* L = left.data();
+    const int32_t* R = right.data();
+    const int32_t* F = feature.data();
+    const float* T = threshold.data();
+    const uint8_t* D = default_left.data();
+    int32_t nd = 0;
+    while (L[nd] >= 0) {
+      const float v = x[F[nd]];
+      const unsigned nan = v != v;
+      const unsigned go_left = (nan & (D[nd] != 0)) | (~nan & (v < T[nd]));
+      // Both children loaded, then an indexed pick: no data-dependent branch.
+      const int32_t c[2] = {R[nd], L[nd]};
+      nd = c[go_left & 1u];
+    }
+    return nd;
+  }
+
   int32_t add_node(int32_t parent_id, float node_value, double node_cover) {
     left.push_back(-1);
     right.push_back(-1);
