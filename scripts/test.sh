@@ -6,6 +6,7 @@
 #  1. installs missing dependencies (scripts/install-deps.sh, as root)
 #  2. make && make install
 #  3. make unittest                (GoogleTest engine tests, no PostgreSQL)
+#     test/bench/model_hashes.sh   (golden model bytes, 26 configurations)
 #     make gpuemu                  (CUDA backend vs CPU backend under CPU emulation)
 #  4. throw-away cluster           (initdb in a temp dir as user postgres, socket only)
 #  5. XGBoost reference            (test/parity/reference.py: data splits + reference metrics)
@@ -118,6 +119,18 @@ if [ "$ut_rc" = 0 ]; then
   record "unit tests" ok "${ut_pass:-?} passed"
 else
   record "unit tests" FAIL "${ut_pass:-0} passed, ${ut_fail:-?} failed, make rc $ut_rc"
+fi
+
+# ---- 3a. golden model bytes -------------------------------------------------
+# 26 trainings (every objective, sampling, nthread 1/2/7, bins, depth, missing
+# values, wide data, early stopping) hashed and compared with
+# test/bench/model_hashes.txt: a change of model bytes must be deliberate
+# (then regenerate: bash test/bench/model_hashes.sh > test/bench/model_hashes.txt).
+banner "golden model bytes (test/bench/model_hashes.sh --check)"
+if GBDT_SHARED=$SHARED bash "$ROOT/test/bench/model_hashes.sh" --check "$ROOT/test/bench/model_hashes.txt"; then
+  record "golden model bytes" ok "26 configurations"
+else
+  record "golden model bytes" FAIL "see the differing configurations above"
 fi
 
 # ---- 3b. CUDA kernels under CPU emulation ------------------------------------

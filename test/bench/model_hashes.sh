@@ -9,7 +9,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SHARED=${GBDT_SHARED:-$(cd .. && pwd)/shared}
-[ -d "$SHARED" ] || SHARED=/work/shared
 make -s build/engine_bench >/dev/null
 D=results/hashdata
 mkdir -p "$D"
