@@ -17,6 +17,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define GBDT_SCAN_AVX2 1
+#endif
 
 #include "backend.h"
 #include "gradients.h"
@@ -34,21 +38,23 @@ double since(Clock::time_point t) {
 
 // Adds the rows idx[b..e) of the row-major bin matrix to hst (one 16-byte
 // integer pair per bin).  Integer sums: the order does not matter.
+// Only features [f0, f1) are added (feature blocks: see build_histograms).
 inline void accumulate_rows(GradSum* hst, const uint8_t* bins, int d, const uint32_t* off,
-                            const uint32_t* idx, size_t b, size_t e, const GradSum* gp) {
+                            const uint32_t* idx, size_t b, size_t e, const GradSum* gp,
+                            int f0, int f1) {
   const size_t pf = 24;  // prefetch distance (rows)
   for (size_t i = b; i < e; ++i) {
     if (i + pf < e) {
       uint32_t rp = idx[i + pf];
-      __builtin_prefetch(bins + (size_t)rp * d);
+      __builtin_prefetch(bins + (size_t)rp * d + f0);
       __builtin_prefetch(gp + rp);
     }
     const uint32_t r = idx[i];
     const uint8_t* rb = bins + (size_t)r * d;
 #if defined(__SSE2__)
     const __m128i g = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r));
-    int f = 0;
-    for (; f + 4 <= d; f += 4) {
+    int f = f0;
+    for (; f + 4 <= f1; f += 4) {
       __m128i* p0 = reinterpret_cast<__m128i*>(hst + off[f] + rb[f]);
       __m128i* p1 = reinterpret_cast<__m128i*>(hst + off[f + 1] + rb[f + 1]);
       __m128i* p2 = reinterpret_cast<__m128i*>(hst + off[f + 2] + rb[f + 2]);
@@ -58,13 +64,13 @@ inline void accumulate_rows(GradSum* hst, const uint8_t* bins, int d, const uint
       _mm_storeu_si128(p2, _mm_add_epi64(_mm_loadu_si128(p2), g));
       _mm_storeu_si128(p3, _mm_add_epi64(_mm_loadu_si128(p3), g));
     }
-    for (; f < d; ++f) {
+    for (; f < f1; ++f) {
       __m128i* p0 = reinterpret_cast<__m128i*>(hst + off[f] + rb[f]);
       _mm_storeu_si128(p0, _mm_add_epi64(_mm_loadu_si128(p0), g));
     }
 #else
     const GradSum g = gp[r];
-    for (int f = 0; f < d; ++f) {
+    for (int f = f0; f < f1; ++f) {
       GradSum& s = hst[off[f] + rb[f]];
       s.g += g.g;
       s.h += g.h;
@@ -72,6 +78,105 @@ inline void accumulate_rows(GradSum* hst, const uint8_t* bins, int d, const uint
 #endif
   }
 }
+
+// ---- vectorized split scan (max_delta_step == 0) ----
+// The gains of split_gain_given_parent for a run of left sums, computed with
+// the very IEEE double operations of split_math.h in the same order (no FMA:
+// the AVX2 target below does not enable it, and -ffp-contract=off holds), so
+// every gain has the bits of the scalar code.
+struct GainConsts {
+  double g_inv, h_inv, mcw, lambda, alpha, pg;
+  int64_t pgs, phs;  // parent sums
+};
+
+inline double scalar_gain(const GainConsts& k, int64_t lg, int64_t lh) {
+  const int64_t rg = k.pgs - lg, rh = k.phs - lh;
+  const double hl = (double)lh * k.h_inv, hr = (double)rh * k.h_inv;
+  if (hl < k.mcw || hr < k.mcw || hl <= 0.0 || hr <= 0.0) return -1.0;
+  const double gl = (double)lg * k.g_inv, gr = (double)rg * k.g_inv;
+  const double tl = gl > k.alpha ? gl - k.alpha : (gl < -k.alpha ? gl + k.alpha : 0.0);
+  const double tr = gr > k.alpha ? gr - k.alpha : (gr < -k.alpha ? gr + k.alpha : 0.0);
+  return ((tl * tl) / (hl + k.lambda) + (tr * tr) / (hr + k.lambda)) - k.pg;
+}
+
+#if defined(GBDT_SCAN_AVX2)
+// Exact int64 -> double (round to nearest even, like cvtsi2sd): v = hi*2^32 +
+// lo with both parts converted exactly, then one rounding addition.
+__attribute__((target("avx2"))) inline __m256d i64_to_f64(__m256i v) {
+  const __m256i lo = _mm256_blend_epi32(v, _mm256_castpd_si256(_mm256_set1_pd(0x1p52)), 0xAA);
+  const __m256i hi = _mm256_xor_si256(_mm256_srli_epi64(v, 32), _mm256_set1_epi64x(0x4530000080000000LL));
+  const __m256d hd = _mm256_sub_pd(_mm256_castsi256_pd(hi), _mm256_set1_pd(0x1p84 + 0x1p63));
+  const __m256d ld = _mm256_sub_pd(_mm256_castsi256_pd(lo), _mm256_set1_pd(0x1p52));
+  return _mm256_add_pd(hd, ld);
+}
+
+__attribute__((target("avx2"))) inline __m256d thr_l1(__m256d g, __m256d a, __m256d na) {
+  const __m256d gt = _mm256_cmp_pd(g, a, _CMP_GT_OQ);
+  const __m256d lt = _mm256_cmp_pd(g, na, _CMP_LT_OQ);
+  __m256d t = _mm256_and_pd(lt, _mm256_add_pd(g, a));
+  return _mm256_blendv_pd(t, _mm256_sub_pd(g, a), gt);
+}
+
+// out[i] = gain of left sums (lg[i] + og, lh[i] + oh), i < n (arrays padded to
+// a multiple of 4).
+__attribute__((target("avx2"))) void gains_avx2(const GainConsts& k, const int64_t* lg,
+                                                const int64_t* lh, int n, int64_t og, int64_t oh,
+                                                double* out) {
+  const __m256i vog = _mm256_set1_epi64x(og), voh = _mm256_set1_epi64x(oh);
+  const __m256i vpg = _mm256_set1_epi64x(k.pgs), vph = _mm256_set1_epi64x(k.phs);
+  const __m256d ginv = _mm256_set1_pd(k.g_inv), hinv = _mm256_set1_pd(k.h_inv);
+  const __m256d mcw = _mm256_set1_pd(k.mcw), lam = _mm256_set1_pd(k.lambda);
+  const __m256d al = _mm256_set1_pd(k.alpha), nal = _mm256_set1_pd(-k.alpha);
+  const __m256d pg = _mm256_set1_pd(k.pg), zero = _mm256_setzero_pd(), m1 = _mm256_set1_pd(-1.0);
+  for (int i = 0; i < n; i += 4) {
+    const __m256i lgi = _mm256_add_epi64(_mm256_loadu_si256((const __m256i*)(lg + i)), vog);
+    const __m256i lhi = _mm256_add_epi64(_mm256_loadu_si256((const __m256i*)(lh + i)), voh);
+    const __m256i rgi = _mm256_sub_epi64(vpg, lgi), rhi = _mm256_sub_epi64(vph, lhi);
+    const __m256d hl = _mm256_mul_pd(i64_to_f64(lhi), hinv);
+    const __m256d hr = _mm256_mul_pd(i64_to_f64(rhi), hinv);
+    __m256d bad = _mm256_or_pd(_mm256_cmp_pd(hl, mcw, _CMP_LT_OQ), _mm256_cmp_pd(hr, mcw, _CMP_LT_OQ));
+    bad = _mm256_or_pd(bad, _mm256_or_pd(_mm256_cmp_pd(hl, zero, _CMP_LE_OQ), _mm256_cmp_pd(hr, zero, _CMP_LE_OQ)));
+    const __m256d gl = _mm256_mul_pd(i64_to_f64(lgi), ginv);
+    const __m256d gr = _mm256_mul_pd(i64_to_f64(rgi), ginv);
+    const __m256d tl = thr_l1(gl, al, nal), tr = thr_l1(gr, al, nal);
+    const __m256d a = _mm256_div_pd(_mm256_mul_pd(tl, tl), _mm256_add_pd(hl, lam));
+    const __m256d b = _mm256_div_pd(_mm256_mul_pd(tr, tr), _mm256_add_pd(hr, lam));
+    const __m256d g = _mm256_sub_pd(_mm256_add_pd(a, b), pg);
+    _mm256_storeu_pd(out + i, _mm256_blendv_pd(g, m1, bad));
+  }
+}
+
+bool cpu_has_avx2() {
+  static const bool v = __builtin_cpu_supports("avx2");
+  return v;
+}
+#endif
+
+void gains_any(const GainConsts& k, const int64_t* lg, const int64_t* lh, int n, int64_t og,
+               int64_t oh, double* out) {
+#if defined(GBDT_SCAN_AVX2)
+  if (cpu_has_avx2()) {
+    gains_avx2(k, lg, lh, n, og, oh, out);
+    return;
+  }
+#endif
+  for (int i = 0; i < n; ++i) out[i] = scalar_gain(k, lg[i] + og, lh[i] + oh);
+}
+
+// Per-thread buffers of the split scan.
+struct ScanScratch {
+  std::vector<int64_t> lg, lh;
+  std::vector<int32_t> bin;
+  std::vector<double> g0, g1;
+  void reserve(size_t n) {
+    n = (n + 8) & ~(size_t)3;
+    lg.assign(n, 0);
+    lh.assign(n, 0);
+    bin.assign(n, 0);
+    g0.assign(n, 0.0);
+    g1.assign(n, 0.0);
+  }
+};
 
 struct LevelNode {
   int32_t id;        // node id in the tree
@@ -124,6 +229,10 @@ class CpuBackend final : public TreeBackend {
     for (int f = 0; f < nf_; ++f) off_[f] = c.hist_offset(f);
     total_bins_ = c.total_hist_bins();
     hist_pool_.reset(new HistPool(total_bins_));
+    int max_nb = 0;
+    for (int f = 0; f < nf_; ++f) max_nb = std::max(max_nb, c.nbins(f));
+    scratch_.resize((size_t)pool_->size());
+    for (ScanScratch& s : scratch_) s.reserve((size_t)max_nb + 1);
     gpair_.resize(n_ * (size_t)K_);
     row_idx_.resize(n_);
     tmp_idx_.resize(n_);
@@ -239,8 +348,28 @@ class CpuBackend final : public TreeBackend {
   // Builds the histograms of the given nodes from their row segments.
   void build_histograms(const std::vector<LevelNode*>& nodes, const GradSum* gp) {
     if (nodes.empty()) return;
-    const size_t chunk = 32768;
     const int nt = pool_->size();
+    // Wide data: (node, block of features) tasks, each filling its own slice
+    // of the node's histogram (a slice that stays in cache; no per-thread
+    // copies to merge).  Integer sums: the same histograms.
+    const int fb = 64;
+    const int nblk = (nf_ + fb - 1) / fb;
+    if (nblk >= 2 * nt) {
+      const uint8_t* bins = data_.matrix->bins.data();
+      const int d = nf_;
+      const uint32_t* off = off_.data();
+      const uint32_t* idx = row_idx_.data();
+      const size_t T = total_bins_;
+      pool_->run(nodes.size() * (size_t)nblk, [&](size_t t, int) {
+        const LevelNode* ln = nodes[t / nblk];
+        const int f0 = (int)(t % nblk) * fb, f1 = std::min(nf_, f0 + fb);
+        const size_t s0 = off[f0], s1 = f1 < nf_ ? off[f1] : T;
+        std::memset(ln->hist + s0, 0, sizeof(GradSum) * (s1 - s0));
+        accumulate_rows(ln->hist, bins, d, off, idx, ln->begin, ln->end, gp, f0, f1);
+      });
+      return;
+    }
+    const size_t chunk = 32768;
     struct Part { LevelNode* node; size_t begin, end; GradSum* dst; };
     std::vector<Part> parts;
     std::vector<std::pair<LevelNode*, std::vector<GradSum*>>> merges;
@@ -265,7 +394,7 @@ class CpuBackend final : public TreeBackend {
       const Part& p = parts[pi];
       GradSum* hst = p.dst;
       std::memset(hst, 0, sizeof(GradSum) * T);
-      accumulate_rows(hst, bins, d, off, idx, p.begin, p.end, gp);
+      accumulate_rows(hst, bins, d, off, idx, p.begin, p.end, gp, 0, d);
     });
     for (auto& mg : merges) {
       GradSum* dst = mg.first->hist;
@@ -282,6 +411,54 @@ class CpuBackend final : public TreeBackend {
   }
 
   // ---- split evaluation ----
+  // Same candidates and result as best_split_feature: the gains of a
+  // feature's non-empty bins into arrays (vectorized), then the first maximum
+  // in scan order (bin, then missing-right before missing-left), which is the
+  // candidate better_split keeps in a sequential scan (gains are never NaN).
+  SplitCandidate best_split_feature_fast(const LevelNode& ln, int f, const GainConsts& k,
+                                         ScanScratch& s) const {
+    const Cuts& c = *data_.cuts;
+    const SplitParams& sp = data_.split;
+    const GradSum* h = ln.hist + off_[f];
+    const int nb = c.nbins(f);
+    const GradSum miss = h[nb];
+    int64_t* lg = s.lg.data();
+    int64_t* lh = s.lh.data();
+    int32_t* bn = s.bin.data();
+    int64_t ag = 0, ah = 0;
+    int n = 0;
+    for (int b = 0; b < nb; ++b) {
+      const int64_t g = h[b].g, hh = h[b].h;
+      ag += g;
+      ah += hh;
+      lg[n] = ag;
+      lh[n] = ah;
+      bn[n] = b;
+      n += (b == 0) | (g != 0) | (hh != 0);
+    }
+    if (n == 0) return no_split();
+    for (int i = n; i < ((n + 3) & ~3); ++i) {
+      lg[i] = 0;
+      lh[i] = 0;
+    }
+    double* g0 = s.g0.data();
+    double* g1 = s.g1.data();
+    const bool two = miss.h != 0;
+    gains_any(k, lg, lh, n, 0, 0, g0);
+    if (two) gains_any(k, lg, lh, n, miss.g, miss.h, g1);
+    double mx = g0[0];
+    for (int i = 1; i < n; ++i) mx = g0[i] > mx ? g0[i] : mx;
+    if (two)
+      for (int i = 0; i < n; ++i) mx = g1[i] > mx ? g1[i] : mx;
+    if (!split_is_useful(sp, mx)) return no_split();
+    for (int i = 0; i < n; ++i) {
+      if (g0[i] == mx) return SplitCandidate{g0[i], f, bn[i], 0, GradSum{lg[i], lh[i]}};
+      if (two && g1[i] == mx)
+        return SplitCandidate{g1[i], f, bn[i], 1, GradSum{lg[i] + miss.g, lh[i] + miss.h}};
+    }
+    return no_split();  // not reached
+  }
+
   SplitCandidate best_split_feature(const LevelNode& ln, int f, const Quantizer& q) const {
     const Cuts& c = *data_.cuts;
     const SplitParams& sp = data_.split;
@@ -408,11 +585,24 @@ class CpuBackend final : public TreeBackend {
       auto ts = Clock::now();
       const size_t L = level.size();
       std::vector<SplitCandidate> cand(L * nf_, no_split());
-      pool_->run(L * nf_, [&](size_t t, int) {
-        size_t i = t / nf_;
-        int f = (int)(t % nf_);
-        if (!feature_mask[f]) return;
-        cand[t] = best_split_feature(level[i], f, q);
+      // Tasks: (node, block of features).
+      const int fb = 32;
+      const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
+      const bool fast = sp.max_delta_step == 0.0;
+      pool_->run(L * nblk, [&](size_t t, int tid) {
+        const size_t i = t / nblk;
+        const int f0 = (int)(t % nblk) * fb, f1 = std::min(nf_, f0 + fb);
+        const LevelNode& ln = level[i];
+        if (fast) {
+          GainConsts k{q.g_inv, q.h_inv, sp.min_child_weight, sp.reg_lambda, sp.reg_alpha,
+                       parent_gain(sp, q, ln.sum), ln.sum.g, ln.sum.h};
+          ScanScratch& s = scratch_[tid];
+          for (int f = f0; f < f1; ++f)
+            if (feature_mask[f]) cand[i * nf_ + f] = best_split_feature_fast(ln, f, k, s);
+        } else {
+          for (int f = f0; f < f1; ++f)
+            if (feature_mask[f]) cand[i * nf_ + f] = best_split_feature(ln, f, q);
+        }
       });
       std::vector<LevelNode*> split_nodes;
       std::vector<SplitCandidate> splits;
@@ -523,6 +713,7 @@ class CpuBackend final : public TreeBackend {
   std::vector<uint32_t> off_;
   size_t total_bins_ = 0;
   std::unique_ptr<HistPool> hist_pool_;
+  std::vector<ScanScratch> scratch_;
   std::vector<GradSum> gpair_;
   std::vector<Quantizer> quant_;
   std::vector<uint32_t> row_idx_, tmp_idx_;
