@@ -118,10 +118,12 @@ __attribute__((target("avx2"))) inline __m256d thr_l1(__m256d g, __m256d a, __m2
 }
 
 // out[i] = gain of left sums (lg[i] + og, lh[i] + oh), i < n (arrays padded to
-// a multiple of 4).
-__attribute__((target("avx2"))) void gains_avx2(const GainConsts& k, const int64_t* lg,
-                                                const int64_t* lh, int n, int64_t og, int64_t oh,
-                                                double* out) {
+// a multiple of 4); returns the largest of them (-inf when n == 0).
+__attribute__((target("avx2"))) double gains_avx2(const GainConsts& k, const int64_t* lg,
+                                                  const int64_t* lh, int n, int64_t og, int64_t oh,
+                                                  double* out) {
+  const __m256d ninf = _mm256_set1_pd(-HUGE_VAL);
+  __m256d vmax = ninf;
   const __m256i vog = _mm256_set1_epi64x(og), voh = _mm256_set1_epi64x(oh);
   const __m256i vpg = _mm256_set1_epi64x(k.pgs), vph = _mm256_set1_epi64x(k.phs);
   const __m256d ginv = _mm256_set1_pd(k.g_inv), hinv = _mm256_set1_pd(k.h_inv);
@@ -142,8 +144,18 @@ __attribute__((target("avx2"))) void gains_avx2(const GainConsts& k, const int64
     const __m256d a = _mm256_div_pd(_mm256_mul_pd(tl, tl), _mm256_add_pd(hl, lam));
     const __m256d b = _mm256_div_pd(_mm256_mul_pd(tr, tr), _mm256_add_pd(hr, lam));
     const __m256d g = _mm256_sub_pd(_mm256_add_pd(a, b), pg);
-    _mm256_storeu_pd(out + i, _mm256_blendv_pd(g, m1, bad));
+    __m256d res = _mm256_blendv_pd(g, m1, bad);
+    _mm256_storeu_pd(out + i, res);
+    if (i + 4 > n) {  // padding lanes take no part in the maximum
+      const __m256d lane = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
+      res = _mm256_blendv_pd(res, ninf, _mm256_cmp_pd(lane, _mm256_set1_pd((double)(n - i)), _CMP_GE_OQ));
+    }
+    vmax = _mm256_max_pd(vmax, res);
   }
+  double m[4];
+  _mm256_storeu_pd(m, vmax);
+  const double a = m[0] > m[1] ? m[0] : m[1], b = m[2] > m[3] ? m[2] : m[3];
+  return a > b ? a : b;
 }
 
 bool cpu_has_avx2() {
@@ -152,15 +164,18 @@ bool cpu_has_avx2() {
 }
 #endif
 
-void gains_any(const GainConsts& k, const int64_t* lg, const int64_t* lh, int n, int64_t og,
-               int64_t oh, double* out) {
+// Fills out[0..n) like gains_avx2 and returns their maximum.
+double gains_any(const GainConsts& k, const int64_t* lg, const int64_t* lh, int n, int64_t og,
+                 int64_t oh, double* out) {
 #if defined(GBDT_SCAN_AVX2)
-  if (cpu_has_avx2()) {
-    gains_avx2(k, lg, lh, n, og, oh, out);
-    return;
-  }
+  if (cpu_has_avx2()) return gains_avx2(k, lg, lh, n, og, oh, out);
 #endif
-  for (int i = 0; i < n; ++i) out[i] = scalar_gain(k, lg[i] + og, lh[i] + oh);
+  double mx = -HUGE_VAL;
+  for (int i = 0; i < n; ++i) {
+    out[i] = scalar_gain(k, lg[i] + og, lh[i] + oh);
+    mx = out[i] > mx ? out[i] : mx;
+  }
+  return mx;
 }
 
 // Per-thread buffers of the split scan.
@@ -444,12 +459,11 @@ class CpuBackend final : public TreeBackend {
     double* g0 = s.g0.data();
     double* g1 = s.g1.data();
     const bool two = miss.h != 0;
-    gains_any(k, lg, lh, n, 0, 0, g0);
-    if (two) gains_any(k, lg, lh, n, miss.g, miss.h, g1);
-    double mx = g0[0];
-    for (int i = 1; i < n; ++i) mx = g0[i] > mx ? g0[i] : mx;
-    if (two)
-      for (int i = 0; i < n; ++i) mx = g1[i] > mx ? g1[i] : mx;
+    double mx = gains_any(k, lg, lh, n, 0, 0, g0);
+    if (two) {
+      const double m1 = gains_any(k, lg, lh, n, miss.g, miss.h, g1);
+      mx = m1 > mx ? m1 : mx;
+    }
     if (!split_is_useful(sp, mx)) return no_split();
     for (int i = 0; i < n; ++i) {
       if (g0[i] == mx) return SplitCandidate{g0[i], f, bn[i], 0, GradSum{lg[i], lh[i]}};
