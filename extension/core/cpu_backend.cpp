@@ -198,6 +198,10 @@ struct LevelNode {
   size_t begin, end; // segment of row_idx_
   GradSum sum;
   GradSum* hist;     // nullptr when not needed (last level)
+  // When set, hist still holds the parent's histogram and this node's is
+  // hist - pending_small: the split scan subtracts it feature by feature, in
+  // place, right before reading it (one pass over memory fewer).
+  const GradSum* pending_small = nullptr;
 };
 
 class HistPool {
@@ -603,10 +607,17 @@ class CpuBackend final : public TreeBackend {
       const int fb = 32;
       const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
       const bool fast = sp.max_delta_step == 0.0;
+      const size_t T = total_bins_;
       pool_->run(L * nblk, [&](size_t t, int tid) {
         const size_t i = t / nblk;
         const int f0 = (int)(t % nblk) * fb, f1 = std::min(nf_, f0 + fb);
         const LevelNode& ln = level[i];
+        if (ln.pending_small) {  // every feature, masked or not: the next level reads them all
+          const size_t s0 = off_[f0], s1 = f1 < nf_ ? off_[f1] : T;
+          GradSum* hh = ln.hist;
+          const GradSum* sm = ln.pending_small;
+          for (size_t j = s0; j < s1; ++j) hh[j] = gs_sub(hh[j], sm[j]);
+        }
         if (fast) {
           GainConsts k{q.g_inv, q.h_inv, sp.min_child_weight, sp.reg_lambda, sp.reg_alpha,
                        parent_gain(sp, q, ln.sum), ln.sum.g, ln.sum.h};
@@ -618,6 +629,7 @@ class CpuBackend final : public TreeBackend {
             if (feature_mask[f]) cand[i * nf_ + f] = best_split_feature(ln, f, q);
         }
       });
+      for (LevelNode& ln : level) ln.pending_small = nullptr;
       std::vector<LevelNode*> split_nodes;
       std::vector<SplitCandidate> splits;
       for (size_t i = 0; i < L; ++i) {
@@ -665,17 +677,17 @@ class CpuBackend final : public TreeBackend {
           build.push_back(small);
         }
         build_histograms(build, gp);
-        const size_t T = total_bins_;
-        pool_->run(split_nodes.size(), [&](size_t i, int) {
+        // The larger child: parent - smaller, subtracted by the next level's
+        // split scan (always run: need_hist means that level is scanned).
+        for (size_t i = 0; i < split_nodes.size(); ++i) {
           LevelNode& a = next[2 * i];
           LevelNode& b = next[2 * i + 1];
           bool a_built = (a.end - a.begin) <= (b.end - b.begin);
-          const GradSum* small = a_built ? a.hist : b.hist;
-          GradSum* parent = split_nodes[i]->hist;
-          for (size_t j = 0; j < T; ++j) parent[j] = gs_sub(parent[j], small[j]);
-          (a_built ? b : a).hist = parent;
+          LevelNode& large = a_built ? b : a;
+          large.hist = split_nodes[i]->hist;
+          large.pending_small = a_built ? a.hist : b.hist;
           split_nodes[i]->hist = nullptr;
-        });
+        }
       }
       for (LevelNode* p : split_nodes) {
         hist_pool_->put(p->hist);
