@@ -608,25 +608,36 @@ class CpuBackend final : public TreeBackend {
       const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
       const bool fast = sp.max_delta_step == 0.0;
       const size_t T = total_bins_;
-      pool_->run(L * nblk, [&](size_t t, int tid) {
-        const size_t i = t / nblk;
+      // Below the root the level holds sibling pairs: a task scans both
+      // siblings, so the smaller one's slice, just read by the larger one's
+      // subtraction, is still in cache.
+      const size_t gsz = (depth > 0 && L % 2 == 0) ? 2 : 1;
+      pool_->run((L / gsz) * nblk, [&](size_t t, int tid) {
+        const size_t i0 = (t / nblk) * gsz;
         const int f0 = (int)(t % nblk) * fb, f1 = std::min(nf_, f0 + fb);
-        const LevelNode& ln = level[i];
-        if (ln.pending_small) {  // every feature, masked or not: the next level reads them all
-          const size_t s0 = off_[f0], s1 = f1 < nf_ ? off_[f1] : T;
-          GradSum* hh = ln.hist;
-          const GradSum* sm = ln.pending_small;
-          for (size_t j = s0; j < s1; ++j) hh[j] = gs_sub(hh[j], sm[j]);
+        GainConsts k[2];
+        for (size_t j = 0; j < gsz; ++j) {
+          const LevelNode& ln = level[i0 + j];
+          k[j] = GainConsts{q.g_inv, q.h_inv, sp.min_child_weight, sp.reg_lambda, sp.reg_alpha,
+                            parent_gain(sp, q, ln.sum), ln.sum.g, ln.sum.h};
         }
-        if (fast) {
-          GainConsts k{q.g_inv, q.h_inv, sp.min_child_weight, sp.reg_lambda, sp.reg_alpha,
-                       parent_gain(sp, q, ln.sum), ln.sum.g, ln.sum.h};
-          ScanScratch& s = scratch_[tid];
-          for (int f = f0; f < f1; ++f)
-            if (feature_mask[f]) cand[i * nf_ + f] = best_split_feature_fast(ln, f, k, s);
-        } else {
-          for (int f = f0; f < f1; ++f)
-            if (feature_mask[f]) cand[i * nf_ + f] = best_split_feature(ln, f, q);
+        ScanScratch& s = scratch_[tid];
+        for (int f = f0; f < f1; ++f) {
+          for (size_t j = 0; j < gsz; ++j) {
+            // Every feature, masked or not: the next level reads them all.
+            const LevelNode& ln = level[i0 + j];
+            if (!ln.pending_small) continue;
+            const size_t s0 = off_[f], s1 = f + 1 < nf_ ? off_[f + 1] : T;
+            GradSum* hh = ln.hist;
+            const GradSum* sm = ln.pending_small;
+            for (size_t x = s0; x < s1; ++x) hh[x] = gs_sub(hh[x], sm[x]);
+          }
+          if (!feature_mask[f]) continue;
+          for (size_t j = 0; j < gsz; ++j) {
+            const size_t i = i0 + j;
+            cand[i * nf_ + f] = fast ? best_split_feature_fast(level[i], f, k[j], s)
+                                     : best_split_feature(level[i], f, q);
+          }
         }
       });
       for (LevelNode& ln : level) ln.pending_small = nullptr;
