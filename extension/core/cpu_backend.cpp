@@ -154,13 +154,30 @@ __attribute__((target("avx2"))) inline __m256d thr_l1(__m256d g, __m256d a, __m2
   return _mm256_blendv_pd(t, _mm256_sub_pd(g, a), gt);
 }
 
-// out[i] = gain of left sums (lg[i] + og, lh[i] + oh), i < n (arrays padded to
-// a multiple of 4); returns the largest of them (-inf when n == 0).
-__attribute__((target("avx2"))) double gains_avx2(const GainConsts& k, const int64_t* lg,
-                                                  const int64_t* lh, int n, int64_t og, int64_t oh,
-                                                  double* out) {
+// The largest gain of left sums (lg[i] + og, lh[i] + oh), i < n (arrays padded
+// to a multiple of 4), and the first i that has it (*at); -inf when n == 0.
+struct GainMax {
+  double gain;
+  int at;
+};
+
+// Per lane, the first maximum (strictly greater replaces); then the largest
+// value over the lanes, ties to the lowest index.
+inline GainMax reduce_lanes(const double* m, const double* id) {
+  GainMax r{m[0], (int)id[0]};
+  for (int j = 1; j < 4; ++j)
+    if (m[j] > r.gain || (m[j] == r.gain && (int)id[j] < r.at)) r = GainMax{m[j], (int)id[j]};
+  return r;
+}
+
+__attribute__((target("avx2"))) GainMax gains_avx2(const GainConsts& k, const int64_t* lg,
+                                                   const int64_t* lh, int n, int64_t og,
+                                                   int64_t oh) {
   const __m256d ninf = _mm256_set1_pd(-HUGE_VAL);
   __m256d vmax = ninf;
+  __m256d vat = _mm256_set1_pd(2147483647.0);
+  __m256d vid = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
+  const __m256d four = _mm256_set1_pd(4.0);
   const __m256i vog = _mm256_set1_epi64x(og), voh = _mm256_set1_epi64x(oh);
   const __m256i vpg = _mm256_set1_epi64x(k.pgs), vph = _mm256_set1_epi64x(k.phs);
   const __m256d ginv = _mm256_set1_pd(k.g_inv), hinv = _mm256_set1_pd(k.h_inv);
@@ -182,17 +199,17 @@ __attribute__((target("avx2"))) double gains_avx2(const GainConsts& k, const int
     const __m256d b = _mm256_div_pd(_mm256_mul_pd(tr, tr), _mm256_add_pd(hr, lam));
     const __m256d g = _mm256_sub_pd(_mm256_add_pd(a, b), pg);
     __m256d res = _mm256_blendv_pd(g, m1, bad);
-    _mm256_storeu_pd(out + i, res);
-    if (i + 4 > n) {  // padding lanes take no part in the maximum
-      const __m256d lane = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
-      res = _mm256_blendv_pd(res, ninf, _mm256_cmp_pd(lane, _mm256_set1_pd((double)(n - i)), _CMP_GE_OQ));
-    }
-    vmax = _mm256_max_pd(vmax, res);
+    if (i + 4 > n)  // padding lanes take no part in the maximum
+      res = _mm256_blendv_pd(res, ninf, _mm256_cmp_pd(vid, _mm256_set1_pd((double)n), _CMP_GE_OQ));
+    const __m256d up = _mm256_cmp_pd(res, vmax, _CMP_GT_OQ);
+    vmax = _mm256_blendv_pd(vmax, res, up);
+    vat = _mm256_blendv_pd(vat, vid, up);
+    vid = _mm256_add_pd(vid, four);
   }
-  double m[4];
+  double m[4], id[4];
   _mm256_storeu_pd(m, vmax);
-  const double a = m[0] > m[1] ? m[0] : m[1], b = m[2] > m[3] ? m[2] : m[3];
-  return a > b ? a : b;
+  _mm256_storeu_pd(id, vat);
+  return reduce_lanes(m, id);
 }
 
 bool cpu_has_avx2() {
@@ -201,32 +218,29 @@ bool cpu_has_avx2() {
 }
 #endif
 
-// Fills out[0..n) like gains_avx2 and returns their maximum.
-double gains_any(const GainConsts& k, const int64_t* lg, const int64_t* lh, int n, int64_t og,
-                 int64_t oh, double* out) {
+// Like gains_avx2.
+GainMax gains_any(const GainConsts& k, const int64_t* lg, const int64_t* lh, int n, int64_t og,
+                  int64_t oh) {
 #if defined(GBDT_SCAN_AVX2)
-  if (cpu_has_avx2()) return gains_avx2(k, lg, lh, n, og, oh, out);
+  if (cpu_has_avx2()) return gains_avx2(k, lg, lh, n, og, oh);
 #endif
-  double mx = -HUGE_VAL;
+  GainMax r{-HUGE_VAL, 2147483647};
   for (int i = 0; i < n; ++i) {
-    out[i] = scalar_gain(k, lg[i] + og, lh[i] + oh);
-    mx = out[i] > mx ? out[i] : mx;
+    const double g = scalar_gain(k, lg[i] + og, lh[i] + oh);
+    if (g > r.gain) r = GainMax{g, i};
   }
-  return mx;
+  return r;
 }
 
 // Per-thread buffers of the split scan.
 struct ScanScratch {
   std::vector<int64_t> lg, lh;
   std::vector<int32_t> bin;
-  std::vector<double> g0, g1;
   void reserve(size_t n) {
     n = (n + 8) & ~(size_t)3;
     lg.assign(n, 0);
     lh.assign(n, 0);
     bin.assign(n, 0);
-    g0.assign(n, 0.0);
-    g1.assign(n, 0.0);
   }
 };
 
@@ -497,21 +511,19 @@ class CpuBackend final : public TreeBackend {
       lg[i] = 0;
       lh[i] = 0;
     }
-    double* g0 = s.g0.data();
-    double* g1 = s.g1.data();
-    const bool two = miss.h != 0;
-    double mx = gains_any(k, lg, lh, n, 0, 0, g0);
-    if (two) {
-      const double m1 = gains_any(k, lg, lh, n, miss.g, miss.h, g1);
-      mx = m1 > mx ? m1 : mx;
+    // Scan order: (i, missing right) before (i, missing left) before i + 1.
+    const GainMax m0 = gains_any(k, lg, lh, n, 0, 0);
+    if (miss.h != 0) {
+      const GainMax m1 = gains_any(k, lg, lh, n, miss.g, miss.h);
+      if (m1.gain > m0.gain || (m1.gain == m0.gain && m1.at < m0.at)) {
+        if (!split_is_useful(sp, m1.gain)) return no_split();
+        const int i = m1.at;
+        return SplitCandidate{m1.gain, f, bn[i], 1, GradSum{lg[i] + miss.g, lh[i] + miss.h}};
+      }
     }
-    if (!split_is_useful(sp, mx)) return no_split();
-    for (int i = 0; i < n; ++i) {
-      if (g0[i] == mx) return SplitCandidate{g0[i], f, bn[i], 0, GradSum{lg[i], lh[i]}};
-      if (two && g1[i] == mx)
-        return SplitCandidate{g1[i], f, bn[i], 1, GradSum{lg[i] + miss.g, lh[i] + miss.h}};
-    }
-    return no_split();  // not reached
+    if (!split_is_useful(sp, m0.gain)) return no_split();
+    const int i = m0.at;
+    return SplitCandidate{m0.gain, f, bn[i], 0, GradSum{lg[i], lh[i]}};
   }
 
   SplitCandidate best_split_feature(const LevelNode& ln, int f, const Quantizer& q) const {
