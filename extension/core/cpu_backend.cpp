@@ -213,7 +213,12 @@ __attribute__((target("avx2"))) GainMax gains_avx2(const GainConsts& k, const in
 }
 
 bool cpu_has_avx2() {
-  static const bool v = __builtin_cpu_supports("avx2");
+  // __builtin_cpu_init: the library may be dlopen'ed (PostgreSQL), so do not
+  // rely on a constructor having filled the CPU model yet.
+  static const bool v = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
   return v;
 }
 #endif
