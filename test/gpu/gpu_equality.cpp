@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "../bench/data_file.h"
+#include "../unit/test_util.h"
 #include "backend.h"
 #include "binned_matrix.h"
 #include "gradients.h"
@@ -54,17 +55,8 @@ double since(Clock::time_point t) {
 
 constexpr int kExitSkip = 77;
 
-double unif(uint64_t seed, uint64_t i) {
-  return (double)(gbdt::mix64(gbdt::mix64(seed) ^ i) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-struct Dataset {
-  size_t n = 0;
-  int d = 0;
-  std::vector<std::vector<float>> cols;
-  std::vector<float> y;
-  std::vector<std::string> names;
-};
+using gbdt_test::unif;
+using Dataset = gbdt_test::Data;  // column-major data + labels (test/unit/test_util.h)
 
 // Synthetic data: feature kinds rotate (continuous uniform, integer-valued
 // with few distinct values, heavy ties, wide-range), `missing` fraction NaN;
@@ -304,16 +296,6 @@ double max_pred_diff(const gbdt::Model& a, const gbdt::Model& b, const Dataset& 
   return m;
 }
 
-gbdt::TrainInput input_of(const Dataset& D) {
-  gbdt::TrainInput in;
-  in.features.n_rows = D.n;
-  for (const auto& c : D.cols) in.features.columns.push_back(c.data());
-  in.labels = D.y.data();
-  in.feature_names = D.names;
-  in.feature_types.assign((size_t)D.d, gbdt::FeatureType::kFloat);
-  return in;
-}
-
 gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, std::string>>& kv,
                      const std::string& device, std::string* notice) {
   std::vector<gbdt::ParamKV> kvs;
@@ -326,7 +308,7 @@ gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, 
   hooks.notice = [notice](const std::string& s) {
     if (notice) *notice += s;
   };
-  return gbdt::train_model(D.n ? input_of(D) : gbdt::TrainInput{}, p, hooks);
+  return gbdt::train_model(D.n ? D.input() : gbdt::TrainInput{}, p, hooks);
 }
 
 Dataset load_file(const std::string& path) {
