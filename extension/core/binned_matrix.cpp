@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "thread_pool.h"
 
@@ -66,6 +67,64 @@ BinnedMatrix bin_matrix(const ColumnInput& in, const Cuts& cuts, int nthread,
     }
   });
   return m;
+}
+
+struct RowBinner::Impl {
+  std::vector<PaddedCuts> pc;
+  ThreadPool pool;
+  std::vector<ValueRange> ranges;  // per thread
+  Impl(const Cuts& cuts, int nthread) : pc((size_t)cuts.n_features()), pool(nthread) {
+    for (int f = 0; f < cuts.n_features(); ++f) pc[f].init(cuts, f);
+    ranges.assign((size_t)pool.size(), ValueRange(cuts.n_features()));
+  }
+};
+
+RowBinner::RowBinner(const Cuts& cuts, size_t n_rows, int nthread)
+    : impl_(new Impl(cuts, nthread)), d_(cuts.n_features()), n_rows_(n_rows) {
+  // About 4 MiB of floats per chunk.
+  chunk_rows_ = std::max<size_t>(256, (size_t)(1u << 20) / (size_t)std::max(d_, 1));
+  chunk_.resize(chunk_rows_ * (size_t)d_);
+  m_.n_rows = n_rows;
+  m_.n_features = d_;
+  m_.bins.resize(n_rows * (size_t)d_);
+}
+
+RowBinner::~RowBinner() { delete impl_; }
+
+void RowBinner::flush() {
+  if (buffered_ == 0) return;
+  if (done_ + buffered_ > n_rows_) throw std::logic_error("RowBinner: more rows than announced");
+  const int d = d_;
+  const float* src = chunk_.data();
+  uint8_t* dst = m_.bins.data() + done_ * (size_t)d;
+  const size_t block = 512;
+  const size_t nblocks = (buffered_ + block - 1) / block;
+  const size_t rows = buffered_;
+  Impl* im = impl_;
+  im->pool.run(nblocks, [&](size_t b, int t) {
+    ValueRange& vr = im->ranges[t];
+    const size_t begin = b * block, end = std::min(rows, begin + block);
+    for (size_t i = begin; i < end; ++i) {
+      const float* x = src + i * d;
+      uint8_t* o = dst + i * d;
+      for (int f = 0; f < d; ++f) {
+        o[f] = im->pc[f].bin(x[f]);
+        vr.add(f, x[f]);
+      }
+    }
+  });
+  done_ += buffered_;
+  buffered_ = 0;
+}
+
+BinnedMatrix RowBinner::finish(ValueRange* range) {
+  flush();
+  if (done_ != n_rows_) throw std::logic_error("RowBinner: fewer rows than announced");
+  ValueRange all(d_);
+  for (const ValueRange& r : impl_->ranges) all.merge(r);
+  *range = all;
+  std::vector<float>().swap(chunk_);
+  return std::move(m_);
 }
 
 }  // namespace gbdt

@@ -55,9 +55,18 @@ void sort_values(std::vector<float>& s) {
   }
 }
 
-// Cuts of one feature from its sorted non-missing sample values and its true
-// minimum/maximum over all rows.
-void feature_cuts(std::vector<float>& s, float lo, float hi, int max_bins, std::vector<float>* out) {
+// The last cut of a feature whose maximum is hi: strictly above it.
+float last_cut_above(float hi) {
+  float last = hi + std::fabs(hi) * 1e-5f + 1e-5f;
+  if (!(last > hi)) last = std::nextafter(hi, INFINITY);
+  return last;
+}
+
+// Cuts of one feature from its non-missing sample values (sorted here):
+// each distinct value starts a bin when there are at most max_bins of them,
+// else equal-frequency quantiles above the sample's minimum; the last cut
+// lies above the sample's maximum.
+void feature_cuts(std::vector<float>& s, int max_bins, std::vector<float>* out) {
   out->clear();
   if (s.empty()) {
     out->push_back(1.0f);
@@ -65,6 +74,7 @@ void feature_cuts(std::vector<float>& s, float lo, float hi, int max_bins, std::
   }
   sort_values(s);
   size_t m = s.size();
+  const float lo = s[0], hi = s[m - 1];
   // Count distinct values (early exit once above max_bins).
   size_t distinct = 1;
   for (size_t i = 1; i < m && distinct <= (size_t)max_bins; ++i)
@@ -78,44 +88,24 @@ void feature_cuts(std::vector<float>& s, float lo, float hi, int max_bins, std::
       if (c > lo && (out->empty() || c > out->back())) out->push_back(c);
     }
   }
-  // The last cut lies strictly above the maximum over all rows.
-  float last = hi + std::fabs(hi) * 1e-5f + 1e-5f;
-  if (!(last > hi)) last = std::nextafter(hi, INFINITY);
-  while (!out->empty() && out->back() >= last) out->pop_back();
-  out->push_back(last);
+  out->push_back(last_cut_above(hi));  // every candidate is <= hi < it
 }
 
-}  // namespace
-
-Cuts compute_cuts(const ColumnInput& in, int max_bin, int nthread, size_t sample_rows) {
+Cuts cuts_impl(const ColumnInput& in, const std::vector<size_t>* rows, int max_bin, int nthread) {
   const int d = (int)in.columns.size();
-  const size_t n = in.n_rows;
+  const size_t m = rows ? rows->size() : in.n_rows;
   const int max_bins = std::min(max_bin, kMaxValueBins);
-  const size_t take = std::min(n, std::max<size_t>(sample_rows, 1));
   std::vector<std::vector<float>> per_feature(d);
-  std::vector<float> mins(d, NAN);
   ThreadPool pool(nthread);
   pool.run((size_t)d, [&](size_t f, int) {
     const float* col = in.columns[f];
-    float lo = INFINITY, hi = -INFINITY;
-    for (size_t r = 0; r < n; ++r) {
-      float v = col[r];
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
-    }
     std::vector<float> s;
-    s.reserve(take);
-    for (size_t i = 0; i < take; ++i) {
-      size_t r = (take == n) ? i : (size_t)((double)i * (double)n / (double)take);
-      float v = col[r];
+    s.reserve(m);
+    for (size_t i = 0; i < m; ++i) {
+      float v = col[rows ? (*rows)[i] : i];
       if (v == v) s.push_back(v);
     }
-    if (s.empty() && lo <= hi) {  // sample saw only missing values: take any value
-      for (size_t r = 0; r < n; ++r)
-        if (col[r] == col[r]) s.push_back(col[r]);
-    }
-    if (lo <= hi) mins[f] = lo;
-    feature_cuts(s, lo, hi, max_bins, &per_feature[f]);
+    feature_cuts(s, max_bins, &per_feature[f]);
   });
   Cuts c;
   c.ptr.resize(d + 1);
@@ -124,7 +114,56 @@ Cuts compute_cuts(const ColumnInput& in, int max_bin, int nthread, size_t sample
   c.values.reserve(c.ptr[d]);
   for (int f = 0; f < d; ++f)
     c.values.insert(c.values.end(), per_feature[f].begin(), per_feature[f].end());
-  c.min_values = mins;
+  c.min_values.assign((size_t)d, NAN);
+  return c;
+}
+
+}  // namespace
+
+size_t cut_sample_rows(int n_features) {
+  const size_t d = (size_t)std::max(n_features, 1);
+  return std::min<size_t>(1u << 18, std::max<size_t>(1u << 13, (1u << 24) / d));
+}
+
+Cuts cuts_from_sample(const ColumnInput& sample, int max_bin, int nthread) {
+  return cuts_impl(sample, nullptr, max_bin, nthread);
+}
+
+void set_value_range(Cuts* c, const std::vector<float>& mins, const std::vector<float>& maxs) {
+  for (int f = 0; f < c->n_features(); ++f) {
+    if (!(mins[f] <= maxs[f])) continue;  // no values: cuts and NaN minimum stay
+    c->min_values[f] = mins[f] + 0.0f;  // -0 and +0: +0, whichever was seen first
+    float& last = c->values[c->ptr[f + 1] - 1];
+    last = std::max(last, last_cut_above(maxs[f]));
+  }
+}
+
+Cuts compute_cuts(const ColumnInput& in, int max_bin, int nthread, size_t sample_rows) {
+  const int d = (int)in.columns.size();
+  const size_t n = in.n_rows;
+  if (sample_rows == 0) sample_rows = cut_sample_rows(d);
+  const size_t take = std::min(n, sample_rows);
+  Cuts c;
+  if (take == n) {
+    c = cuts_impl(in, nullptr, max_bin, nthread);
+  } else {
+    std::vector<size_t> rows(take);
+    for (size_t i = 0; i < take; ++i) rows[i] = cut_sample_row(i, n, take);
+    c = cuts_impl(in, &rows, max_bin, nthread);
+  }
+  std::vector<float> mins((size_t)d, INFINITY), maxs((size_t)d, -INFINITY);
+  ThreadPool pool(nthread);
+  pool.run((size_t)d, [&](size_t f, int) {
+    const float* col = in.columns[f];
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; ++i) {
+      lo = col[i] < lo ? col[i] : lo;
+      hi = col[i] > hi ? col[i] : hi;
+    }
+    mins[f] = lo;
+    maxs[f] = hi;
+  });
+  set_value_range(&c, mins, maxs);
   return c;
 }
 

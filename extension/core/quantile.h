@@ -4,6 +4,7 @@
 // Missing values (NaN) get the extra bin index nbins(f).
 #pragma once
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -48,8 +49,49 @@ struct ColumnInput {
   std::vector<const float*> columns;
 };
 
-// Equal-frequency cuts from (a deterministic sample of at most
-// `sample_rows` rows of) the input, at most min(max_bin, 255) bins per feature.
-Cuts compute_cuts(const ColumnInput& in, int max_bin, int nthread, size_t sample_rows = 1u << 18);
+// How many rows the cuts are computed from: every row up to this count,
+// else an evenly spaced sample of this many rows.  Bounded so that the
+// sample's float copy stays within 64 MiB: clamp(2^24 / d, 2^13, 2^18) rows
+// for d features (2^18 rows up to 64 features).  The streaming loader keeps
+// only this sample as floats, never the whole table.
+size_t cut_sample_rows(int n_features);
+
+// Index of sample row i when `take` of `n` rows are sampled (evenly spaced,
+// row 0 first; the identity when take >= n).
+inline size_t cut_sample_row(size_t i, size_t n, size_t take) {
+  return take >= n ? i : (size_t)((double)i * (double)n / (double)take);
+}
+
+// Equal-frequency cuts from the rows of `sample` only, at most
+// min(max_bin, 255) bins per feature; the last cut lies above the sample's
+// maximum.  Call set_value_range() with the whole data's range afterwards.
+Cuts cuts_from_sample(const ColumnInput& sample, int max_bin, int nthread);
+
+// Per-feature range of all rows (NaN/+-inf for a feature without values):
+// the last cut is moved above the true maximum (so that every row's value
+// lies below it and binning never clamps) and min_values is set.
+void set_value_range(Cuts* cuts, const std::vector<float>& mins, const std::vector<float>& maxs);
+
+// Running per-feature min/max.  NaN is ignored.
+struct ValueRange {
+  std::vector<float> lo, hi;
+  explicit ValueRange(int d = 0) : lo((size_t)d, INFINITY), hi((size_t)d, -INFINITY) {}
+  void add(int f, float v) {
+    if (v < lo[f]) lo[f] = v;
+    if (v > hi[f]) hi[f] = v;
+  }
+  void merge(const ValueRange& o) {
+    for (size_t f = 0; f < lo.size(); ++f) {
+      if (o.lo[f] < lo[f]) lo[f] = o.lo[f];
+      if (o.hi[f] > hi[f]) hi[f] = o.hi[f];
+    }
+  }
+};
+
+// Cuts of an in-memory input: cuts_from_sample() of cut_sample_row(i, n,
+// take) for i < take = min(n, sample_rows) (0 = cut_sample_rows(d)), then
+// set_value_range() over all rows.  The streaming loader builds the same
+// cuts from the same sample rows.
+Cuts compute_cuts(const ColumnInput& in, int max_bin, int nthread, size_t sample_rows = 0);
 
 }  // namespace gbdt

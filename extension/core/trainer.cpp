@@ -158,48 +158,64 @@ bool is_validation_row(uint64_t seed, uint64_t r, double fraction) {
 
 namespace {
 
-// One training on the device that `p` / `hooks` select; *on_cuda tells
-// whether it ran (or failed) on the CUDA backend.
-Model train_once(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
-                 const std::string& target_name, bool* on_cuda) {
-  const size_t n_all = in.features.n_rows;
-  const int d = (int)in.features.columns.size();
-  if (d == 0) throw InvalidInput("no feature columns to train on");
-  if (n_all == 0) throw InvalidInput("no rows to train on");
-  if ((int)in.feature_names.size() != d)
-    throw InvalidInput("feature_names has " + std::to_string(in.feature_names.size()) +
-                       " entries for " + std::to_string(d) + " columns");
-  for (size_t i = 0; i < n_all; ++i)
-    if (!std::isfinite(in.labels[i]))
-      throw InvalidInput("target column \"" + target_name + "\" contains " + fmtd(in.labels[i]) +
-                         ": labels must be finite");
+// Rows moved out of the binned input for validation (in place; the
+// training rows keep their order).
+struct ValidationSplit {
+  BinnedMatrix matrix;
+  std::vector<float> labels;
+};
+
+void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v) {
+  if (p.validation_fraction <= 0) return;
+  const size_t n_all = in->matrix.n_rows;
+  const size_t d = (size_t)in->matrix.n_features;
+  size_t n_valid = 0;
+  for (size_t r = 0; r < n_all; ++r) n_valid += is_validation_row(p.seed, r, p.validation_fraction);
+  if (n_valid == 0 || n_valid == n_all)
+    throw InvalidInput("validation_fraction = " + fmtd(p.validation_fraction) + " leaves " +
+                       std::to_string(n_all - n_valid) + " training and " +
+                       std::to_string(n_valid) + " validation rows of " +
+                       std::to_string(n_all) + ": both need at least one");
+  v->matrix.n_rows = n_valid;
+  v->matrix.n_features = (int)d;
+  v->matrix.bins.resize(n_valid * d);
+  v->labels.resize(n_valid);
+  uint8_t* bins = in->matrix.bins.data();
+  size_t w = 0, k = 0;
+  for (size_t r = 0; r < n_all; ++r) {
+    if (is_validation_row(p.seed, r, p.validation_fraction)) {
+      std::copy(bins + r * d, bins + (r + 1) * d, v->matrix.bins.data() + k * d);
+      v->labels[k++] = in->labels[r];
+    } else {
+      if (w != r) std::copy(bins + r * d, bins + (r + 1) * d, bins + w * d);
+      in->labels[w++] = in->labels[r];
+    }
+  }
+  in->matrix.n_rows = w;
+  in->matrix.bins.resize(w * d);
+  in->labels.resize(w);
+}
+
+// One training on the device that `p` / `hooks` select, on the training
+// rows of `in` (validation rows already split off into `valid`); *on_cuda
+// tells whether it ran (or failed) on the CUDA backend.
+Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParams p,
+                 const TrainHooks& hooks, const std::string& target_name, bool* on_cuda) {
+  const int d = in.matrix.n_features;
+  const size_t n = in.matrix.n_rows;
+  const size_t n_valid = valid.matrix.n_rows;
+  const float* y = in.labels.data();
   Model m;
-  resolve_objective(in.labels, n_all, target_name, &p, &m.class_labels);
+  std::vector<float> all_labels;  // objective resolution sees every row
+  if (n_valid > 0) {
+    all_labels = in.labels;
+    all_labels.insert(all_labels.end(), valid.labels.begin(), valid.labels.end());
+  }
+  resolve_objective(n_valid > 0 ? all_labels.data() : y, n + n_valid, target_name, &p,
+                    &m.class_labels);
+  std::vector<float>().swap(all_labels);
   const int K = p.objective == Objective::kSoftprob ? p.num_class : 1;
   const int nthread = p.nthread > 0 ? p.nthread : default_nthread();
-
-  // Deterministic validation split.
-  std::vector<uint32_t> train_rows, valid_rows;
-  if (p.validation_fraction > 0) {
-    for (size_t r = 0; r < n_all; ++r)
-      (is_validation_row(p.seed, r, p.validation_fraction) ? valid_rows : train_rows)
-          .push_back((uint32_t)r);
-    if (train_rows.empty() || valid_rows.empty())
-      throw InvalidInput("validation_fraction = " + fmtd(p.validation_fraction) + " leaves " +
-                         std::to_string(train_rows.size()) + " training and " +
-                         std::to_string(valid_rows.size()) + " validation rows of " +
-                         std::to_string(n_all) + ": both need at least one");
-  }
-  if (p.early_stopping_rounds > 0 && valid_rows.empty())
-    throw InvalidInput("parameter \"early_stopping_rounds\" needs validation_fraction > 0");
-  const bool use_subset = !train_rows.empty();
-  const size_t n = use_subset ? train_rows.size() : n_all;
-  std::vector<float> labels;
-  if (use_subset) {
-    labels.resize(n);
-    for (size_t i = 0; i < n; ++i) labels[i] = in.labels[train_rows[i]];
-  }
-  const float* y = use_subset ? labels.data() : in.labels;
 
   m.objective = p.objective;
   m.num_output_group = K;
@@ -213,8 +229,9 @@ Model train_once(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
   m.params = params_to_kv(p);
   m.report.rows_used = n;
   m.report.rows_skipped = in.rows_skipped;
-  m.report.rows_validation = valid_rows.size();
+  m.report.rows_validation = n_valid;
   m.report.seconds_load = in.seconds_load;
+  m.report.seconds_bin = in.seconds_bin;
   m.report.eval_metric = p.eval_metric.empty() ? default_metric(p.objective) : p.eval_metric;
   if (p.objective != Objective::kSoftprob &&
       (m.report.eval_metric == "mlogloss" || m.report.eval_metric == "merror"))
@@ -225,16 +242,13 @@ Model train_once(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
        m.report.eval_metric == "error"))
     throw InvalidInput("parameter \"eval_metric\" = \"" + m.report.eval_metric +
                        "\" is for binary objectives; use mlogloss or merror");
-
-  check_cancel(hooks.cancel);
-  auto tb = Clock::now();
-  m.cuts = compute_cuts(in.features, p.max_bin, nthread);
-  BinnedMatrix bm = bin_matrix(in.features, m.cuts, nthread, use_subset ? &train_rows : nullptr);
-  m.report.seconds_bin = since(tb);
+  m.cuts = in.cuts;
+  std::vector<int> missing_bin((size_t)d);
+  for (int f = 0; f < d; ++f) missing_bin[f] = m.cuts.nbins(f);
   check_cancel(hooks.cancel);
 
   BoostData bd;
-  bd.matrix = &bm;
+  bd.matrix = &in.matrix;
   bd.cuts = &m.cuts;
   bd.labels = y;
   bd.n_rows = n;
@@ -272,14 +286,9 @@ Model train_once(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
   backend->init(bd, margins);
 
   // Validation rows: margins kept up to date by scoring each new tree.
-  std::vector<float> vlabels(valid_rows.size());
-  std::vector<double> vmargin(valid_rows.size() * (size_t)K);
-  std::vector<float> vx(valid_rows.size() * (size_t)d);
-  for (size_t i = 0; i < valid_rows.size(); ++i) {
-    vlabels[i] = in.labels[valid_rows[i]];
-    for (int f = 0; f < d; ++f) vx[i * d + f] = in.features.columns[f][valid_rows[i]];
+  std::vector<double> vmargin(n_valid * (size_t)K);
+  for (size_t i = 0; i < n_valid; ++i)
     for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
-  }
   std::vector<double> vpred(vmargin.size());
   const bool higher = metric_higher_is_better(m.report.eval_metric);
   double best = 0;
@@ -295,18 +304,18 @@ Model train_once(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
       m.trees.push_back(std::move(trees[k]));
       m.tree_group.push_back(k);
     }
-    if (!valid_rows.empty()) {
+    if (n_valid > 0) {
       for (int k = 0; k < K; ++k) {
         const Tree& t = m.trees[m.trees.size() - K + k];
-        for (size_t i = 0; i < valid_rows.size(); ++i) {
-          const int32_t nd = t.leaf_of(&vx[i * d]);
+        for (size_t i = 0; i < n_valid; ++i) {
+          const int32_t nd = t.leaf_of_bins(&valid.matrix.bins[i * d], missing_bin.data());
           vmargin[i * K + k] = (double)((float)vmargin[i * K + k] + t.value[nd]);
         }
       }
       vpred = vmargin;
-      for (size_t i = 0; i < valid_rows.size(); ++i) transform_margins(m, &vpred[i * K]);
+      for (size_t i = 0; i < n_valid; ++i) transform_margins(m, &vpred[i * K]);
       double v = compute_metric(m.report.eval_metric, p.objective, K, vpred.data(),
-                                vlabels.data(), valid_rows.size());
+                                valid.labels.data(), n_valid);
       m.report.validation_metric.push_back(v);
       if (best_round < 0 || (higher ? v > best : v < best)) {
         best = v;
@@ -334,14 +343,19 @@ Model train_once(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
     backend->margins(&margins);
     pred.assign(margins.begin(), margins.end());
   } else {
-    // Early stopping dropped trees: score the training rows with the kept ones.
+    // Early stopping dropped trees: score the training rows with the kept
+    // ones, in the order and precision of predict_margin_row.
     pred.resize(n * (size_t)K);
-    std::vector<float> row((size_t)d);
+    std::vector<float> acc((size_t)K);
     for (size_t r = 0; r < n; ++r) {
       if ((r & 65535) == 0) check_cancel(hooks.cancel);
-      size_t src = use_subset ? train_rows[r] : r;
-      for (int f = 0; f < d; ++f) row[f] = in.features.columns[f][src];
-      predict_margin_row(m, row.data(), &pred[r * K]);
+      const uint8_t* row = &in.matrix.bins[r * d];
+      for (int k = 0; k < K; ++k) acc[k] = (float)m.base_margin[k];
+      for (size_t t = 0; t < m.trees.size(); ++t) {
+        const Tree& tr = m.trees[t];
+        acc[m.tree_group[t]] += tr.value[tr.leaf_of_bins(row, missing_bin.data())];
+      }
+      for (int k = 0; k < K; ++k) pred[r * K + k] = acc[k];
     }
   }
   for (size_t r = 0; r < n; ++r) transform_margins(m, &pred[r * K]);
@@ -352,11 +366,28 @@ Model train_once(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
 
 }  // namespace
 
-Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
-                  const std::string& target_name) {
+Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
+                   const std::string& target_name) {
+  const int d = in.matrix.n_features;
+  const size_t n_all = in.matrix.n_rows;
+  if (d == 0) throw InvalidInput("no feature columns to train on");
+  if (n_all == 0) throw InvalidInput("no rows to train on");
+  if ((int)in.feature_names.size() != d)
+    throw InvalidInput("feature_names has " + std::to_string(in.feature_names.size()) +
+                       " entries for " + std::to_string(d) + " columns");
+  if (in.labels.size() != n_all || in.cuts.n_features() != d)
+    throw std::logic_error("train_binned: labels or cuts do not match the matrix");
+  for (size_t i = 0; i < n_all; ++i)
+    if (!std::isfinite(in.labels[i]))
+      throw InvalidInput("target column \"" + target_name + "\" contains " + fmtd(in.labels[i]) +
+                         ": labels must be finite");
+  ValidationSplit valid;
+  split_validation(p, &in, &valid);
+  if (p.early_stopping_rounds > 0 && valid.matrix.n_rows == 0)
+    throw InvalidInput("parameter \"early_stopping_rounds\" needs validation_fraction > 0");
   bool on_cuda = false;
   try {
-    return train_once(in, p, hooks, target_name, &on_cuda);
+    return train_once(in, valid, p, hooks, target_name, &on_cuda);
   } catch (const Cancelled&) {
     throw;
   } catch (const InvalidInput&) {
@@ -369,8 +400,29 @@ Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
     if (!on_cuda || device != "auto") throw;
     if (hooks.notice) hooks.notice(std::string("gbdt: training on the CPU: ") + e.what());
     p.device = "cpu";
-    return train_once(in, p, hooks, target_name, &on_cuda);
+    return train_once(in, valid, p, hooks, target_name, &on_cuda);
   }
+}
+
+Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
+                  const std::string& target_name) {
+  const size_t n = in.features.n_rows;
+  const int d = (int)in.features.columns.size();
+  if (d == 0) throw InvalidInput("no feature columns to train on");
+  if (n == 0) throw InvalidInput("no rows to train on");
+  const int nthread = p.nthread > 0 ? p.nthread : default_nthread();
+  check_cancel(hooks.cancel);
+  auto tb = Clock::now();
+  BinnedInput b;
+  b.cuts = compute_cuts(in.features, p.max_bin, nthread);
+  b.matrix = bin_matrix(in.features, b.cuts, nthread);
+  b.seconds_bin = since(tb);
+  b.labels.assign(in.labels, in.labels + n);
+  b.feature_names = in.feature_names;
+  b.feature_types = in.feature_types;
+  b.rows_skipped = in.rows_skipped;
+  b.seconds_load = in.seconds_load;
+  return train_binned(std::move(b), p, hooks, target_name);
 }
 
 }  // namespace gbdt

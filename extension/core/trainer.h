@@ -7,6 +7,7 @@
 #include "common.h"
 #include "model.h"
 #include "params.h"
+#include "binned_matrix.h"
 #include "quantile.h"
 
 namespace gbdt {
@@ -18,6 +19,19 @@ struct TrainInput {
   std::vector<FeatureType> feature_types;
   uint64_t rows_skipped = 0;               // NULL labels, for the report
   double seconds_load = 0;                 // for the report
+};
+
+// Training data already binned (the streaming loader's output): cuts whose
+// value range is set (set_value_range), every row's bins and label.
+struct BinnedInput {
+  Cuts cuts;
+  BinnedMatrix matrix;
+  std::vector<float> labels;               // matrix.n_rows
+  std::vector<std::string> feature_names;
+  std::vector<FeatureType> feature_types;
+  uint64_t rows_skipped = 0;
+  double seconds_load = 0;
+  double seconds_bin = 0;
 };
 
 struct TrainHooks {
@@ -34,6 +48,11 @@ struct TrainHooks {
 // Validates labels against the objective (throws InvalidInput naming the target).
 Model train_model(const TrainInput& in, TrainParams params, const TrainHooks& hooks,
                   const std::string& target_name = "label");
+
+// The same on binned data; consumes `in` (the validation split moves rows
+// in place).  train_model() bins its float input and calls this.
+Model train_binned(BinnedInput&& in, TrainParams params, const TrainHooks& hooks,
+                   const std::string& target_name = "label");
 
 int default_nthread();
 

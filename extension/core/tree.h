@@ -41,6 +41,22 @@ struct Tree {
     return nd;
   }
 
+  // The leaf a binned training row falls into: bin <= split_bin goes left,
+  // the missing bin (missing_bin[f] = the feature's number of value bins)
+  // follows default_left.  The same leaf as leaf_of() on the row's values
+  // when they lie below the last cut (true for the rows the cuts were made
+  // from), since bin(v) <= b exactly when v < cut[b] = threshold.
+  int32_t leaf_of_bins(const uint8_t* row, const int* missing_bin) const {
+    int32_t nd = 0;
+    while (left[nd] >= 0) {
+      const int f = feature[nd];
+      const int b = row[f];
+      const bool go_left = b == missing_bin[f] ? default_left[nd] != 0 : b <= split_bin[nd];
+      nd = go_left ? left[nd] : right[nd];
+    }
+    return nd;
+  }
+
   int32_t add_node(int32_t parent_id, float node_value, double node_cover) {
     left.push_back(-1);
     right.push_back(-1);
