@@ -1,6 +1,7 @@
 #include "binned_matrix.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -94,6 +95,7 @@ RowBinner::~RowBinner() { delete impl_; }
 void RowBinner::flush() {
   if (buffered_ == 0) return;
   if (done_ + buffered_ > n_rows_) throw std::logic_error("RowBinner: more rows than announced");
+  const auto t0 = std::chrono::steady_clock::now();
   const int d = d_;
   const float* src = chunk_.data();
   uint8_t* dst = m_.bins.data() + done_ * (size_t)d;
@@ -115,6 +117,7 @@ void RowBinner::flush() {
   });
   done_ += buffered_;
   buffered_ = 0;
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 BinnedMatrix RowBinner::finish(ValueRange* range) {

@@ -38,6 +38,8 @@ class RowBinner {
     return chunk_.data() + (buffered_++) * (size_t)d_;
   }
   size_t rows_written() const { return done_ + buffered_; }
+  // Time spent binning so far (the rest of a load is reading).
+  double seconds_binning() const { return seconds_; }
   // After exactly n_rows rows: the matrix and the rows' value range.
   BinnedMatrix finish(ValueRange* range);
 
@@ -47,6 +49,7 @@ class RowBinner {
   Impl* impl_;
   int d_;
   size_t n_rows_, chunk_rows_, buffered_ = 0, done_ = 0;
+  double seconds_ = 0;
   std::vector<float> chunk_;
   BinnedMatrix m_;
 };

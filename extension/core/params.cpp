@@ -116,6 +116,9 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
       p->max_delta_step_set = true;
     } else if (k == "max_bin" || k == "max_bins") {
       p->max_bin = (int)get_int(kv, 2, 256, "an integer in [2, 256]");
+    } else if (k == "bin_sample_rows") {
+      p->bin_sample_rows =
+          get_int(kv, 0, 2147483647, "an integer in [0, 2147483647] (0 = automatic)");
     } else if (k == "subsample") {
       p->subsample = get_real(kv, 0, 1, true, false, "in (0, 1]");
     } else if (k == "colsample_bytree") {
@@ -161,7 +164,7 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
       throw InvalidInput("unknown parameter \"" + k +
                          "\": allowed are eta (learning_rate), max_depth, min_child_weight, "
                          "lambda (reg_lambda), alpha (reg_alpha), gamma (min_split_loss), "
-                         "max_delta_step, max_bin, subsample, colsample_bytree, base_score, "
+                         "max_delta_step, max_bin, bin_sample_rows, subsample, colsample_bytree, base_score, "
                          "num_round (n_estimators), seed, nthread, num_class, objective, "
                          "validation_fraction, early_stopping_rounds, eval_metric, device, "
                          "verbose, tree_method, grow_policy");
@@ -182,6 +185,7 @@ std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams&
   r.emplace_back("gamma", fmt(p.gamma));
   r.emplace_back("max_delta_step", fmt(p.effective_max_delta_step()));
   r.emplace_back("max_bin", std::to_string(p.max_bin));
+  if (p.bin_sample_rows > 0) r.emplace_back("bin_sample_rows", std::to_string(p.bin_sample_rows));
   r.emplace_back("subsample", fmt(p.subsample));
   r.emplace_back("colsample_bytree", fmt(p.colsample_bytree));
   if (p.base_score_set) r.emplace_back("base_score", fmt(p.base_score));

@@ -31,6 +31,10 @@ struct TrainParams {
   double max_delta_step = 0.0;   // 0.7 for count:poisson unless set
   bool max_delta_step_set = false;
   int max_bin = 256;
+  // Rows the cuts are computed from (an evenly spaced sample when the data
+  // has more); 0 = cut_sample_rows(d): 2^18 up to 64 features, fewer for
+  // wider data, so the sample's float copy stays within 64 MiB.
+  int64_t bin_sample_rows = 0;
   double subsample = 1.0;
   double colsample_bytree = 1.0;
   double base_score = 0.0;

@@ -404,24 +404,27 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
   }
 }
 
-Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
-                  const std::string& target_name) {
-  const size_t n = in.features.n_rows;
-  const int d = (int)in.features.columns.size();
-  if (d == 0) throw InvalidInput("no feature columns to train on");
-  if (n == 0) throw InvalidInput("no rows to train on");
-  const int nthread = p.nthread > 0 ? p.nthread : default_nthread();
-  check_cancel(hooks.cancel);
+BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int nthread) {
   auto tb = Clock::now();
   BinnedInput b;
-  b.cuts = compute_cuts(in.features, p.max_bin, nthread);
+  b.cuts = compute_cuts(in.features, max_bin, nthread, sample_rows);
   b.matrix = bin_matrix(in.features, b.cuts, nthread);
   b.seconds_bin = since(tb);
-  b.labels.assign(in.labels, in.labels + n);
+  b.labels.assign(in.labels, in.labels + in.features.n_rows);
   b.feature_names = in.feature_names;
   b.feature_types = in.feature_types;
   b.rows_skipped = in.rows_skipped;
   b.seconds_load = in.seconds_load;
+  return b;
+}
+
+Model train_model(const TrainInput& in, TrainParams p, const TrainHooks& hooks,
+                  const std::string& target_name) {
+  if (in.features.columns.empty()) throw InvalidInput("no feature columns to train on");
+  if (in.features.n_rows == 0) throw InvalidInput("no rows to train on");
+  check_cancel(hooks.cancel);
+  BinnedInput b = bin_input(in, p.max_bin, (size_t)p.bin_sample_rows,
+                            p.nthread > 0 ? p.nthread : default_nthread());
   return train_binned(std::move(b), p, hooks, target_name);
 }
 

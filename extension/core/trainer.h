@@ -49,6 +49,11 @@ struct TrainHooks {
 Model train_model(const TrainInput& in, TrainParams params, const TrainHooks& hooks,
                   const std::string& target_name = "label");
 
+// Cuts (compute_cuts from `sample_rows` rows, 0 = cut_sample_rows(d)) and
+// bins of every row of a float input; labels copied.  train_model's first
+// step, and the loaders' for data held as floats.
+BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int nthread);
+
 // The same on binned data; consumes `in` (the validation split moves rows
 // in place).  train_model() bins its float input and calls this.
 Model train_binned(BinnedInput&& in, TrainParams params, const TrainHooks& hooks,

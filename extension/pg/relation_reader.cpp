@@ -164,83 +164,156 @@ bool plan_fast_scan(const RelInfo* rel, const ReaderColumn* cols, int ncols, Fas
   return true;
 }
 
-uint64 read_relation_fast(const RelInfo* rel, const ReaderColumn* cols, int ncols,
-                          ReaderRowFn fn, void* arg, bool read_only, const FastScan* fs) {
+}  // namespace
+
+struct TablePasses {
+  const ReaderColumn* cols;
+  int ncols;
+  FastScan fs;
+  Relation r;
+  TupleTableSlot* slot;  // the table's tuples
+  TupleTableSlot* out;   // virtual slot handed to the row function
+  float* vals;
+  bool* nulls;
+  MemoryContext row_cxt;
+};
+
+TablePasses* open_table_passes(const RelInfo* rel, const ReaderColumn* cols, int ncols,
+                               bool read_only) {
+  FastScan fs;
+  if (ncols < 1 || !plan_fast_scan(rel, cols, ncols, &fs)) return nullptr;
+  TablePasses* tp = (TablePasses*)palloc0(sizeof(TablePasses));
+  tp->cols = cols;
+  tp->ncols = ncols;
+  tp->fs = fs;
   // Snapshot as SPI takes it: a fresh one (after a command counter
-  // increment) unless read-only.
+  // increment) unless read-only; the same one for every pass.
   if (!read_only) {
     CommandCounterIncrement();
     PushActiveSnapshot(GetTransactionSnapshot());
   } else {
     PushActiveSnapshot(GetActiveSnapshot());
   }
-  Relation r = table_open(rel->relid, AccessShareLock);
-  TupleTableSlot* slot = table_slot_create(r, nullptr);
-  TupleDesc od = CreateTemplateTupleDesc(ncols > 0 ? ncols : 1);
+  tp->r = table_open(rel->relid, AccessShareLock);
+  tp->slot = table_slot_create(tp->r, nullptr);
+  TupleDesc od = CreateTemplateTupleDesc(ncols);
   for (int i = 0; i < ncols; i++)
     TupleDescInitEntry(od, (AttrNumber)(i + 1), cols[i].name,
                        cols[i].kind == ValKind::kNone ? TEXTOID : FLOAT8OID, -1, 0);
-  TupleTableSlot* out = MakeSingleTupleTableSlot(od, &TTSOpsVirtual);
-  float* vals = (float*)palloc(sizeof(float) * (ncols > 0 ? ncols : 1));
-  bool* nulls = (bool*)palloc(sizeof(bool) * (ncols > 0 ? ncols : 1));
-  MemoryContext row_cxt =
-      AllocSetContextCreate(CurrentMemoryContext, "gbdt reader row", ALLOCSET_SMALL_SIZES);
-  TableScanDesc scan = table_beginscan_strat(r, GetActiveSnapshot(), 0, nullptr, true, false);
-  uint64 rows = 0;
-  while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
-    MemoryContextReset(row_cxt);
-    MemoryContext old = MemoryContextSwitchTo(row_cxt);
-    slot_getsomeattrs(slot, fs->maxatt);
-    ExecClearTuple(out);
-    for (int i = 0; i < ncols; i++) {
-      const ReaderColumn& c = cols[i];
-      const int att = fs->attnums[i] - 1;
-      const bool isnull = slot->tts_isnull[att];
-      Datum d = slot->tts_values[att];
-      nulls[i] = isnull;
-      out->tts_isnull[i] = isnull;
-      out->tts_values[i] = d;
-      if (isnull) {
-        vals[i] = NAN;
-        continue;
-      }
-      if (c.kind == ValKind::kNone) {
-        vals[i] = NAN;
-        if (!fs->is_text[i])
-          out->tts_values[i] =
-              PointerGetDatum(cstring_to_text(OutputFunctionCall(&fs->outfns[i], d)));
-        continue;
-      }
-      double v = datum_to_double(d, c.kind);
-      float f = (float)v;
-      if (c.reject_infinity && std::isinf(f)) report_nonfinite(c.name, c.is_target, d, c.kind, v);
-      vals[i] = f;
+  tp->out = MakeSingleTupleTableSlot(od, &TTSOpsVirtual);
+  tp->vals = (float*)palloc(sizeof(float) * ncols);
+  tp->nulls = (bool*)palloc(sizeof(bool) * ncols);
+  tp->row_cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt reader row", ALLOCSET_SMALL_SIZES);
+  return tp;
+}
+
+namespace {
+
+// Converts the requested columns of the (deformed) current tuple.
+void convert_row(TablePasses* tp) {
+  const FastScan* fs = &tp->fs;
+  TupleTableSlot* slot = tp->slot;
+  TupleTableSlot* out = tp->out;
+  ExecClearTuple(out);
+  for (int i = 0; i < tp->ncols; i++) {
+    const ReaderColumn& c = tp->cols[i];
+    const int att = fs->attnums[i] - 1;
+    const bool isnull = slot->tts_isnull[att];
+    Datum d = slot->tts_values[att];
+    tp->nulls[i] = isnull;
+    out->tts_isnull[i] = isnull;
+    out->tts_values[i] = d;
+    if (isnull) {
+      tp->vals[i] = NAN;
+      continue;
     }
-    ExecStoreVirtualTuple(out);
-    fn(arg, out, vals, nulls);
+    if (c.kind == ValKind::kNone) {
+      tp->vals[i] = NAN;
+      if (!fs->is_text[i])
+        out->tts_values[i] = PointerGetDatum(cstring_to_text(OutputFunctionCall(&fs->outfns[i], d)));
+      continue;
+    }
+    double v = datum_to_double(d, c.kind);
+    float f = (float)v;
+    if (c.reject_infinity && std::isinf(f)) report_nonfinite(c.name, c.is_target, d, c.kind, v);
+    tp->vals[i] = f;
+  }
+  ExecStoreVirtualTuple(out);
+}
+
+// Rows are delivered as they are (no skipping, all of them): read_relation.
+uint64 pass_all(TablePasses* tp, ReaderRowFn fn, void* arg) {
+  TableScanDesc scan = table_beginscan_strat(tp->r, GetActiveSnapshot(), 0, nullptr, true, false);
+  uint64 rows = 0;
+  while (table_scan_getnextslot(scan, ForwardScanDirection, tp->slot)) {
+    MemoryContextReset(tp->row_cxt);
+    MemoryContext old = MemoryContextSwitchTo(tp->row_cxt);
+    slot_getsomeattrs(tp->slot, tp->fs.maxatt);
+    convert_row(tp);
+    fn(arg, tp->out, tp->vals, tp->nulls);
     MemoryContextSwitchTo(old);
     rows++;
     if ((rows & 4095) == 0) CHECK_FOR_INTERRUPTS();
   }
   table_endscan(scan);
-  ExecDropSingleTupleTableSlot(out);
-  ExecDropSingleTupleTableSlot(slot);
-  table_close(r, NoLock);
-  MemoryContextDelete(row_cxt);
-  pfree(vals);
-  pfree(nulls);
-  PopActiveSnapshot();
   return rows;
 }
 
 }  // namespace
 
+uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn fn, void* arg,
+                  uint64* skipped) {
+  const int att0 = tp->fs.attnums[0];
+  const ReaderColumn& c0 = tp->cols[0];
+  TableScanDesc scan = table_beginscan_strat(tp->r, GetActiveSnapshot(), 0, nullptr, true, false);
+  uint64 seen = 0, kept = 0, skip = 0;
+  size_t next = 0;  // index into rows
+  while (table_scan_getnextslot(scan, ForwardScanDirection, tp->slot)) {
+    if ((++seen & 4095) == 0) CHECK_FOR_INTERRUPTS();
+    slot_getsomeattrs(tp->slot, att0);
+    bool keep = !tp->slot->tts_isnull[att0 - 1];
+    if (keep && c0.kind != ValKind::kNone) {
+      double v = datum_to_double(tp->slot->tts_values[att0 - 1], c0.kind);
+      keep = !std::isnan(v);
+    }
+    if (!keep) {
+      skip++;
+      continue;
+    }
+    const uint64 k = kept++;
+    if (rows != nullptr) {
+      if (next >= nrows || rows[next] != k) continue;
+      next++;
+    }
+    MemoryContextReset(tp->row_cxt);
+    MemoryContext old = MemoryContextSwitchTo(tp->row_cxt);
+    slot_getsomeattrs(tp->slot, tp->fs.maxatt);
+    convert_row(tp);
+    fn(arg, tp->out, tp->vals, tp->nulls);
+    MemoryContextSwitchTo(old);
+  }
+  table_endscan(scan);
+  if (skipped) *skipped = skip;
+  return kept;
+}
+
+void close_table_passes(TablePasses* tp) {
+  ExecDropSingleTupleTableSlot(tp->out);
+  ExecDropSingleTupleTableSlot(tp->slot);
+  table_close(tp->r, NoLock);
+  MemoryContextDelete(tp->row_cxt);
+  pfree(tp->vals);
+  pfree(tp->nulls);
+  pfree(tp);
+  PopActiveSnapshot();
+}
+
 uint64 read_relation(const RelInfo* rel, const ReaderColumn* cols, int ncols, ReaderRowFn fn,
                      void* arg, bool read_only) {
-  {
-    FastScan fs;
-    if (plan_fast_scan(rel, cols, ncols, &fs))
-      return read_relation_fast(rel, cols, ncols, fn, arg, read_only, &fs);
+  if (TablePasses* tp = open_table_passes(rel, cols, ncols, read_only)) {
+    uint64 rows = pass_all(tp, fn, arg);
+    close_table_passes(tp);
+    return rows;
   }
   StringInfoData q;
   initStringInfo(&q);

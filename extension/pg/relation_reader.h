@@ -52,4 +52,27 @@ typedef void (*ReaderRowFn)(void* arg, TupleTableSlot* slot, const float* vals,
 uint64 read_relation(const RelInfo* rel, const ReaderColumn* cols, int ncols, ReaderRowFn fn,
                      void* arg, bool read_only);
 
+// Several passes over a plain table read directly (the direct heap scan of
+// read_relation: no views, no row-level security, whole-table SELECT
+// privilege), all under one snapshot, so every pass sees the same rows in
+// the same order.  A loader that must not hold the table in memory reads a
+// sample in one pass and bins every row in the next.
+struct TablePasses;
+
+// NULL when the relation needs the SPI path (then use read_relation).
+TablePasses* open_table_passes(const RelInfo* rel, const ReaderColumn* cols, int ncols,
+                               bool read_only);
+
+// One pass.  Rows whose first column is NULL or NaN are skipped (counted in
+// *skipped, never delivered, not numbered); the others are numbered 0, 1, ...
+// in scan order and delivered to fn when their number is in `rows`
+// (ascending, nrows entries), or all of them when rows is NULL.  Rows not
+// delivered are deformed only up to the first column.  Returns the number
+// of rows kept (delivered or not).
+uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn fn, void* arg,
+                  uint64* skipped);
+
+// Ends the passes (closes the relation, pops the snapshot).
+void close_table_passes(TablePasses* tp);
+
 }  // namespace gbdt_pg

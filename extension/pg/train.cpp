@@ -11,6 +11,7 @@
 #include "gucs.h"
 #include "relation_reader.h"
 #include "train_data.h"
+#include "train_load.h"
 
 #include "model.h"
 #include "params.h"
@@ -102,54 +103,7 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
   }
 }
 
-// ---- row sink: column-major float buffers ----
-
-struct TrainSink {
-  MemoryContext cxt;  // owns the buffers
-  int nf;             // features
-  float** cols;
-  float* labels;
-  size_t n;
-  size_t cap;
-  uint64 skipped;
-  double max_rows;
-};
-
-void sink_alloc(TrainSink* s, size_t cap) {
-  s->cap = cap;
-  s->labels = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
-  s->cols = (float**)MemoryContextAlloc(s->cxt, sizeof(float*) * s->nf);
-  for (int f = 0; f < s->nf; f++)
-    s->cols[f] = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
-}
-
-void sink_grow(TrainSink* s) {
-  size_t cap = s->cap * 2;
-  s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
-  for (int f = 0; f < s->nf; f++) s->cols[f] = (float*)repalloc_huge(s->cols[f], sizeof(float) * cap);
-  s->cap = cap;
-}
-
-void train_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
-  TrainSink* s = (TrainSink*)arg;
-  if (nulls[0] || std::isnan(vals[0])) {
-    s->skipped++;
-    return;
-  }
-  if ((double)s->n >= s->max_rows) check_memory_estimate((double)s->n + 1, s->nf, true);
-  if (s->n == s->cap) sink_grow(s);
-  size_t i = s->n++;
-  s->labels[i] = vals[0];
-  for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + 1];
-}
-
 // ---- feature resolution ----
-
-struct FeatureSet {
-  int n;
-  const char** names;
-  ValKind* kinds;
-};
 
 void resolve_features(const RelInfo* rel, const char* target, ArrayType* arr, FeatureSet* fs) {
   int natts = rel->desc->natts;
@@ -258,6 +212,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
 
   // Check the parameters with the engine before the (possibly long) load.
   bool verbose = false;
+  int max_bin = 256, nthread = 0;
+  size_t sample_rows = 0;
   {
     const ParamList* pl = &params;
     run_engine([&] {
@@ -266,6 +222,9 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       gbdt::TrainParams p;
       gbdt::apply_params(kvs, &p);
       verbose = p.verbose;
+      max_bin = p.max_bin;
+      sample_rows = (size_t)p.bin_sample_rows;
+      nthread = p.nthread > 0 ? p.nthread : gbdt::default_nthread();
     });
   }
 
@@ -281,44 +240,22 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   resolve_features(rel, target, feat_arr, &fs);
   int nf = fs.n;
 
-  double max_rows = floor(max_memory_bytes() / (nf * 5.0 + 32.0));
-  if (rel->reltuples > 0) check_memory_estimate(rel->reltuples, nf, false);
-
   // ---- load ----
   MemoryContext data_cxt =
       AllocSetContextCreate(CurrentMemoryContext, "gbdt training data", ALLOCSET_DEFAULT_SIZES);
-  TrainSink sink;
-  memset(&sink, 0, sizeof(sink));
-  sink.cxt = data_cxt;
-  sink.nf = nf;
-  sink.max_rows = max_rows;
-  size_t initial = 16384;
-  if (rel->reltuples > 0 && rel->reltuples < max_rows)
-    initial = (size_t)rel->reltuples + 1;
-  if (initial < 1024) initial = 1024;
-  sink_alloc(&sink, initial);
-
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
-  cols[0] = ReaderColumn{target, target_kind, true, true};
-  for (int f = 0; f < nf; f++) cols[f + 1] = ReaderColumn{fs.names[f], fs.kinds[f], true, false};
-
-  auto t0 = std::chrono::steady_clock::now();
-  uint64 total = read_relation(rel, cols, nf + 1, train_row, &sink, false);
-  double seconds_load =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-  if (total == 0)
-    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND), errmsg("relation \"%s\" has no rows", rel->name)));
-  if (sink.n == 0)
-    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
-                    errmsg("all values of target column \"%s\" are NULL", target)));
-  if (sink.skipped > 0)
+  LoadSpec spec{rel, target, target_kind, &fs, max_bin, sample_rows, nthread};
+  LoadResult loaded;
+  load_training_data(spec, data_cxt, &loaded);
+  gbdt::BinnedInput* data = loaded.data;
+  if (data->rows_skipped > 0)
     ereport(NOTICE, (errmsg("gbdt_train: skipped %llu row%s with a NULL target \"%s\"",
-                            (unsigned long long)sink.skipped, sink.skipped == 1 ? "" : "s",
-                            target)));
+                            (unsigned long long)data->rows_skipped,
+                            data->rows_skipped == 1 ? "" : "s", target)));
   if (verbose)
-    ereport(NOTICE, (errmsg("gbdt_train: loaded %zu rows x %d features in %.3f s", sink.n, nf,
-                            seconds_load)));
+    ereport(NOTICE, (errmsg("gbdt_train: loaded %zu rows x %d features in %.3f s (%d pass%s, "
+                            "cuts from %zu rows)",
+                            data->matrix.n_rows, nf, data->seconds_load + data->seconds_bin,
+                            loaded.passes, loaded.passes == 1 ? "" : "es", loaded.sample_rows)));
 
   // ---- train (engine) ----
   struct varlena* result = nullptr;
@@ -326,8 +263,6 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   const char* device = device_setting_name();
   {
     const ParamList* pl = &params;
-    const TrainSink* s = &sink;
-    const FeatureSet* fsp = &fs;
     EngineError err;
     catch_engine(&err, [&] {
       std::vector<gbdt::ParamKV> kvs;
@@ -335,17 +270,6 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       gbdt::TrainParams p;
       gbdt::apply_params(kvs, &p);
       if (p.device.empty()) p.device = device;
-
-      gbdt::TrainInput in;
-      in.features.n_rows = s->n;
-      in.features.columns.assign(s->cols, s->cols + s->nf);
-      in.labels = s->labels;
-      for (int f = 0; f < fsp->n; f++) {
-        in.feature_names.emplace_back(fsp->names[f]);
-        in.feature_types.push_back(feature_type_for(fsp->kinds[f]));
-      }
-      in.rows_skipped = s->skipped;
-      in.seconds_load = seconds_load;
 
       std::string collected;
       gbdt::TrainHooks hooks;
@@ -361,7 +285,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       };
       hooks.default_device = device;
 
-      gbdt::Model model = gbdt::train_model(in, p, hooks, std::string(target));
+      gbdt::Model model = gbdt::train_binned(std::move(*data), p, hooks, std::string(target));
       if (p.verbose) {
         char line[256];
         snprintf(line, sizeof line,

@@ -13,8 +13,8 @@ char* format_bytes(double bytes) {
   return psprintf("%.1f GB", bytes / (1024.0 * 1024 * 1024));
 }
 
-void check_memory_estimate(double rows, int nfeatures, bool at_least) {
-  double need = training_bytes_estimate(rows, nfeatures);
+void check_memory_estimate(double rows, int nfeatures, double float_rows, bool at_least) {
+  double need = training_bytes_estimate(rows, nfeatures, float_rows);
   double limit = max_memory_bytes();
   if (need <= limit) return;
   ereport(ERROR,

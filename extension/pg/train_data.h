@@ -8,9 +8,12 @@
 
 namespace gbdt_pg {
 
-// Estimated training memory in bytes: rows*features*(4+1) + rows*32.
-inline double training_bytes_estimate(double rows, int nfeatures) {
-  return rows * (double)nfeatures * 5.0 + rows * 32.0;
+// Estimated training memory in bytes: the 1-byte bin matrix, 32 bytes per
+// row (labels, gradients, positions, margins) and the float copy held while
+// binning, of `float_rows` rows (every row when the relation is read in one
+// pass, the cut sample when it is read in passes).
+inline double training_bytes_estimate(double rows, int nfeatures, double float_rows) {
+  return rows * (double)nfeatures + rows * 32.0 + float_rows * (double)nfeatures * 4.0;
 }
 
 // gbdt.max_memory in bytes.
@@ -19,7 +22,7 @@ double max_memory_bytes();
 // Refuses (ERROR, with estimate and limit in the message) when the
 // estimate for rows x nfeatures exceeds gbdt.max_memory.  `at_least`:
 // rows is a count so far, not the total.
-void check_memory_estimate(double rows, int nfeatures, bool at_least);
+void check_memory_estimate(double rows, int nfeatures, double float_rows, bool at_least);
 
 // "12.3 MB" style text (palloc'd).
 char* format_bytes(double bytes);

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "binned_matrix.h"
 #include "quantile.h"
 #include "test_util.h"
 
@@ -133,4 +134,65 @@ TEST(Cuts, IndependentOfThreadCount) {
     ASSERT_EQ(a.values.size(), b.values.size());
     EXPECT_EQ(0, std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)));
   }
+}
+
+// The streaming loader's construction (cut sample -> cuts_from_sample, every
+// row through a RowBinner -> set_value_range) gives exactly compute_cuts +
+// bin_matrix on the same rows, also when the sample misses the extremes.
+TEST(Cuts, StreamingBuildEqualsInMemory) {
+  gbdt_test::Data D = gbdt_test::make_data(20000, 7, gbdt_test::Task::kRegression, 0.1, 5);
+  D.cols[3][12345] = 1e6f;    // a maximum and a minimum outside the sample rows
+  D.cols[3][12346] = -1e6f;
+  for (size_t r = 0; r < D.n; ++r) D.cols[4][r] = std::fabs(D.cols[4][r]);
+  D.cols[4][0] = -0.0f;       // the minimum is zero, with both signs
+  D.cols[4][1] = 0.0f;
+  for (size_t r = 0; r < D.n; ++r) D.cols[5][r] = r % 7 == 3 ? 2.0f : NAN;  // sample sees none
+  for (size_t r = 0; r < D.n; ++r) D.cols[6][r] = (float)(r % 5);          // few distinct
+  for (size_t take : {(size_t)3000, (size_t)20000, (size_t)50000}) {
+    for (int nt : {1, 3}) {
+      const ColumnInput in = D.input().features;
+      Cuts expect = compute_cuts(in, 256, nt, take);
+      BinnedMatrix expect_bins = bin_matrix(in, expect, nt);
+
+      const size_t m = std::min(take, D.n);
+      std::vector<std::vector<float>> sample((size_t)D.d, std::vector<float>(m));
+      for (size_t i = 0; i < m; ++i)
+        for (int f = 0; f < D.d; ++f) sample[f][i] = D.cols[f][cut_sample_row(i, D.n, m)];
+      Cuts got = cuts_from_sample(columns(sample), 256, nt);
+      RowBinner rb(got, D.n, nt);
+      for (size_t r = 0; r < D.n; ++r) {
+        float* x = rb.next_row();
+        for (int f = 0; f < D.d; ++f) x[f] = D.cols[f][r];
+      }
+      ValueRange range;
+      BinnedMatrix bins = rb.finish(&range);
+      set_value_range(&got, range.lo, range.hi);
+
+      EXPECT_EQ(expect.ptr, got.ptr) << "take " << take;
+      ASSERT_EQ(expect.values.size(), got.values.size());
+      EXPECT_EQ(0, std::memcmp(expect.values.data(), got.values.data(),
+                               got.values.size() * sizeof(float)));
+      ASSERT_EQ(expect.min_values.size(), got.min_values.size());
+      EXPECT_EQ(0, std::memcmp(expect.min_values.data(), got.min_values.data(),
+                               got.min_values.size() * sizeof(float)));
+      EXPECT_EQ(expect_bins.bins, bins.bins) << "take " << take << " threads " << nt;
+      // Every value lies below its feature's last cut: binning never clamps.
+      EXPECT_GT(got.values[got.ptr[4] - 1], 1e6f);
+      EXPECT_EQ(got.min_values[3], -1e6f);
+      EXPECT_FALSE(std::signbit(got.min_values[4]));
+      check_semantics(got, 5, D.cols[5]);
+    }
+  }
+}
+
+TEST(Cuts, SampleRowsBoundTheFloatCopy) {
+  EXPECT_EQ(cut_sample_rows(28), 1u << 18);
+  EXPECT_EQ(cut_sample_rows(64), 1u << 18);
+  EXPECT_EQ(cut_sample_rows(500), (1u << 24) / 500);
+  EXPECT_EQ(cut_sample_rows(1600), (1u << 24) / 1600);
+  EXPECT_EQ(cut_sample_rows(5000), 1u << 13);
+  for (int d : {1, 28, 100, 500, 1600}) EXPECT_LE(cut_sample_rows(d) * d * 4, 64u << 20);
+  EXPECT_EQ(cut_sample_row(0, 1000, 10), 0u);
+  EXPECT_EQ(cut_sample_row(9, 1000, 10), 900u);
+  EXPECT_EQ(cut_sample_row(5, 5, 10), 5u);
 }

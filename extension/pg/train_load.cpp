@@ -1,0 +1,267 @@
+#include "train_load.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "binned_matrix.h"
+#include "guard.h"
+#include "quantile.h"
+#include "train_data.h"
+
+namespace gbdt_pg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// The load's C++ objects, deleted by a reset callback of the load's memory
+// context: an error or cancel anywhere in the load frees them.
+struct Owned {
+  gbdt::BinnedInput* data;
+  gbdt::RowBinner* binner;
+};
+
+void delete_owned(void* arg) {
+  Owned* o = (Owned*)arg;
+  delete o->binner;  // joins its threads
+  o->binner = nullptr;
+  delete o->data;
+  o->data = nullptr;
+}
+
+void relation_changed(const RelInfo* rel) {
+  elog(ERROR, "gbdt: relation \"%s\" returned different rows in two passes under one snapshot",
+       rel->name);
+}
+
+// Rows as float columns (column-major), label first.
+struct FloatSink {
+  const RelInfo* rel;
+  MemoryContext cxt;
+  int nf;
+  float** cols;
+  float* labels;
+  size_t n;
+  size_t cap;
+  bool growable;    // one-pass (SPI) load of unknown size
+  double max_rows;  // growable: rows at which the memory estimate exceeds the limit
+  uint64 skipped;
+};
+
+void sink_alloc(FloatSink* s, size_t cap) {
+  if (cap < 1) cap = 1;
+  s->cap = cap;
+  s->labels = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
+  s->cols = (float**)MemoryContextAlloc(s->cxt, sizeof(float*) * s->nf);
+  for (int f = 0; f < s->nf; f++)
+    s->cols[f] = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
+}
+
+void sink_free(FloatSink* s) {
+  for (int f = 0; f < s->nf; f++) pfree(s->cols[f]);
+  pfree(s->cols);
+  pfree(s->labels);
+  s->cols = nullptr;
+  s->labels = nullptr;
+}
+
+void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
+  FloatSink* s = (FloatSink*)arg;
+  if (nulls[0] || std::isnan(vals[0])) {
+    s->skipped++;
+    return;
+  }
+  if (s->n == s->cap) {
+    if (!s->growable) relation_changed(s->rel);
+    if ((double)s->n >= s->max_rows)
+      check_memory_estimate((double)s->n + 1, s->nf, (double)s->n + 1, true);
+    size_t cap = s->cap * 2;
+    s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
+    for (int f = 0; f < s->nf; f++)
+      s->cols[f] = (float*)repalloc_huge(s->cols[f], sizeof(float) * cap);
+    s->cap = cap;
+  }
+  size_t i = s->n++;
+  s->labels[i] = vals[0];
+  for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + 1];
+}
+
+// Every row straight into the RowBinner (pass 3).
+struct BinSink {
+  const RelInfo* rel;
+  Owned* owned;
+  float* labels;
+  int nf;
+  size_t n;
+  size_t cap;
+};
+
+void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
+  BinSink* s = (BinSink*)arg;
+  if (s->n == s->cap) relation_changed(s->rel);
+  s->labels[s->n++] = vals[0];
+  float* x = nullptr;
+  gbdt::RowBinner* b = s->owned->binner;
+  run_engine([&] { x = b->next_row(); });  // bins the previous chunk when full
+  memcpy(x, vals + 1, sizeof(float) * s->nf);
+}
+
+void set_names(const LoadSpec& spec, gbdt::BinnedInput* d) {
+  const FeatureSet* fs = spec.features;
+  for (int f = 0; f < fs->n; f++) {
+    d->feature_names.emplace_back(fs->names[f]);
+    d->feature_types.push_back(feature_type_for(fs->kinds[f]));
+  }
+}
+
+// Bins float columns as the in-memory engine does; frees them.
+void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned) {
+  const FloatSink* cs = s;
+  run_engine([&] {
+    gbdt::TrainInput in;
+    in.features.n_rows = cs->n;
+    in.features.columns.assign(cs->cols, cs->cols + cs->nf);
+    in.labels = cs->labels;
+    in.rows_skipped = cs->skipped;
+    owned->data = new gbdt::BinnedInput(gbdt::bin_input(in, spec.max_bin, spec.sample_rows, spec.nthread));
+    set_names(spec, owned->data);
+  });
+  sink_free(s);
+}
+
+void report_no_rows(const LoadSpec& spec, uint64 total, uint64 kept) {
+  if (total == 0)
+    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
+                    errmsg("relation \"%s\" has no rows", spec.rel->name)));
+  if (kept == 0)
+    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
+                    errmsg("all values of target column \"%s\" are NULL", spec.target)));
+}
+
+}  // namespace
+
+void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out) {
+  const RelInfo* rel = spec.rel;
+  const int nf = spec.features->n;
+  const size_t sample_cap = spec.sample_rows > 0 ? spec.sample_rows : gbdt::cut_sample_rows(nf);
+  MemoryContext old = MemoryContextSwitchTo(cxt);
+  Owned* owned = (Owned*)palloc0(sizeof(Owned));
+  MemoryContextCallback* cb = (MemoryContextCallback*)palloc0(sizeof(MemoryContextCallback));
+  cb->func = delete_owned;
+  cb->arg = owned;
+  MemoryContextRegisterResetCallback(cxt, cb);
+
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
+  cols[0] = ReaderColumn{spec.target, spec.target_kind, true, true};
+  for (int f = 0; f < nf; f++)
+    cols[f + 1] = ReaderColumn{spec.features->names[f], spec.features->kinds[f], true, false};
+
+  FloatSink fs;
+  memset(&fs, 0, sizeof(fs));
+  fs.rel = rel;
+  fs.cxt = cxt;
+  fs.nf = nf;
+  const auto t0 = Clock::now();
+  double seconds_bin = 0;
+  uint64 skipped = 0;
+
+  TablePasses* tp = open_table_passes(rel, cols, nf + 1, false);
+  if (tp == nullptr) {
+    // One pass through SPI into float columns.
+    if (rel->reltuples > 0) check_memory_estimate(rel->reltuples, nf, rel->reltuples, false);
+    fs.growable = true;
+    fs.max_rows = floor(max_memory_bytes() / (nf * 5.0 + 32.0));
+    size_t initial = 16384;
+    if (rel->reltuples > 0 && rel->reltuples < fs.max_rows) initial = (size_t)rel->reltuples + 1;
+    sink_alloc(&fs, initial < 1024 ? 1024 : initial);
+    uint64 total = read_relation(rel, cols, nf + 1, float_row, &fs, false);
+    report_no_rows(spec, total, fs.n);
+    out->rows_read = total;
+    out->passes = 1;
+    out->sample_rows = std::min(fs.n, sample_cap);
+    skipped = fs.skipped;
+    bin_floats(spec, &fs, owned);
+    seconds_bin = owned->data->seconds_bin;
+  } else {
+    if (rel->reltuples > 0)
+      check_memory_estimate(rel->reltuples, nf, std::min(rel->reltuples, (double)sample_cap),
+                            false);
+    // Pass 1: rows with a target.
+    uint64 none = 0;
+    const uint64 n = table_pass(tp, &none, 0, nullptr, nullptr, &skipped);
+    report_no_rows(spec, n + skipped, n);
+    const size_t take = std::min((size_t)n, sample_cap);
+    check_memory_estimate((double)n, nf, (double)take, false);
+    out->rows_read = n + skipped;
+    out->sample_rows = take;
+
+    // Pass 2: the cut sample (every row when take == n).
+    sink_alloc(&fs, take);
+    uint64* rows = nullptr;
+    if (take < n) {
+      rows = (uint64*)MemoryContextAllocHuge(cxt, sizeof(uint64) * take);
+      for (size_t i = 0; i < take; i++) rows[i] = gbdt::cut_sample_row(i, n, take);
+    }
+    uint64 skipped2 = 0;
+    uint64 n2 = table_pass(tp, rows, take, float_row, &fs, &skipped2);
+    if (n2 != n || fs.n != take) relation_changed(rel);
+    fs.skipped = skipped;
+
+    if (take == n) {
+      close_table_passes(tp);
+      out->passes = 2;
+      bin_floats(spec, &fs, owned);
+      seconds_bin = owned->data->seconds_bin;
+    } else {
+      // Cuts from the sample; pass 3 bins every row as it is read.
+      pfree(rows);
+      const FloatSink* cs = &fs;
+      const auto tc = Clock::now();
+      run_engine([&] {
+        gbdt::ColumnInput sample;
+        sample.n_rows = cs->n;
+        sample.columns.assign(cs->cols, cs->cols + cs->nf);
+        owned->data = new gbdt::BinnedInput();
+        owned->data->cuts = gbdt::cuts_from_sample(sample, spec.max_bin, spec.nthread);
+        owned->data->labels.resize(n);
+        owned->binner = new gbdt::RowBinner(owned->data->cuts, n, spec.nthread);
+      });
+      seconds_bin = since(tc);
+      sink_free(&fs);
+      BinSink bs;
+      bs.rel = rel;
+      bs.owned = owned;
+      bs.labels = owned->data->labels.data();
+      bs.nf = nf;
+      bs.n = 0;
+      bs.cap = n;
+      uint64 n3 = table_pass(tp, nullptr, 0, bin_row, &bs, &skipped2);
+      if (n3 != n || bs.n != n) relation_changed(rel);
+      close_table_passes(tp);
+      out->passes = 3;
+      run_engine([&] {
+        gbdt::BinnedInput* d = owned->data;
+        gbdt::ValueRange range;
+        d->matrix = owned->binner->finish(&range);
+        gbdt::set_value_range(&d->cuts, range.lo, range.hi);
+        seconds_bin += owned->binner->seconds_binning();
+        delete owned->binner;
+        owned->binner = nullptr;
+        d->rows_skipped = skipped;
+        set_names(spec, d);
+      });
+    }
+  }
+  gbdt::BinnedInput* d = owned->data;
+  d->seconds_bin = seconds_bin;
+  d->seconds_load = since(t0) - seconds_bin;
+  d->rows_skipped = skipped;
+  out->data = d;
+  MemoryContextSwitchTo(old);
+}
+
+}  // namespace gbdt_pg

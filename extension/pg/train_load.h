@@ -1,0 +1,51 @@
+// Reads gbdt_train's relation into binned training data (gbdt::BinnedInput).
+//
+// Plain tables (the direct heap scan, see relation_reader.h) take three
+// passes under one snapshot, so the float copy of the table is never
+// resident: (1) count the rows with a target, deforming only up to the
+// target; (2) read the cut sample (gbdt::cut_sample_row, every row when
+// there are at most gbdt::cut_sample_rows(d)) as floats; (3) bin every row
+// as it is read (gbdt::RowBinner) into the 1-byte matrix.  When the sample
+// is the whole table, pass (3) is not needed: the sample is binned as the
+// in-memory engine bins its input.  Views, tables with row-level security
+// and the like are read once through SPI into float columns, binned, and
+// the floats freed before training.  Either way the cuts and bins equal
+// those of gbdt::train_model on the same rows in the same order.
+#pragma once
+
+#include "pg_includes.h"
+
+#include "relation_reader.h"
+#include "trainer.h"
+
+namespace gbdt_pg {
+
+struct FeatureSet {
+  int n;
+  const char** names;
+  ValKind* kinds;
+};
+
+struct LoadSpec {
+  const RelInfo* rel;
+  const char* target;
+  ValKind target_kind;
+  const FeatureSet* features;
+  int max_bin;
+  size_t sample_rows;  // rows of the cut sample (0 = gbdt::cut_sample_rows)
+  int nthread;
+};
+
+struct LoadResult {
+  gbdt::BinnedInput* data;  // owned by the memory context given to load_training_data
+  uint64 rows_read;         // including rows skipped for a NULL target
+  int passes;               // over the relation
+  size_t sample_rows;       // rows the cuts were computed from
+};
+
+// Loads into `cxt`: the result and every engine object of the load belong
+// to it (freed when it is deleted, also on error or cancel).  Errors (no
+// rows, all targets NULL, infinities, memory limit) are raised here.
+void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out);
+
+}  // namespace gbdt_pg
