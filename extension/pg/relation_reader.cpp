@@ -241,17 +241,23 @@ void convert_row(TablePasses* tp) {
   ExecStoreVirtualTuple(out);
 }
 
+// Deforms and converts the current tuple and hands it to fn, in the
+// per-row memory context.
+void deliver_row(TablePasses* tp, ReaderRowFn fn, void* arg) {
+  MemoryContextReset(tp->row_cxt);
+  MemoryContext old = MemoryContextSwitchTo(tp->row_cxt);
+  slot_getsomeattrs(tp->slot, tp->fs.maxatt);
+  convert_row(tp);
+  fn(arg, tp->out, tp->vals, tp->nulls);
+  MemoryContextSwitchTo(old);
+}
+
 // Rows are delivered as they are (no skipping, all of them): read_relation.
 uint64 pass_all(TablePasses* tp, ReaderRowFn fn, void* arg) {
   TableScanDesc scan = table_beginscan_strat(tp->r, GetActiveSnapshot(), 0, nullptr, true, false);
   uint64 rows = 0;
   while (table_scan_getnextslot(scan, ForwardScanDirection, tp->slot)) {
-    MemoryContextReset(tp->row_cxt);
-    MemoryContext old = MemoryContextSwitchTo(tp->row_cxt);
-    slot_getsomeattrs(tp->slot, tp->fs.maxatt);
-    convert_row(tp);
-    fn(arg, tp->out, tp->vals, tp->nulls);
-    MemoryContextSwitchTo(old);
+    deliver_row(tp, fn, arg);
     rows++;
     if ((rows & 4095) == 0) CHECK_FOR_INTERRUPTS();
   }
@@ -285,12 +291,7 @@ uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn
       if (next >= nrows || rows[next] != k) continue;
       next++;
     }
-    MemoryContextReset(tp->row_cxt);
-    MemoryContext old = MemoryContextSwitchTo(tp->row_cxt);
-    slot_getsomeattrs(tp->slot, tp->fs.maxatt);
-    convert_row(tp);
-    fn(arg, tp->out, tp->vals, tp->nulls);
-    MemoryContextSwitchTo(old);
+    deliver_row(tp, fn, arg);
   }
   table_endscan(scan);
   if (skipped) *skipped = skip;
