@@ -5,8 +5,17 @@
 #include <cmath>
 #include <vector>
 
+#include <signal.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
 #include "model.h"
-#include "thread_pool.h"
+#include "predict.h"
 
 namespace gbdt {
 
@@ -176,66 +185,232 @@ inline int32_t step(const FlatNode* tr, int32_t nd, const float* xr) {
   return (&n.left)[go_right];
 }
 
-}  // namespace
 
-void predict_batch(const Model& m, const float* x, size_t n, double* out, int nthread) {
+// Scores rows [0, rows) of xb (row-major, d features) into out (rows x K,
+// transformed).  Tree-major over the block: each tree's nodes stay in cache.
+void score_block(const Model& m, const FlatForest& ff, const float* xb, size_t rows, double* out) {
+  constexpr size_t kMaxRows = 256;
   const int K = m.num_output_group;
   const int d = m.n_features();
-  const size_t ntrees = m.trees.size();
-  FlatForest ff;
-  flatten(m, ntrees, &ff);
+  const size_t ntrees = ff.start.size();
   const FlatNode* fn = ff.nodes.data();
   const int32_t* tg = m.tree_group.data();
-  const size_t block = 256;
-  size_t nblocks = (n + block - 1) / block;
-  auto work = [&](size_t b) {
-    size_t begin = b * block, end = std::min(n, begin + block);
-    const size_t rows = end - begin;
-    float acc[block * 8];
-    std::vector<float> big;
-    float* a = acc;
-    if (K > 8) {
-      big.resize(rows * K);
-      a = big.data();
-    }
-    for (size_t i = 0; i < rows; ++i)
-      for (int k = 0; k < K; ++k) a[i * K + k] = (float)m.base_margin[k];
-    const float* xb = x + begin * (size_t)d;
-    // Tree-major over a block of rows: each tree's nodes stay in cache.
-    for (size_t t = 0; t < ntrees; ++t) {
-      const FlatNode* tr = fn + ff.start[t];
-      const int g = tg[t];
-      const int depth = ff.depth[t];
-      size_t i = 0;
-      constexpr int G = 8;
-      for (; i + G <= rows; i += G) {
-        int32_t nd[G] = {};
-        const float* xr = xb + i * (size_t)d;
-        for (int l = 0; l < depth; ++l) {
-#pragma GCC unroll 8
-          for (int j = 0; j < G; ++j) nd[j] = step(tr, nd[j], xr + (size_t)j * d);
-        }
-        for (int j = 0; j < G; ++j) a[(i + j) * K + g] += tr[nd[j]].thr;
-      }
-      for (; i < rows; ++i) {
-        int32_t nd = 0;
-        const float* xr = xb + i * (size_t)d;
-        for (int l = 0; l < depth; ++l) nd = step(tr, nd, xr);
-        a[i * K + g] += tr[nd].thr;
-      }
-    }
-    for (size_t i = 0; i < rows; ++i) {
-      double* o = out + (begin + i) * K;
-      for (int k = 0; k < K; ++k) o[k] = a[i * K + k];
-      transform_margins(m, o);
-    }
-  };
-  if (nthread <= 1 || nblocks <= 1) {
-    for (size_t b = 0; b < nblocks; ++b) work(b);
-    return;
+  float acc[kMaxRows * 8];
+  std::vector<float> big;
+  float* a = acc;
+  if (K > 8 || rows > kMaxRows) {
+    big.resize(rows * K);
+    a = big.data();
   }
-  ThreadPool pool(std::min<int>(nthread, (int)nblocks));
-  pool.run(nblocks, [&](size_t b, int) { work(b); });
+  for (size_t i = 0; i < rows; ++i)
+    for (int k = 0; k < K; ++k) a[i * K + k] = (float)m.base_margin[k];
+  for (size_t t = 0; t < ntrees; ++t) {
+    const FlatNode* tr = fn + ff.start[t];
+    const int g = tg[t];
+    const int depth = ff.depth[t];
+    size_t i = 0;
+    constexpr int G = 8;
+    for (; i + G <= rows; i += G) {
+      int32_t nd[G] = {};
+      const float* xr = xb + i * (size_t)d;
+      for (int l = 0; l < depth; ++l) {
+#pragma GCC unroll 8
+        for (int j = 0; j < G; ++j) nd[j] = step(tr, nd[j], xr + (size_t)j * d);
+      }
+      for (int j = 0; j < G; ++j) a[(i + j) * K + g] += tr[nd[j]].thr;
+    }
+    for (; i < rows; ++i) {
+      int32_t nd = 0;
+      const float* xr = xb + i * (size_t)d;
+      for (int l = 0; l < depth; ++l) nd = step(tr, nd, xr);
+      a[i * K + g] += tr[nd].thr;
+    }
+  }
+  for (size_t i = 0; i < rows; ++i) {
+    double* o = out + i * K;
+    for (int k = 0; k < K; ++k) o[k] = a[i * K + k];
+    transform_margins(m, o);
+  }
+}
+
+void decode_rows(const RawRows& raw, int d, size_t begin, size_t end, float* x) {
+  const RawColumn* cols = raw.cols;
+  for (size_t i = begin; i < end; ++i) {
+    if (!raw.pending[i]) continue;
+    const uint8_t* p = raw.data + i * raw.stride;
+    float* xr = x + i * (size_t)d;
+    for (int f = 0; f < d; ++f) xr[f] = raw_value(p + cols[f].offset, cols[f].kind);
+  }
+}
+
+constexpr size_t kBlock = 256;
+
+}  // namespace
+
+struct BatchPredictor::Impl {
+  const Model& m;
+  FlatForest ff;
+  int nthread;
+  std::vector<std::thread> threads;
+  std::mutex mu;
+  std::condition_variable cv, done_cv;
+  bool stop = false;
+  unsigned long generation = 0;
+  // The batch in flight.
+  bool in_flight = false;
+  float* x = nullptr;
+  size_t n = 0;
+  double* out = nullptr;
+  RawRows raw;
+  bool has_raw = false;
+  size_t nblocks = 0;
+  std::atomic<size_t> next{0};      // next block to take
+  std::atomic<bool> cancel{false};  // skip the blocks not yet taken
+  size_t done = 0;                  // blocks finished or skipped (under mu)
+  int busy = 0;                     // workers inside the batch (under mu)
+  std::exception_ptr error;
+
+  Impl(const Model& model, int nt) : m(model), nthread(nt < 1 ? 1 : nt) {
+    flatten(m, m.trees.size(), &ff);
+  }
+
+  void start_workers() {
+    // Workers inherit the creating thread's signal mask: block everything
+    // while spawning so signals keep going to the calling (backend) thread.
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    try {
+      for (int i = 1; i < nthread; ++i) threads.emplace_back(&Impl::worker, this);
+    } catch (...) {
+      pthread_sigmask(SIG_SETMASK, &old, nullptr);
+      stop_workers();
+      nthread = 1;  // score on the calling thread only
+      return;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+
+  void stop_workers() noexcept {
+    {
+      std::lock_guard<std::mutex> l(mu);
+      stop = true;
+    }
+    cv.notify_all();
+    for (auto& t : threads) t.join();
+    threads.clear();
+  }
+
+  // Takes and scores blocks of the batch in flight until none is left.
+  // Returns the number of blocks this thread completed or skipped.
+  size_t work() noexcept {
+    size_t count = 0;
+    const int d = m.n_features();
+    const int K = m.num_output_group;
+    for (;;) {
+      size_t b = next.fetch_add(1, std::memory_order_relaxed);
+      if (b >= nblocks) break;
+      ++count;
+      if (cancel.load(std::memory_order_relaxed)) continue;
+      size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
+      try {
+        if (has_raw) decode_rows(raw, d, begin, end, x);
+        score_block(m, ff, x + begin * (size_t)d, end - begin, out + begin * (size_t)K);
+      } catch (...) {
+        std::lock_guard<std::mutex> l(mu);
+        if (!error) error = std::current_exception();
+        cancel.store(true, std::memory_order_relaxed);
+      }
+    }
+    return count;
+  }
+
+  void worker() {
+    unsigned long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> l(mu);
+        cv.wait(l, [&] { return stop || generation != seen; });
+        if (stop) return;
+        seen = generation;
+        ++busy;
+      }
+      size_t c = work();
+      {
+        std::lock_guard<std::mutex> l(mu);
+        done += c;
+        --busy;
+      }
+      done_cv.notify_all();
+    }
+  }
+
+  // Waits (the caller having taken its share) until every block is
+  // accounted for and no worker is inside the batch.
+  void wait_all(size_t mine) noexcept {
+    std::unique_lock<std::mutex> l(mu);
+    done += mine;
+    done_cv.wait(l, [&] { return done >= nblocks && busy == 0; });
+    in_flight = false;
+  }
+};
+
+BatchPredictor::BatchPredictor(const Model& m, int nthread) : impl_(new Impl(m, nthread)) {}
+
+BatchPredictor::~BatchPredictor() {
+  abandon();
+  impl_->stop_workers();
+}
+
+int BatchPredictor::K() const { return impl_->m.num_output_group; }
+
+void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) {
+  Impl& s = *impl_;
+  if (s.in_flight) finish();
+  s.x = x;
+  s.n = n;
+  s.out = out;
+  s.has_raw = raw != nullptr && raw->pending != nullptr;
+  if (s.has_raw) s.raw = *raw;
+  s.nblocks = (n + kBlock - 1) / kBlock;
+  s.next.store(0, std::memory_order_relaxed);
+  s.cancel.store(false, std::memory_order_relaxed);
+  s.error = nullptr;
+  s.in_flight = true;
+  if (s.nthread > 1 && s.nblocks > 1 && s.threads.empty()) s.start_workers();
+  {
+    std::lock_guard<std::mutex> l(s.mu);
+    s.done = 0;
+    ++s.generation;
+  }
+  if (!s.threads.empty()) s.cv.notify_all();
+}
+
+void BatchPredictor::finish() {
+  Impl& s = *impl_;
+  if (!s.in_flight) return;
+  size_t mine = s.work();
+  s.wait_all(mine);
+  if (s.error) {
+    std::exception_ptr e = s.error;
+    s.error = nullptr;
+    std::rethrow_exception(e);
+  }
+}
+
+void BatchPredictor::abandon() noexcept {
+  Impl& s = *impl_;
+  if (!s.in_flight) return;
+  s.cancel.store(true, std::memory_order_relaxed);
+  size_t mine = s.work();  // skips the remaining blocks
+  s.wait_all(mine);
+  s.error = nullptr;
+}
+
+void predict_batch(const Model& m, const float* x, size_t n, double* out, int nthread) {
+  BatchPredictor p(m, nthread);
+  p.start(const_cast<float*>(x), n, out, nullptr);
+  p.finish();
 }
 
 }  // namespace gbdt

@@ -1,12 +1,42 @@
 // gbdt_predict_table(model gbdt_model, relation regclass, key text)
 //   -> TABLE(key text, prediction float8)
-// Streams the relation in batches, scores each batch with predict_batch.
+//
+// Reads the relation in batches and scores each batch on the engine's
+// BatchPredictor while the backend reads the next one (double buffering):
+// the worker threads score batch i while this thread reads batch i + 1,
+// then this thread scores alongside them, starts batch i + 1 and writes
+// batch i's results to the tuplestore (which respects work_mem).
+//
+// Plain heap tables without row-level security that the user may SELECT as
+// a whole are read directly (heap_getnext).  When every attribute up to the
+// last one needed is fixed-width, a tuple without NULLs that has all those
+// attributes stores each needed value at an offset computed once from the
+// descriptor (PostgreSQL's attcacheoff rule), so such tuples are copied
+// raw into the batch and decoded to floats by the scoring threads (same
+// conversion as datum_to_double + (float)); every other tuple is deformed
+// through a slot as usual.  Other relations (views, RLS, foreign tables,
+// column-only privileges, other table AMs, keys whose text cast is not the
+// I/O conversion) are read through read_relation (SPI).
+//
+// The key is returned as (key)::text: integer keys are printed here with
+// pg_itoa / pg_ltoa / pg_lltoa (what int2out / int4out / int8out do), text
+// keys are copied, other types use their output function.
 #include "guard.h"
 #include "model_type.h"
 #include "relation_reader.h"
 #include "scoring.h"
 
 #include "model.h"
+#include "predict.h"
+
+extern "C" {
+#include "access/heapam.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "parser/parse_coerce.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+}
 
 extern "C" {
 PG_FUNCTION_INFO_V1(gbdt_predict_table);
@@ -15,55 +45,352 @@ PG_FUNCTION_INFO_V1(gbdt_predict_table);
 namespace gbdt_pg {
 namespace {
 
-struct TableSink {
+// How the key becomes text.
+enum class KeyConv : uint8_t { kText, kInt2, kInt4, kInt8, kOutput };
+
+constexpr size_t kIntKeySlot = 32;  // varlena header + up to 20 digits and sign + NUL
+
+struct Batch {
+  size_t n;
+  float* x;            // cap x nf
+  double* out;         // cap x K
+  uint8_t* raw;        // cap x raw_stride (direct scan with a fixed layout), else NULL
+  uint8_t* pending;    // cap: row i is in raw, not yet in x
+  Datum* keys;         // cap
+  bool* key_nulls;     // cap
+  char* int_keys;      // cap x kIntKeySlot (integer keys)
+  MemoryContext cxt;   // other keys and per-row garbage; reset when the batch is reused
+};
+
+struct Sink {
   const gbdt::Model* model;
   int nf;
   int K;
-  size_t cap;         // rows per batch
-  size_t n;           // rows in the batch
-  float* x;           // cap x nf, row-major
-  double* out;        // cap x K
-  Datum* keys;        // cap (copies in key_cxt)
-  bool* key_nulls;    // cap
-  MemoryContext key_cxt;
+  size_t cap;
+  size_t raw_stride;
+  const gbdt::RawColumn* raw_cols;
+  KeyConv key_conv;
+  FmgrInfo key_out;  // kOutput
+  Batch b[2];
+  int cur;
+  bool in_flight;   // b[1 - cur] is being scored
+  gbdt::BatchPredictor* pred;
   Tuplestorestate* store;
   TupleDesc desc;
+  uint64 rows;
 };
 
-void flush(TableSink* s) {
-  if (s->n == 0) return;
-  const gbdt::Model* m = s->model;
-  const float* x = s->x;
-  double* out = s->out;
-  size_t n = s->n;
-  int nthread = scoring_threads();
-  run_engine([&] { gbdt::predict_batch(*m, x, n, out, nthread); });
-  Datum values[2];
-  bool nulls[2];
-  for (size_t i = 0; i < n; i++) {
-    values[0] = s->keys[i];
-    nulls[0] = s->key_nulls[i];
-    values[1] = Float8GetDatum(scalar_from_output(m, out + i * s->K));
-    nulls[1] = false;
-    tuplestore_putvalues(s->store, s->desc, values, nulls);
-  }
-  s->n = 0;
-  MemoryContextReset(s->key_cxt);
+void init_batch(Sink* s, Batch* b, bool with_raw, MemoryContext parent) {
+  size_t cap = s->cap;
+  b->n = 0;
+  b->x = (float*)palloc(sizeof(float) * cap * (s->nf > 0 ? s->nf : 1));
+  b->out = (double*)palloc(sizeof(double) * cap * s->K);
+  b->raw = with_raw ? (uint8_t*)palloc(s->raw_stride * cap) : nullptr;
+  b->pending = with_raw ? (uint8_t*)palloc0(cap) : nullptr;
+  b->keys = (Datum*)palloc(sizeof(Datum) * cap);
+  b->key_nulls = (bool*)palloc(sizeof(bool) * cap);
+  b->int_keys = (s->key_conv == KeyConv::kInt2 || s->key_conv == KeyConv::kInt4 ||
+                 s->key_conv == KeyConv::kInt8)
+                    ? (char*)palloc(kIntKeySlot * cap)
+                    : nullptr;
+  b->cxt = AllocSetContextCreate(parent, "gbdt predict batch", ALLOCSET_DEFAULT_SIZES);
 }
 
-void table_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
-  TableSink* s = (TableSink*)arg;
-  size_t i = s->n;
-  memcpy(s->x + i * s->nf, vals + 1, sizeof(float) * s->nf);
-  s->key_nulls[i] = nulls[0];
-  s->keys[i] = (Datum)0;
+// Key value d (not NULL) of row i of batch b as a text datum owned by the batch.
+inline Datum key_text(Sink* s, Batch* b, size_t i, Datum d) {
+  char* slot;
+  int len;
+  switch (s->key_conv) {
+    case KeyConv::kInt2:
+      slot = b->int_keys + i * kIntKeySlot;
+      len = pg_itoa(DatumGetInt16(d), slot + VARHDRSZ);
+      SET_VARSIZE(slot, VARHDRSZ + len);
+      return PointerGetDatum(slot);
+    case KeyConv::kInt4:
+      slot = b->int_keys + i * kIntKeySlot;
+      len = pg_ltoa(DatumGetInt32(d), slot + VARHDRSZ);
+      SET_VARSIZE(slot, VARHDRSZ + len);
+      return PointerGetDatum(slot);
+    case KeyConv::kInt8:
+      slot = b->int_keys + i * kIntKeySlot;
+      len = pg_lltoa(DatumGetInt64(d), slot + VARHDRSZ);
+      SET_VARSIZE(slot, VARHDRSZ + len);
+      return PointerGetDatum(slot);
+    case KeyConv::kText: {
+      MemoryContext old = MemoryContextSwitchTo(b->cxt);
+      struct varlena* v = pg_detoast_datum_packed((struct varlena*)DatumGetPointer(d));
+      Datum r = (Pointer)v != DatumGetPointer(d) ? PointerGetDatum(v)
+                                                  : datumCopy(d, false, -1);
+      MemoryContextSwitchTo(old);
+      return r;
+    }
+    case KeyConv::kOutput: {
+      MemoryContext old = MemoryContextSwitchTo(b->cxt);
+      Datum r = PointerGetDatum(cstring_to_text(OutputFunctionCall(&s->key_out, d)));
+      MemoryContextSwitchTo(old);
+      return r;
+    }
+  }
+  return (Datum)0;
+}
+
+// Writes the results of batch b to the tuplestore and empties it.
+void emit(Sink* s, Batch* b) {
+  const gbdt::Model* m = s->model;
+  Datum values[2];
+  bool nulls[2] = {false, false};
+  for (size_t i = 0; i < b->n; i++) {
+    values[0] = b->keys[i];
+    nulls[0] = b->key_nulls[i];
+    values[1] = Float8GetDatum(scalar_from_output(m, b->out + i * s->K));
+    tuplestore_putvalues(s->store, s->desc, values, nulls);
+    if ((i & 4095) == 4095) CHECK_FOR_INTERRUPTS();
+  }
+  b->n = 0;
+  MemoryContextReset(b->cxt);
+}
+
+// The current batch is complete: wait for the one in flight, start this
+// one, write the finished one out.
+void submit(Sink* s) {
+  Batch* c = &s->b[s->cur];
+  Batch* p = &s->b[1 - s->cur];
+  gbdt::BatchPredictor* pred = s->pred;
+  if (s->in_flight) run_engine([&] { pred->finish(); });
+  s->in_flight = false;
+  if (c->n > 0) {
+    gbdt::RawRows raw;
+    raw.data = c->raw;
+    raw.stride = s->raw_stride;
+    raw.cols = s->raw_cols;
+    raw.pending = c->pending;
+    run_engine([&] { pred->start(c->x, c->n, c->out, c->raw != nullptr ? &raw : nullptr); });
+    s->in_flight = true;
+  }
+  if (p->n > 0) emit(s, p);
+  s->cur = 1 - s->cur;
+}
+
+void finish_all(Sink* s) {
+  submit(s);  // starts the last partial batch, writes out the previous one
+  if (s->in_flight) {
+    gbdt::BatchPredictor* pred = s->pred;
+    run_engine([&] { pred->finish(); });
+    s->in_flight = false;
+    emit(s, &s->b[1 - s->cur]);
+  }
+}
+
+// ---- read_relation path ----
+
+void reader_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
+  Sink* s = (Sink*)arg;
+  Batch* b = &s->b[s->cur];
+  size_t i = b->n;
+  memcpy(b->x + i * s->nf, vals + 1, sizeof(float) * s->nf);
+  b->key_nulls[i] = nulls[0];
+  b->keys[i] = (Datum)0;
   if (!nulls[0]) {
-    MemoryContext old = MemoryContextSwitchTo(s->key_cxt);
-    s->keys[i] = datumCopy(slot->tts_values[0], false, -1);
+    // Already (key)::text; copied.
+    MemoryContext old = MemoryContextSwitchTo(b->cxt);
+    b->keys[i] = datumCopy(slot->tts_values[0], false, -1);
     MemoryContextSwitchTo(old);
   }
-  s->n++;
-  if (s->n == s->cap) flush(s);
+  b->n++;
+  if (b->n == s->cap) submit(s);
+}
+
+// ---- direct heap scan ----
+
+struct DirectPlan {
+  AttrNumber key_att;
+  AttrNumber* feat_att;   // per feature
+  ValKind* feat_kind;     // per feature
+  AttrNumber maxatt;      // largest attnum needed
+  bool fixed;             // fixed layout available (see top of file)
+  uint32 key_off;         // fixed layout: offset of the key (aligned for a fixed-width key)
+  char key_align;         // fixed layout: attalign of a varlena key
+  gbdt::RawColumn* raw_cols;  // fixed layout: per feature
+  size_t raw_span;        // fixed layout: bytes of tuple data holding every feature
+};
+
+bool raw_kind(ValKind k, int16 attlen, gbdt::RawKind* out) {
+  switch (k) {
+    case ValKind::kFloat8: *out = gbdt::RawKind::kFloat8; return attlen == 8;
+    case ValKind::kFloat4: *out = gbdt::RawKind::kFloat4; return attlen == 4;
+    case ValKind::kInt2: *out = gbdt::RawKind::kInt2; return attlen == 2;
+    case ValKind::kInt4: *out = gbdt::RawKind::kInt4; return attlen == 4;
+    case ValKind::kInt8: *out = gbdt::RawKind::kInt8; return attlen == 8;
+    case ValKind::kBool: *out = gbdt::RawKind::kBool; return attlen == 1;
+    default: return false;
+  }
+}
+
+// Whether the relation may be read directly, and how.  The first three
+// checks are those of relation_reader's direct scan (the same ~5 lines).
+bool plan_direct(const RelInfo* rel, const gbdt::Model* m, const ReaderColumn* feat,
+                 Form_pg_attribute key, Sink* s, DirectPlan* p) {
+  if (rel->relkind != RELKIND_RELATION) return false;
+  if (check_enable_rls(rel->relid, InvalidOid, true) == RLS_ENABLED) return false;
+  if (pg_class_aclcheck(rel->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK) return false;
+
+  Oid kt = key->atttypid;
+  if (kt == TEXTOID) {
+    s->key_conv = KeyConv::kText;
+  } else if (kt == INT2OID) {
+    s->key_conv = KeyConv::kInt2;
+  } else if (kt == INT4OID) {
+    s->key_conv = KeyConv::kInt4;
+  } else if (kt == INT8OID) {
+    s->key_conv = KeyConv::kInt8;
+  } else {
+    // Only where (key)::text is the output function (as relation_reader).
+    Oid castfunc = InvalidOid;
+    if (find_coercion_pathway(TEXTOID, kt, COERCION_EXPLICIT, &castfunc) !=
+        COERCION_PATH_COERCEVIAIO)
+      return false;
+    Oid outfn;
+    bool varlena;
+    getTypeOutputInfo(kt, &outfn, &varlena);
+    fmgr_info(outfn, &s->key_out);
+    s->key_conv = KeyConv::kOutput;
+  }
+
+  const int nf = m->n_features();
+  p->key_att = key->attnum;
+  p->feat_att = (AttrNumber*)palloc(sizeof(AttrNumber) * (nf > 0 ? nf : 1));
+  p->feat_kind = (ValKind*)palloc(sizeof(ValKind) * (nf > 0 ? nf : 1));
+  p->maxatt = key->attnum;
+  for (int f = 0; f < nf; f++) {
+    Form_pg_attribute a = find_column(rel, feat[f].name);
+    if (a == nullptr || kind_for_type(a->atttypid) != feat[f].kind) return false;
+    p->feat_att[f] = a->attnum;
+    p->feat_kind[f] = feat[f].kind;
+    if (a->attnum > p->maxatt) p->maxatt = a->attnum;
+  }
+
+  // Fixed layout: every attribute before the last needed one is
+  // fixed-width (dropped ones included), every feature is of a raw kind;
+  // the key may be a varlena only as the last needed attribute.
+  TupleDesc desc = rel->desc;
+  p->fixed = false;
+  uint32* off = (uint32*)palloc(sizeof(uint32) * p->maxatt);
+  uint32 o = 0;
+  bool ok = true;
+  for (int i = 0; i < p->maxatt && ok; i++) {
+    Form_pg_attribute a = TupleDescAttr(desc, i);
+    if (a->attlen <= 0) {
+      if (i + 1 == p->maxatt && i + 1 == p->key_att && a->attlen == -1) {
+        off[i] = o;  // aligned per tuple (att_align_pointer)
+        break;
+      }
+      ok = false;
+      break;
+    }
+    o = att_align_nominal(o, a->attalign);
+    off[i] = o;
+    o += a->attlen;
+  }
+  if (!ok) return true;
+  p->raw_cols = (gbdt::RawColumn*)palloc(sizeof(gbdt::RawColumn) * (nf > 0 ? nf : 1));
+  size_t span = 0;
+  for (int f = 0; f < nf; f++) {
+    Form_pg_attribute a = TupleDescAttr(desc, p->feat_att[f] - 1);
+    if (!raw_kind(p->feat_kind[f], a->attlen, &p->raw_cols[f].kind)) return true;
+    p->raw_cols[f].offset = off[p->feat_att[f] - 1];
+    span = Max(span, (size_t)off[p->feat_att[f] - 1] + a->attlen);
+  }
+  Form_pg_attribute ka = TupleDescAttr(desc, p->key_att - 1);
+  p->key_off = off[p->key_att - 1];
+  p->key_align = ka->attalign;
+  if (ka->attlen > 0 && s->key_conv == KeyConv::kOutput) return true;  // never mind
+  p->raw_span = span;
+  p->fixed = true;
+  return true;
+}
+
+// Row i of batch b from a deformed slot (any tuple).
+inline void slot_row(Sink* s, Batch* b, size_t i, TupleTableSlot* slot, const DirectPlan* p) {
+  float* x = b->x + i * (size_t)s->nf;
+  for (int f = 0; f < s->nf; f++) {
+    const int att = p->feat_att[f] - 1;
+    x[f] = slot->tts_isnull[att] ? NAN : (float)datum_to_double(slot->tts_values[att], p->feat_kind[f]);
+  }
+  const int ka = p->key_att - 1;
+  b->key_nulls[i] = slot->tts_isnull[ka];
+  b->keys[i] = slot->tts_isnull[ka] ? (Datum)0 : key_text(s, b, i, slot->tts_values[ka]);
+  if (b->pending != nullptr) b->pending[i] = 0;
+}
+
+// Key of a fixed-layout tuple (data = start of the tuple's data).
+inline Datum fixed_key(Sink* s, Batch* b, size_t i, const char* data, const DirectPlan* p) {
+  const char* kp = data + p->key_off;
+  switch (s->key_conv) {
+    case KeyConv::kInt2: {
+      int16 v;
+      memcpy(&v, kp, 2);
+      return key_text(s, b, i, Int16GetDatum(v));
+    }
+    case KeyConv::kInt4: {
+      int32 v;
+      memcpy(&v, kp, 4);
+      return key_text(s, b, i, Int32GetDatum(v));
+    }
+    case KeyConv::kInt8: {
+      int64 v;
+      memcpy(&v, kp, 8);
+      return key_text(s, b, i, Int64GetDatum(v));
+    }
+    default: {
+      // A varlena key (the last needed attribute).
+      uint32 o = att_align_pointer(p->key_off, p->key_align, -1, kp);
+      return key_text(s, b, i, PointerGetDatum(data + o));
+    }
+  }
+}
+
+void read_direct(const RelInfo* rel, Sink* s, const DirectPlan* p) {
+  PushActiveSnapshot(GetActiveSnapshot());  // as read_relation(read_only = true)
+  Relation r = table_open(rel->relid, AccessShareLock);
+  TupleTableSlot* slot = MakeSingleTupleTableSlot(RelationGetDescr(r), &TTSOpsHeapTuple);
+  TableScanDesc scan = table_beginscan_strat(r, GetActiveSnapshot(), 0, nullptr, true, false);
+  const bool fixed = p->fixed;
+  const size_t span = p->raw_span, stride = s->raw_stride;
+  const int maxatt = p->maxatt;
+  HeapTuple tup;
+  while ((tup = heap_getnext(scan, ForwardScanDirection)) != nullptr) {
+    Batch* b = &s->b[s->cur];
+    const size_t i = b->n;
+    HeapTupleHeader th = tup->t_data;
+    if (fixed && !HeapTupleHasNulls(tup) && HeapTupleHeaderGetNatts(th) >= maxatt) {
+      const char* data = (const char*)th + th->t_hoff;
+      memcpy(b->raw + i * stride, data, span);
+      b->pending[i] = 1;
+      b->key_nulls[i] = false;
+      b->keys[i] = fixed_key(s, b, i, data, p);
+    } else {
+      ExecStoreHeapTuple(tup, slot, false);
+      MemoryContext old = MemoryContextSwitchTo(b->cxt);
+      slot_getsomeattrs(slot, maxatt);
+      slot_row(s, b, i, slot, p);
+      MemoryContextSwitchTo(old);
+      ExecClearTuple(slot);
+    }
+    b->n++;
+    if ((++s->rows & 4095) == 0) CHECK_FOR_INTERRUPTS();
+    if (b->n == s->cap) submit(s);
+  }
+  table_endscan(scan);
+  ExecDropSingleTupleTableSlot(slot);
+  table_close(r, NoLock);
+  PopActiveSnapshot();
+}
+
+void drop_predictor(gbdt::BatchPredictor* p) noexcept {
+  try {
+    delete p;
+  } catch (...) {
+  }
 }
 
 }  // namespace
@@ -77,7 +404,8 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   char* key = text_to_cstring(PG_GETARG_TEXT_PP(2));
 
   RelInfo* rel = open_rel_info(relid);
-  if (find_column(rel, key) == nullptr) report_missing_column(rel, key);
+  Form_pg_attribute key_attr = find_column(rel, key);
+  if (key_attr == nullptr) report_missing_column(rel, key);
   int nf = m->n_features();
   ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
   cols[0] = ReaderColumn{key, ValKind::kNone, false, false};
@@ -86,23 +414,48 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
 
-  TableSink s;
-  memset(&s, 0, sizeof(s));
-  s.model = m;
-  s.nf = nf;
-  s.K = m->num_output_group > 0 ? m->num_output_group : 1;
-  s.cap = batch_rows(nf);
-  s.x = (float*)palloc(sizeof(float) * s.cap * (nf > 0 ? nf : 1));
-  s.out = (double*)palloc(sizeof(double) * s.cap * s.K);
-  s.keys = (Datum*)palloc(sizeof(Datum) * s.cap);
-  s.key_nulls = (bool*)palloc(sizeof(bool) * s.cap);
-  s.key_cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt predict keys",
-                                    ALLOCSET_DEFAULT_SIZES);
-  s.store = rsinfo->setResult;
-  s.desc = rsinfo->setDesc;
+  Sink* s = (Sink*)palloc0(sizeof(Sink));
+  s->model = m;
+  s->nf = nf;
+  s->K = m->num_output_group > 0 ? m->num_output_group : 1;
+  s->store = rsinfo->setResult;
+  s->desc = rsinfo->setDesc;
+  s->key_conv = KeyConv::kText;
 
-  read_relation(rel, cols, nf + 1, table_row, &s, true);
-  flush(&s);
-  MemoryContextDelete(s.key_cxt);
+  DirectPlan plan;
+  memset(&plan, 0, sizeof(plan));
+  bool direct = plan_direct(rel, m, cols + 1, key_attr, s, &plan);
+  bool with_raw = direct && plan.fixed;
+  if (with_raw) {
+    s->raw_stride = MAXALIGN(plan.raw_span > 0 ? plan.raw_span : 1);
+    s->raw_cols = plan.raw_cols;
+  }
+  s->cap = predict_table_batch_rows(nf, with_raw ? s->raw_stride : 0);
+  if (!direct) s->key_conv = KeyConv::kText;  // the reader hands (key)::text
+  init_batch(s, &s->b[0], with_raw, CurrentMemoryContext);
+  init_batch(s, &s->b[1], with_raw, CurrentMemoryContext);
+
+  int nthread = scoring_threads();
+  run_engine([&] { s->pred = new gbdt::BatchPredictor(*m, nthread); });
+
+  PG_TRY();
+  {
+    if (direct)
+      read_direct(rel, s, &plan);
+    else
+      read_relation(rel, cols, nf + 1, reader_row, s, true);
+    finish_all(s);
+  }
+  PG_CATCH();
+  {
+    drop_predictor(s->pred);  // stops and joins the workers before any buffer goes away
+    s->pred = nullptr;
+    PG_RE_THROW();
+  }
+  PG_END_TRY();
+  drop_predictor(s->pred);
+  s->pred = nullptr;
+  MemoryContextDelete(s->b[0].cxt);
+  MemoryContextDelete(s->b[1].cxt);
   return (Datum)0;
 }

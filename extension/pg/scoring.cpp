@@ -42,6 +42,14 @@ size_t batch_rows(int n_features) {
   return rows;
 }
 
+size_t predict_table_batch_rows(int n_features, size_t raw_stride) {
+  size_t per_row = sizeof(float) * (size_t)(n_features > 0 ? n_features : 1) + raw_stride + 64;
+  size_t rows = (size_t)(1u << 20) / per_row;
+  if (rows < 1024) rows = 1024;
+  if (rows > 16384) rows = 16384;
+  return rows;
+}
+
 int scoring_threads() { return gbdt::default_nthread(); }
 
 const char* model_objective_name(const gbdt::Model* m) { return gbdt::objective_name(m->objective); }

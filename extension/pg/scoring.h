@@ -21,6 +21,11 @@ double scalar_from_output(const gbdt::Model* m, const double* o);
 // Rows per predict_batch call for n features.
 size_t batch_rows(int n_features);
 
+// Rows per batch of gbdt_predict_table, which keeps two batches (one being
+// read, one being scored): n_features floats plus raw_stride bytes of raw
+// tuple data per row, about 1 MB per batch, between 1024 and 16384 rows.
+size_t predict_table_batch_rows(int n_features, size_t raw_stride);
+
 // Threads for predict_batch.
 int scoring_threads();
 

@@ -1,0 +1,84 @@
+// Batch scoring with a reusable forest and worker threads (predict.cpp).
+//
+// BatchPredictor flattens the model's trees once and keeps up to nthread - 1
+// worker threads for its whole life (started on the first batch that has
+// more than one block of rows), so a caller that scores a relation batch by
+// batch pays neither per batch.  A batch is scored asynchronously: start()
+// returns at once and the workers score while the calling thread does other
+// work (reading the next batch); finish() makes the calling thread score
+// blocks too until the batch is done.  Workers block all signals and never
+// call anything outside this file; they touch only the buffers of the
+// batch in flight.
+//
+// A batch may carry some of its rows as raw bytes (RawRows): fixed-width
+// values at fixed byte offsets, decoded to float by whichever thread scores
+// the row's block, exactly as the caller would have converted them (value
+// -> double -> float; bool -> 0/1).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "model.h"
+
+namespace gbdt {
+
+// Storage of one raw feature value.
+enum class RawKind : uint8_t { kFloat8 = 0, kFloat4, kInt2, kInt4, kInt8, kBool };
+
+struct RawColumn {
+  uint32_t offset;  // byte offset within a raw row
+  RawKind kind;
+};
+
+// Rows given as raw bytes: row i (with pending[i] != 0) is the `stride`
+// bytes at data + i * stride; feature f is read from cols[f].  Rows with
+// pending[i] == 0 are already in x.
+struct RawRows {
+  const uint8_t* data = nullptr;
+  size_t stride = 0;
+  const RawColumn* cols = nullptr;  // n_features entries
+  const uint8_t* pending = nullptr;  // per row
+};
+
+// One raw value as float, converted as the caller's own path does.
+inline float raw_value(const uint8_t* p, RawKind k) {
+  switch (k) {
+    case RawKind::kFloat8: { double v; __builtin_memcpy(&v, p, 8); return (float)v; }
+    case RawKind::kFloat4: { float v; __builtin_memcpy(&v, p, 4); return (float)(double)v; }
+    case RawKind::kInt2: { int16_t v; __builtin_memcpy(&v, p, 2); return (float)(double)v; }
+    case RawKind::kInt4: { int32_t v; __builtin_memcpy(&v, p, 4); return (float)(double)v; }
+    case RawKind::kInt8: { int64_t v; __builtin_memcpy(&v, p, 8); return (float)(double)v; }
+    case RawKind::kBool: return *p != 0 ? 1.0f : 0.0f;
+  }
+  return __builtin_nanf("");
+}
+
+class BatchPredictor {
+ public:
+  // The model must outlive the predictor.  nthread <= 1: the calling thread only.
+  BatchPredictor(const Model& m, int nthread);
+  ~BatchPredictor();  // abandons a batch in flight and joins the workers
+  BatchPredictor(const BatchPredictor&) = delete;
+  BatchPredictor& operator=(const BatchPredictor&) = delete;
+
+  int K() const;
+  // Starts scoring n rows of x (row-major, n x n_features; rows pending in
+  // raw are decoded into x first) into out (n x K, after transform_margins).
+  // Buffers must stay valid, and untouched by the caller, until finish().
+  // At most one batch in flight.
+  void start(float* x, size_t n, double* out, const RawRows* raw = nullptr);
+  // Scores alongside the workers until the batch in flight is done;
+  // rethrows a worker's exception.  No-op when nothing is in flight.
+  void finish();
+  // Stops the batch in flight (blocks not yet taken are skipped) and waits
+  // for the blocks being scored.  Never throws.
+  void abandon() noexcept;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gbdt
