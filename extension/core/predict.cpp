@@ -3,6 +3,7 @@
 // float, tree by tree, exactly as training does.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <signal.h>
@@ -236,10 +237,28 @@ void score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
 void decode_rows(const RawRows& raw, int d, size_t begin, size_t end, float* x) {
   const RawColumn* cols = raw.cols;
   for (size_t i = begin; i < end; ++i) {
-    if (!raw.pending[i]) continue;
-    const uint8_t* p = raw.data + i * raw.stride;
+    const uint8_t pend = raw.pending[i];
+    if (pend == 0) continue;
+    const uint8_t* row = raw.data + i * raw.stride;
+    const uint8_t* p = row + raw.data_offset;
     float* xr = x + i * (size_t)d;
-    for (int f = 0; f < d; ++f) xr[f] = raw_value(p + cols[f].offset, cols[f].kind);
+    if (pend == 1) {
+      for (int f = 0; f < d; ++f) xr[f] = raw_value(p + cols[f].offset, cols[f].kind);
+      continue;
+    }
+    const uint8_t* bm = row;
+    size_t off = 0;
+    for (int a = 0; a < raw.natts; ++a) {
+      const int32_t f = raw.att_feature[a];
+      if (!(bm[a >> 3] & (1u << (a & 7)))) {
+        if (f >= 0) xr[f] = std::numeric_limits<float>::quiet_NaN();
+        continue;
+      }
+      const size_t al = raw.att_align[a];
+      off = (off + al - 1) & ~(al - 1);
+      if (f >= 0) xr[f] = raw_value(p + off, cols[f].kind);
+      off += (size_t)raw.att_len[a];
+    }
   }
 }
 

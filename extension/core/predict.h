@@ -31,14 +31,26 @@ struct RawColumn {
   RawKind kind;
 };
 
-// Rows given as raw bytes: row i (with pending[i] != 0) is the `stride`
-// bytes at data + i * stride; feature f is read from cols[f].  Rows with
-// pending[i] == 0 are already in x.
+// Rows given as raw bytes, a copy of the data area of a PostgreSQL-style
+// tuple: row i is the `stride` bytes at data + i * stride, its values
+// starting at data_offset.  pending[i]:
+//   0: the row is already in x;
+//   1: no missing values: feature f is at byte cols[f].offset (from data_offset);
+//   2: some values missing: the row's first bytes are a presence bitmap
+//      (bit a set = attribute a stored), attributes 0 .. natts-1 are laid
+//      out one after another, each stored one aligned to att_align[a] bytes
+//      (relative to data_offset) and att_len[a] bytes long; attribute a is
+//      feature att_feature[a] (-1: not a feature); a missing feature is NaN.
 struct RawRows {
   const uint8_t* data = nullptr;
   size_t stride = 0;
-  const RawColumn* cols = nullptr;  // n_features entries
+  size_t data_offset = 0;
+  const RawColumn* cols = nullptr;   // n_features entries
   const uint8_t* pending = nullptr;  // per row
+  int natts = 0;
+  const int16_t* att_len = nullptr;
+  const uint8_t* att_align = nullptr;
+  const int32_t* att_feature = nullptr;
 };
 
 // One raw value as float, converted as the caller's own path does.

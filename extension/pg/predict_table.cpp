@@ -68,7 +68,7 @@ struct Sink {
   int K;
   size_t cap;
   size_t raw_stride;
-  const gbdt::RawColumn* raw_cols;
+  gbdt::RawRows raw;  // layout of raw rows (data and pending set per batch)
   KeyConv key_conv;
   FmgrInfo key_out;  // kOutput
   Batch b[2];
@@ -159,10 +159,8 @@ void submit(Sink* s) {
   if (s->in_flight) run_engine([&] { pred->finish(); });
   s->in_flight = false;
   if (c->n > 0) {
-    gbdt::RawRows raw;
+    gbdt::RawRows raw = s->raw;
     raw.data = c->raw;
-    raw.stride = s->raw_stride;
-    raw.cols = s->raw_cols;
     raw.pending = c->pending;
     run_engine([&] { pred->start(c->x, c->n, c->out, c->raw != nullptr ? &raw : nullptr); });
     s->in_flight = true;
@@ -208,10 +206,16 @@ struct DirectPlan {
   ValKind* feat_kind;     // per feature
   AttrNumber maxatt;      // largest attnum needed
   bool fixed;             // fixed layout available (see top of file)
-  uint32 key_off;         // fixed layout: offset of the key (aligned for a fixed-width key)
-  char key_align;         // fixed layout: attalign of a varlena key
-  gbdt::RawColumn* raw_cols;  // fixed layout: per feature
-  size_t raw_span;        // fixed layout: bytes of tuple data holding every feature
+  // Fixed layout:
+  uint32 key_off;         // offset of the key without NULLs (aligned if fixed-width)
+  char key_align;         // attalign of the key
+  gbdt::RawColumn* raw_cols;  // per feature
+  size_t raw_span;        // bytes of tuple data holding every feature (no NULLs)
+  int feat_natts;         // largest feature attnum
+  int16_t* att_len;       // per attribute < maxatt
+  uint8_t* att_align;     // per attribute < maxatt: 1, 2, 4 or 8
+  int32_t* att_feature;   // per attribute < maxatt: feature index or -1
+  size_t bitmap_bytes;    // null bitmap bytes copied for attributes < feat_natts
 };
 
 bool raw_kind(ValKind k, int16 attlen, gbdt::RawKind* out) {
@@ -275,10 +279,19 @@ bool plan_direct(const RelInfo* rel, const gbdt::Model* m, const ReaderColumn* f
   TupleDesc desc = rel->desc;
   p->fixed = false;
   uint32* off = (uint32*)palloc(sizeof(uint32) * p->maxatt);
+  p->att_len = (int16_t*)palloc(sizeof(int16_t) * p->maxatt);
+  p->att_align = (uint8_t*)palloc(sizeof(uint8_t) * p->maxatt);
+  p->att_feature = (int32_t*)palloc(sizeof(int32_t) * p->maxatt);
   uint32 o = 0;
   bool ok = true;
   for (int i = 0; i < p->maxatt && ok; i++) {
     Form_pg_attribute a = TupleDescAttr(desc, i);
+    p->att_len[i] = a->attlen;
+    p->att_align[i] = a->attalign == TYPALIGN_DOUBLE  ? 8
+                      : a->attalign == TYPALIGN_INT   ? 4
+                      : a->attalign == TYPALIGN_SHORT ? 2
+                                                      : 1;
+    p->att_feature[i] = -1;
     if (a->attlen <= 0) {
       if (i + 1 == p->maxatt && i + 1 == p->key_att && a->attlen == -1) {
         off[i] = o;  // aligned per tuple (att_align_pointer)
@@ -294,12 +307,16 @@ bool plan_direct(const RelInfo* rel, const gbdt::Model* m, const ReaderColumn* f
   if (!ok) return true;
   p->raw_cols = (gbdt::RawColumn*)palloc(sizeof(gbdt::RawColumn) * (nf > 0 ? nf : 1));
   size_t span = 0;
+  p->feat_natts = 0;
   for (int f = 0; f < nf; f++) {
     Form_pg_attribute a = TupleDescAttr(desc, p->feat_att[f] - 1);
     if (!raw_kind(p->feat_kind[f], a->attlen, &p->raw_cols[f].kind)) return true;
     p->raw_cols[f].offset = off[p->feat_att[f] - 1];
+    p->att_feature[p->feat_att[f] - 1] = f;
+    p->feat_natts = Max(p->feat_natts, (int)p->feat_att[f]);
     span = Max(span, (size_t)off[p->feat_att[f] - 1] + a->attlen);
   }
+  p->bitmap_bytes = BITMAPLEN(p->feat_natts);
   Form_pg_attribute ka = TupleDescAttr(desc, p->key_att - 1);
   p->key_off = off[p->key_att - 1];
   p->key_align = ka->attalign;
@@ -323,8 +340,9 @@ inline void slot_row(Sink* s, Batch* b, size_t i, TupleTableSlot* slot, const Di
 }
 
 // Key of a fixed-layout tuple (data = start of the tuple's data).
-inline Datum fixed_key(Sink* s, Batch* b, size_t i, const char* data, const DirectPlan* p) {
-  const char* kp = data + p->key_off;
+inline Datum fixed_key(Sink* s, Batch* b, size_t i, const char* data, const DirectPlan* p,
+                       uint32 key_off) {
+  const char* kp = data + key_off;
   switch (s->key_conv) {
     case KeyConv::kInt2: {
       int16 v;
@@ -343,10 +361,22 @@ inline Datum fixed_key(Sink* s, Batch* b, size_t i, const char* data, const Dire
     }
     default: {
       // A varlena key (the last needed attribute).
-      uint32 o = att_align_pointer(p->key_off, p->key_align, -1, kp);
+      uint32 o = att_align_pointer(key_off, p->key_align, -1, kp);
       return key_text(s, b, i, PointerGetDatum(data + o));
     }
   }
+}
+
+// Offset of the key in a fixed-layout tuple with NULLs (the key itself not
+// NULL): the attributes before it that are stored, each aligned.
+inline uint32 key_offset_with_nulls(const bits8* bm, const DirectPlan* p) {
+  uint32 off = 0;
+  for (int a = 0; a < p->key_att - 1; a++) {
+    if (att_isnull(a, bm)) continue;
+    off = TYPEALIGN(p->att_align[a], off) + p->att_len[a];
+  }
+  if (p->att_len[p->key_att - 1] > 0) off = TYPEALIGN(p->att_align[p->key_att - 1], off);
+  return off;
 }
 
 void read_direct(const RelInfo* rel, Sink* s, const DirectPlan* p) {
@@ -356,18 +386,34 @@ void read_direct(const RelInfo* rel, Sink* s, const DirectPlan* p) {
   TableScanDesc scan = table_beginscan_strat(r, GetActiveSnapshot(), 0, nullptr, true, false);
   const bool fixed = p->fixed;
   const size_t span = p->raw_span, stride = s->raw_stride;
+  const size_t doff = s->raw.data_offset, bmlen = p->bitmap_bytes;
   const int maxatt = p->maxatt;
   HeapTuple tup;
   while ((tup = heap_getnext(scan, ForwardScanDirection)) != nullptr) {
     Batch* b = &s->b[s->cur];
     const size_t i = b->n;
     HeapTupleHeader th = tup->t_data;
-    if (fixed && !HeapTupleHasNulls(tup) && HeapTupleHeaderGetNatts(th) >= maxatt) {
+    if (fixed && HeapTupleHeaderGetNatts(th) >= maxatt) {
       const char* data = (const char*)th + th->t_hoff;
-      memcpy(b->raw + i * stride, data, span);
-      b->pending[i] = 1;
-      b->key_nulls[i] = false;
-      b->keys[i] = fixed_key(s, b, i, data, p);
+      uint8_t* row = b->raw + i * stride;
+      if (!HeapTupleHasNulls(tup)) {
+        memcpy(row + doff, data, span);
+        b->pending[i] = 1;
+        b->key_nulls[i] = false;
+        b->keys[i] = fixed_key(s, b, i, data, p, p->key_off);
+      } else {
+        // Values are stored only for non-NULL attributes: copy the bitmap
+        // too (the scoring threads walk it); the data is no longer than
+        // without NULLs.
+        const bits8* bm = th->t_bits;
+        size_t len = tup->t_len - th->t_hoff;
+        memcpy(row, bm, bmlen);
+        memcpy(row + doff, data, Min(len, span));
+        b->pending[i] = 2;
+        const bool knull = att_isnull(p->key_att - 1, bm);
+        b->key_nulls[i] = knull;
+        b->keys[i] = knull ? (Datum)0 : fixed_key(s, b, i, data, p, key_offset_with_nulls(bm, p));
+      }
     } else {
       ExecStoreHeapTuple(tup, slot, false);
       MemoryContext old = MemoryContextSwitchTo(b->cxt);
@@ -427,8 +473,14 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   bool direct = plan_direct(rel, m, cols + 1, key_attr, s, &plan);
   bool with_raw = direct && plan.fixed;
   if (with_raw) {
-    s->raw_stride = MAXALIGN(plan.raw_span > 0 ? plan.raw_span : 1);
-    s->raw_cols = plan.raw_cols;
+    s->raw.data_offset = MAXALIGN(plan.bitmap_bytes);
+    s->raw_stride = MAXALIGN(s->raw.data_offset + plan.raw_span);
+    s->raw.stride = s->raw_stride;
+    s->raw.cols = plan.raw_cols;
+    s->raw.natts = plan.feat_natts;
+    s->raw.att_len = plan.att_len;
+    s->raw.att_align = plan.att_align;
+    s->raw.att_feature = plan.att_feature;
   }
   s->cap = predict_table_batch_rows(nf, with_raw ? s->raw_stride : 0);
   if (!direct) s->key_conv = KeyConv::kText;  // the reader hands (key)::text
