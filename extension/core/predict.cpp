@@ -234,8 +234,32 @@ void score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   }
 }
 
-void decode_rows(const RawRows& raw, int d, size_t begin, size_t end, float* x) {
+// What decode_rows may assume about a RawRows layout.
+struct RawShape {
+  bool all_f8 = false;     // every feature is a float8
+  bool uniform8 = false;   // and every attribute 0 .. natts-1 is 8 bytes, 8-aligned
+};
+
+RawShape raw_shape(const RawRows& raw, int d) {
+  RawShape sh;
+  sh.all_f8 = true;
+  for (int f = 0; f < d; ++f)
+    if (raw.cols[f].kind != RawKind::kFloat8) sh.all_f8 = false;
+  sh.uniform8 = sh.all_f8;
+  for (int a = 0; a < raw.natts && sh.uniform8; ++a)
+    if (raw.att_len[a] != 8 || raw.att_align[a] != 8) sh.uniform8 = false;
+  return sh;
+}
+
+inline float f8_at(const uint8_t* p) {
+  double v;
+  __builtin_memcpy(&v, p, 8);
+  return (float)v;
+}
+
+void decode_rows(const RawRows& raw, const RawShape& sh, int d, size_t begin, size_t end, float* x) {
   const RawColumn* cols = raw.cols;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
   for (size_t i = begin; i < end; ++i) {
     const uint8_t pend = raw.pending[i];
     if (pend == 0) continue;
@@ -243,15 +267,34 @@ void decode_rows(const RawRows& raw, int d, size_t begin, size_t end, float* x) 
     const uint8_t* p = row + raw.data_offset;
     float* xr = x + i * (size_t)d;
     if (pend == 1) {
-      for (int f = 0; f < d; ++f) xr[f] = raw_value(p + cols[f].offset, cols[f].kind);
+      if (sh.all_f8) {
+        for (int f = 0; f < d; ++f) xr[f] = f8_at(p + cols[f].offset);
+      } else {
+        for (int f = 0; f < d; ++f) xr[f] = raw_value(p + cols[f].offset, cols[f].kind);
+      }
       continue;
     }
     const uint8_t* bm = row;
+    const int32_t* feat = raw.att_feature;
+    if (sh.uniform8) {
+      // Stored attributes are packed 8 bytes apart.
+      const uint8_t* q = p;
+      for (int a = 0; a < raw.natts; ++a) {
+        const int32_t f = feat[a];
+        if (bm[a >> 3] & (1u << (a & 7))) {
+          if (f >= 0) xr[f] = f8_at(q);
+          q += 8;
+        } else if (f >= 0) {
+          xr[f] = nan;
+        }
+      }
+      continue;
+    }
     size_t off = 0;
     for (int a = 0; a < raw.natts; ++a) {
-      const int32_t f = raw.att_feature[a];
+      const int32_t f = feat[a];
       if (!(bm[a >> 3] & (1u << (a & 7)))) {
-        if (f >= 0) xr[f] = std::numeric_limits<float>::quiet_NaN();
+        if (f >= 0) xr[f] = nan;
         continue;
       }
       const size_t al = raw.att_align[a];
@@ -281,6 +324,7 @@ struct BatchPredictor::Impl {
   size_t n = 0;
   double* out = nullptr;
   RawRows raw;
+  RawShape shape;
   bool has_raw = false;
   size_t nblocks = 0;
   std::atomic<size_t> next{0};      // next block to take
@@ -333,7 +377,7 @@ struct BatchPredictor::Impl {
       if (cancel.load(std::memory_order_relaxed)) continue;
       size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
       try {
-        if (has_raw) decode_rows(raw, d, begin, end, x);
+        if (has_raw) decode_rows(raw, shape, d, begin, end, x);
         score_block(m, ff, x + begin * (size_t)d, end - begin, out + begin * (size_t)K);
       } catch (...) {
         std::lock_guard<std::mutex> l(mu);
@@ -390,7 +434,10 @@ void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) 
   s.n = n;
   s.out = out;
   s.has_raw = raw != nullptr && raw->pending != nullptr;
-  if (s.has_raw) s.raw = *raw;
+  if (s.has_raw) {
+    s.raw = *raw;
+    s.shape = raw_shape(s.raw, s.m.n_features());
+  }
   s.nblocks = (n + kBlock - 1) / kBlock;
   s.next.store(0, std::memory_order_relaxed);
   s.cancel.store(false, std::memory_order_relaxed);
