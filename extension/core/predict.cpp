@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include <immintrin.h>
 #include <signal.h>
 #include <pthread.h>
 
@@ -127,11 +128,62 @@ struct FlatNode {
   int32_t right;
 };
 
+// Shallow trees are also laid out as perfect binary trees (node p has
+// children 2p+1 and 2p+2, leaves all at the tree's depth): a leaf above
+// that depth is repeated below a pass-through node whose two subtrees are
+// the same, so every path takes exactly depth steps and the next node is
+// computed, not loaded.
+struct PerfNode {
+  float thr;     // split threshold, or the leaf value at the last level
+  uint32_t fdl;  // feature | default_left << 31
+};
+
+constexpr int kMaxPerfectDepth = 10;
+
 struct FlatForest {
   std::vector<FlatNode> nodes;
   std::vector<uint32_t> start;  // first node of each tree
   std::vector<int32_t> depth;   // max depth of each tree (0: a single leaf)
+  bool perfect = false;         // every tree is in perf (depth <= kMaxPerfectDepth)
+  std::vector<PerfNode> perf;
+  std::vector<uint32_t> perf_start;
 };
+
+void place_perfect(const Tree& tr, int32_t nd, size_t pos, int level, int depth, PerfNode* out) {
+  if (level == depth) {
+    // Only a leaf can sit at the tree's maximum depth.
+    out[pos] = PerfNode{tr.value[nd], 0u};
+    return;
+  }
+  if (tr.left[nd] < 0) {
+    out[pos] = PerfNode{0.0f, 0u};  // pass-through: both subtrees hold the leaf
+    place_perfect(tr, nd, 2 * pos + 1, level + 1, depth, out);
+    place_perfect(tr, nd, 2 * pos + 2, level + 1, depth, out);
+    return;
+  }
+  out[pos] = PerfNode{tr.threshold[nd],
+                      (uint32_t)tr.feature[nd] | (tr.default_left[nd] ? 0x80000000u : 0u)};
+  place_perfect(tr, tr.left[nd], 2 * pos + 1, level + 1, depth, out);
+  place_perfect(tr, tr.right[nd], 2 * pos + 2, level + 1, depth, out);
+}
+
+void flatten_perfect(const Model& m, size_t ntrees, FlatForest* ff) {
+  ff->perfect = false;
+  size_t total = 0;
+  for (size_t t = 0; t < ntrees; ++t) {
+    if (ff->depth[t] > kMaxPerfectDepth) return;
+    total += ((size_t)2 << ff->depth[t]) - 1;
+  }
+  ff->perf.resize(total);
+  ff->perf_start.resize(ntrees);
+  size_t o = 0;
+  for (size_t t = 0; t < ntrees; ++t) {
+    ff->perf_start[t] = (uint32_t)o;
+    if (m.trees[t].num_nodes() > 0) place_perfect(m.trees[t], 0, 0, 0, ff->depth[t], &ff->perf[o]);
+    o += ((size_t)2 << ff->depth[t]) - 1;
+  }
+  ff->perfect = true;
+}
 
 void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
   size_t total = 0;
@@ -173,6 +225,7 @@ void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
     ff->depth[t] = dmax;
     o += tr.left.size();
   }
+  flatten_perfect(m, ntrees, ff);
 }
 
 inline int32_t step(const FlatNode* tr, int32_t nd, const float* xr) {
@@ -186,6 +239,96 @@ inline int32_t step(const FlatNode* tr, int32_t nd, const float* xr) {
   return (&n.left)[go_right];
 }
 
+inline uint32_t perf_step(const PerfNode* tr, uint32_t p, const float* xr) {
+  const PerfNode n = tr[p];
+  const float v = xr[n.fdl & 0x7fffffffu];
+  const unsigned nan = v != v;
+  const unsigned dl = n.fdl >> 31;
+  const unsigned lt = v < n.thr;
+  const unsigned go_right = ((nan & dl) | (~nan & lt)) ^ 1u;
+  return 2 * p + 1 + go_right;
+}
+
+
+std::atomic<int> g_kernel{0};  // set_predict_kernel_for_tests
+
+bool cpu_has_avx512() {
+  // __builtin_cpu_init: the library may be dlopen'ed (PostgreSQL).
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return has;
+}
+
+// The perfect-layout trees over rows [0, rows) of xb, 16 rows per step in
+// AVX-512 lanes: the same decisions as perf_step (NaN follows default_left,
+// else v < threshold goes left) and the same float additions in tree order.
+// GCC 12 warns about the gathers' unset pass-through operand.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+__attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& ff,
+                                                             const int32_t* tg, int K,
+                                                             const float* xb, size_t rows, int d,
+                                                             float* a) {
+  const size_t ntrees = ff.perf_start.size();
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i rowoff = _mm512_mullo_epi32(lane, _mm512_set1_epi32(d));
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i two = _mm512_set1_epi32(2);
+  const __m512i fmask = _mm512_set1_epi32(0x7fffffff);
+  alignas(64) float leaf[16];
+  for (size_t t = 0; t < ntrees; ++t) {
+    const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
+    const float* thr_base = &tr[0].thr;                     // node p's threshold at [2p]
+    const int* fdl_base = (const int*)(const void*)&tr[0].fdl;  // its fdl at [2p]
+    const int g = tg[t];
+    const int depth = ff.depth[t];
+    size_t i = 0;
+    constexpr int V = 4;  // independent 16-row groups in flight (gather latency)
+    for (; i + 16 * V <= rows; i += 16 * V) {
+      __m512i p[V];
+      for (int u = 0; u < V; ++u) p[u] = zero;
+      for (int l = 0; l < depth; ++l) {
+#pragma GCC unroll 4
+        for (int u = 0; u < V; ++u) {
+          const float* xr = xb + (i + 16 * u) * (size_t)d;
+          const __m512i idx2 = _mm512_slli_epi32(p[u], 1);
+          const __m512 thr = _mm512_i32gather_ps(idx2, thr_base, 4);
+          const __m512i fdl = _mm512_i32gather_epi32(idx2, fdl_base, 4);
+          const __m512i xi = _mm512_add_epi32(rowoff, _mm512_and_si512(fdl, fmask));
+          const __m512 v = _mm512_i32gather_ps(xi, xr, 4);
+          const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+          const __mmask16 lt = _mm512_cmp_ps_mask(v, thr, _CMP_LT_OQ);
+          const __mmask16 dl = _mm512_cmplt_epi32_mask(fdl, zero);
+          const __mmask16 left = (__mmask16)((nan & dl) | (~nan & lt));
+          // left: 2p + 1, right: 2p + 2
+          const __m512i r = _mm512_add_epi32(idx2, two);
+          p[u] = _mm512_mask_sub_epi32(r, left, r, one);
+        }
+      }
+      for (int u = 0; u < V; ++u) {
+        const size_t i0 = i + 16 * u;
+        const __m512 lv = _mm512_i32gather_ps(_mm512_slli_epi32(p[u], 1), thr_base, 4);
+        if (K == 1) {
+          _mm512_storeu_ps(a + i0, _mm512_add_ps(_mm512_loadu_ps(a + i0), lv));
+        } else {
+          _mm512_store_ps(leaf, lv);
+          for (int j = 0; j < 16; ++j) a[(i0 + j) * K + g] += leaf[j];
+        }
+      }
+    }
+    for (; i < rows; ++i) {
+      uint32_t nd = 0;
+      const float* xr = xb + i * (size_t)d;
+      for (int l = 0; l < depth; ++l) nd = perf_step(tr, nd, xr);
+      a[i * K + g] += tr[nd].thr;
+    }
+  }
+}
+
+#pragma GCC diagnostic pop
 
 // Scores rows [0, rows) of xb (row-major, d features) into out (rows x K,
 // transformed).  Tree-major over the block: each tree's nodes stay in cache.
@@ -205,7 +348,33 @@ void score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   }
   for (size_t i = 0; i < rows; ++i)
     for (int k = 0; k < K; ++k) a[i * K + k] = (float)m.base_margin[k];
-  for (size_t t = 0; t < ntrees; ++t) {
+  const int kernel = g_kernel.load(std::memory_order_relaxed);
+  const bool perfect = ff.perfect && kernel != 2;
+  const bool simd = perfect && kernel == 0 && cpu_has_avx512();
+  if (simd) perfect_trees_avx512(ff, tg, K, xb, rows, d, a);
+  for (size_t t = 0; !simd && perfect && t < ntrees; ++t) {
+    const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
+    const int g = tg[t];
+    const int depth = ff.depth[t];
+    size_t i = 0;
+    constexpr int G = 16;
+    for (; i + G <= rows; i += G) {
+      uint32_t nd[G] = {};
+      const float* xr = xb + i * (size_t)d;
+      for (int l = 0; l < depth; ++l) {
+#pragma GCC unroll 16
+        for (int j = 0; j < G; ++j) nd[j] = perf_step(tr, nd[j], xr + (size_t)j * d);
+      }
+      for (int j = 0; j < G; ++j) a[(i + j) * K + g] += tr[nd[j]].thr;
+    }
+    for (; i < rows; ++i) {
+      uint32_t nd = 0;
+      const float* xr = xb + i * (size_t)d;
+      for (int l = 0; l < depth; ++l) nd = perf_step(tr, nd, xr);
+      a[i * K + g] += tr[nd].thr;
+    }
+  }
+  for (size_t t = 0; !perfect && t < ntrees; ++t) {
     const FlatNode* tr = fn + ff.start[t];
     const int g = tg[t];
     const int depth = ff.depth[t];
@@ -215,7 +384,7 @@ void score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
       int32_t nd[G] = {};
       const float* xr = xb + i * (size_t)d;
       for (int l = 0; l < depth; ++l) {
-#pragma GCC unroll 8
+#pragma GCC unroll 4
         for (int j = 0; j < G; ++j) nd[j] = step(tr, nd[j], xr + (size_t)j * d);
       }
       for (int j = 0; j < G; ++j) a[(i + j) * K + g] += tr[nd[j]].thr;
@@ -308,6 +477,8 @@ void decode_rows(const RawRows& raw, const RawShape& sh, int d, size_t begin, si
 constexpr size_t kBlock = 256;
 
 }  // namespace
+
+void set_predict_kernel_for_tests(int kernel) { g_kernel.store(kernel); }
 
 struct BatchPredictor::Impl {
   const Model& m;

@@ -66,6 +66,10 @@ inline float raw_value(const uint8_t* p, RawKind k) {
   return __builtin_nanf("");
 }
 
+// Tests: which kernel scores batches.  0: the fastest available (default);
+// 1: perfect-layout trees, scalar; 2: node tables (what deep trees use).
+void set_predict_kernel_for_tests(int kernel);
+
 class BatchPredictor {
  public:
   // The model must outlive the predictor.  nthread <= 1: the calling thread only.
