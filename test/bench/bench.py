@@ -379,6 +379,26 @@ def indb_scoring(name, d):
         cur.fetchall()
         best = min(best, time.perf_counter() - t0)
     r = dict(n_test=n, table_s=best, table_rows_per_s=n / best)
+    # References for the scoring query: a bare sequential scan of the test
+    # table (the floor of any in-database read of it), and the same query on
+    # an empty copy (per-query overhead: model fetch, detoast, decode, setup).
+    cur.execute(f"DROP TABLE IF EXISTS {name}_test_empty")
+    cur.execute(f"CREATE TABLE {name}_test_empty AS SELECT * FROM {name}_test WHERE false")
+    conn.commit()
+    scan, fixed = 1e9, 1e9
+    for _ in range(3):
+        t0 = time.perf_counter()
+        cur.execute(f"SELECT count(*) FROM {name}_test")
+        cur.fetchall()
+        scan = min(scan, time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        cur.execute(f"SELECT count(*), sum(p.prediction) FROM bench_models b, "
+                    f"gbdt_predict_table(b.m, '{name}_test_empty', 'id') p WHERE b.name = %s", (name,))
+        cur.fetchall()
+        fixed = min(fixed, time.perf_counter() - t0)
+    cur.execute(f"DROP TABLE {name}_test_empty")
+    conn.commit()
+    r.update(test_scan_s=scan, table_empty_s=fixed)
     # Scalar path vs the same query calling a trivial SQL function.
     # Two trivial SQL functions: one the planner inlines (no call at all) and
     # one it calls (STRICT with a field selection is never inlined).
@@ -541,7 +561,10 @@ def main():
         same = "identical" if ind["model_sha"] == eng["model_sha"] else "different"
         emit(f"Scoring ({sc['n_test']} rows): `gbdt_predict_table` {sc['table_rows_per_s'] / 1e3:.0f}k rows/s vs "
              f"XGBoost `inplace_predict` {xg['predict_rows_per_s'] / 1e3:.0f}k rows/s "
-             f"({sc['table_rows_per_s'] / xg['predict_rows_per_s']:.2f}x); scalar `gbdt_predict` "
+             f"({sc['table_rows_per_s'] / xg['predict_rows_per_s']:.2f}x; XGBoost {sc['n_test'] / xg['predict_rows_per_s'] * 1e3:.1f} ms, "
+             f"`gbdt_predict_table` {sc['table_s'] * 1e3:.1f} ms, of which per-query overhead (same query on an "
+             f"empty table: model fetch and decode) {sc['table_empty_s'] * 1e3:.1f} ms; reference: "
+             f"`SELECT count(*)` of the test table {sc['test_scan_s'] * 1e3:.1f} ms); scalar `gbdt_predict` "
              f"{sc['scalar_s']:.2f} s vs a trivial SQL function {sc['called_s']:.2f} s when called "
              f"({sc['scalar_s'] / sc['called_s']:.2f}x), {sc['trivial_s']:.2f} s when inlined "
              f"({sc['scalar_s'] / sc['trivial_s']:.2f}x).  In-db and engine-alone model bytes: {same}.  "
