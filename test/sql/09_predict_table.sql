@@ -2,7 +2,7 @@
 -- with the fixed layout, with NULLs, through a slot, through SPI) gives the
 -- predictions of gbdt_predict(model, row) and the key as (key)::text.
 BEGIN;
-SELECT plan(40);
+SELECT plan(42);
 
 -- 20000 rows: several batches (pipelined scoring, worker threads).
 CREATE TABLE pt AS
@@ -72,6 +72,21 @@ SELECT is(pg_temp.mismatches(pg_temp.m('fix'), 'pt', 'dkey'), 0, 'date key (outp
 -- A numeric (varlena) feature: no fixed layout, every row deformed.
 SELECT is(pg_temp.mismatches(pg_temp.m('num'), 'pt', 'id'), 0, 'numeric feature column');
 SELECT is(pg_temp.mismatches(pg_temp.m('num'), 'pt', 'id8'), 0, 'numeric feature column, int8 key');
+
+-- Consecutive float8 features after an int8 key and a label (the usual
+-- layout of a table loaded from a file), with NULLs and NaN.
+CREATE TABLE pt_f8 AS
+SELECT id::bigint AS id, y_reg AS label, CASE WHEN x1 = 'Infinity' OR x1 = '-Infinity' THEN NULL ELSE x1 END AS f0,
+       x2::float8 AS f1, x3::float8 AS f2, x6::float8 AS f3, x7::float8 AS f4, sin(id * 1.3) AS f5,
+       CASE WHEN id % 13 = 0 THEN NULL ELSE cos(id * 0.3) END AS f6, x4::int::float8 AS f7,
+       sin(id * 0.1) AS f8, (id % 7)::float8 AS f9
+FROM pt;
+INSERT INTO ptm SELECT 'f8', gbdt_train('pt_f8', 'label', ARRAY['f0','f1','f2','f3','f4','f5','f6','f7','f8','f9'],
+                                        NULL, '{"num_round": 15}');
+UPDATE pt_f8 SET f0 = 'Infinity' WHERE id % 41 = 0;
+SELECT is(pg_temp.mismatches(pg_temp.m('f8'), 'pt_f8', 'id'), 0, 'consecutive float8 features');
+CREATE VIEW pt_f8_view AS SELECT * FROM pt_f8;
+SELECT is(pg_temp.mismatches(pg_temp.m('f8'), 'pt_f8_view', 'id'), 0, 'consecutive float8 features, view');
 
 -- The same rows through a view (SPI path) give the same predictions.
 CREATE VIEW pt_view AS SELECT * FROM pt;

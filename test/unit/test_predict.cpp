@@ -240,3 +240,23 @@ TEST(Predict, BatchPredictorReusedAcrossBatches) {
   bp.start(x.data(), T.n, out.data(), nullptr);
   bp.abandon();
 }
+
+TEST(Predict, RawRowsConsecutiveFloat8) {
+  // Features in consecutive float8 attributes after `first` other 8-byte
+  // columns (the vectorized decode where available; kernel 1 = scalar),
+  // d not a multiple of 8, bitmap windows across byte boundaries.
+  KernelReset reset;
+  for (int first : {0, 3, 8}) {
+    for (int d : {5, 20}) {
+      std::vector<Att> atts;
+      for (int a = 0; a < first; ++a) atts.push_back({8, 8, -1, a % 2 ? RawKind::kInt8 : RawKind::kFloat8});
+      for (int f = 0; f < d; ++f) atts.push_back({8, 8, f, RawKind::kFloat8});
+      for (int kernel : {0, 1}) {
+        gbdt::set_predict_kernel_for_tests(kernel);
+        SCOPED_TRACE("first " + std::to_string(first) + " d " + std::to_string(d) + " kernel " +
+                     std::to_string(kernel));
+        check_raw(atts, 1100, d, 60 + first + d, 2);
+      }
+    }
+  }
+}
