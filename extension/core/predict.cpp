@@ -665,25 +665,32 @@ int BatchPredictor::K() const { return impl_->m.num_output_group; }
 void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) {
   Impl& s = *impl_;
   if (s.in_flight) finish();
-  s.x = x;
-  s.n = n;
-  s.out = out;
-  s.has_raw = raw != nullptr && raw->pending != nullptr;
-  if (s.has_raw) {
-    s.raw = *raw;
-    s.shape = raw_shape(s.raw, s.m.n_features());
-  }
-  s.nblocks = (n + kBlock - 1) / kBlock;
-  s.next.store(0, std::memory_order_relaxed);
-  s.cancel.store(false, std::memory_order_relaxed);
-  s.error = nullptr;
-  s.in_flight = true;
-  if (s.nthread > 1 && s.nblocks > 1 && s.threads.empty()) s.start_workers();
+  if (s.nthread > 1 && n > kBlock && s.threads.empty()) s.start_workers();
+  RawShape shape;
+  const bool has_raw = raw != nullptr && raw->pending != nullptr;
+  if (has_raw) shape = raw_shape(*raw, s.m.n_features());
   {
-    std::lock_guard<std::mutex> l(s.mu);
+    // A worker woken for the previous batch only after it was finished may
+    // still be inside work() (finding nothing left): the batch is replaced
+    // only when no worker is inside one.
+    std::unique_lock<std::mutex> l(s.mu);
+    s.done_cv.wait(l, [&] { return s.busy == 0; });
+    s.x = x;
+    s.n = n;
+    s.out = out;
+    s.has_raw = has_raw;
+    if (has_raw) {
+      s.raw = *raw;
+      s.shape = shape;
+    }
+    s.nblocks = (n + kBlock - 1) / kBlock;
+    s.next.store(0, std::memory_order_relaxed);
+    s.cancel.store(false, std::memory_order_relaxed);
+    s.error = nullptr;
     s.done = 0;
     ++s.generation;
   }
+  s.in_flight = true;
   if (!s.threads.empty()) s.cv.notify_all();
 }
 

@@ -235,6 +235,17 @@ TEST(Predict, BatchPredictorReusedAcrossBatches) {
   }
   ASSERT_EQ(at, T.n);
   expect_same(out, ref, "reused predictor");
+  // Many short batches back to back on 4 threads (a worker woken late for
+  // a finished batch must not touch the next one).
+  BatchPredictor bp4(m, 4);
+  for (int rep = 0; rep < 300; ++rep) {
+    const size_t s = 257 + (size_t)(rep * 37) % 700;
+    const size_t from = (size_t)(rep * 101) % (T.n - s);
+    std::vector<double> o(s, -1.0);
+    bp4.start(x.data() + from * 4, s, o.data(), nullptr);
+    bp4.finish();
+    for (size_t r = 0; r < s; ++r) ASSERT_EQ(o[r], ref[from + r]) << "batch " << rep << " row " << r;
+  }
   // abandon() with nothing in flight, and after a start.
   bp.abandon();
   bp.start(x.data(), T.n, out.data(), nullptr);
