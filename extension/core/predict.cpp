@@ -174,7 +174,7 @@ void flatten_perfect(const Model& m, size_t ntrees, FlatForest* ff) {
     if (ff->depth[t] > kMaxPerfectDepth) return;
     total += ((size_t)2 << ff->depth[t]) - 1;
   }
-  ff->perf.resize(total);
+  ff->perf.resize(total + 32);  // + 32: a level's nodes are read up to 32 at a time
   ff->perf_start.resize(ntrees);
   size_t o = 0;
   for (size_t t = 0; t < ntrees; ++t) {
@@ -291,12 +291,45 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
       __m512i p[V];
       for (int u = 0; u < V; ++u) p[u] = zero;
       for (int l = 0; l < depth; ++l) {
+        // Levels of at most 16 nodes: the level's nodes (consecutive in the
+        // perfect layout, thr and fdl interleaved) in two registers, picked
+        // by permutation; deeper levels: gathers.
+        const int lbase = (1 << l) - 1;
+        const bool small = l <= 4, mid = l == 5;
+        __m512i na = zero, nb = zero, nc = zero, nd = zero;
+        if (small || mid) {
+          na = _mm512_loadu_si512((const void*)(tr + lbase));
+          nb = _mm512_loadu_si512((const void*)(tr + lbase + 8));
+        }
+        if (mid) {
+          nc = _mm512_loadu_si512((const void*)(tr + lbase + 16));
+          nd = _mm512_loadu_si512((const void*)(tr + lbase + 24));
+        }
+        const __m512i lb2 = _mm512_set1_epi32(2 * lbase);
 #pragma GCC unroll 4
         for (int u = 0; u < V; ++u) {
           const float* xr = xb + (i + 16 * u) * (size_t)d;
           const __m512i idx2 = _mm512_slli_epi32(p[u], 1);
-          const __m512 thr = _mm512_i32gather_ps(idx2, thr_base, 4);
-          const __m512i fdl = _mm512_i32gather_epi32(idx2, fdl_base, 4);
+          __m512 thr;
+          __m512i fdl;
+          if (small) {
+            const __m512i q2 = _mm512_sub_epi32(idx2, lb2);
+            thr = _mm512_castsi512_ps(_mm512_permutex2var_epi32(na, q2, nb));
+            fdl = _mm512_permutex2var_epi32(na, _mm512_add_epi32(q2, one), nb);
+          } else if (mid) {
+            // 32 nodes in four registers: the low 5 index bits pick within a
+            // pair, q2 >= 32 picks the pair.
+            const __m512i q2 = _mm512_sub_epi32(idx2, lb2);
+            const __m512i q21 = _mm512_add_epi32(q2, one);
+            const __mmask16 hi = _mm512_cmpge_epi32_mask(q2, _mm512_set1_epi32(32));
+            thr = _mm512_castsi512_ps(_mm512_mask_blend_epi32(
+                hi, _mm512_permutex2var_epi32(na, q2, nb), _mm512_permutex2var_epi32(nc, q2, nd)));
+            fdl = _mm512_mask_blend_epi32(hi, _mm512_permutex2var_epi32(na, q21, nb),
+                                          _mm512_permutex2var_epi32(nc, q21, nd));
+          } else {
+            thr = _mm512_i32gather_ps(idx2, thr_base, 4);
+            fdl = _mm512_i32gather_epi32(idx2, fdl_base, 4);
+          }
           const __m512i xi = _mm512_add_epi32(rowoff, _mm512_and_si512(fdl, fmask));
           const __m512 v = _mm512_i32gather_ps(xi, xr, 4);
           const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);

@@ -76,6 +76,16 @@ TEST(Predict, BatchEqualsRowByRowMulticlass) {
   check_all_kernels(m, T, "multiclass");
 }
 
+TEST(Predict, BatchEqualsRowByRowDepth9) {
+  // Perfect layout with levels past 32 nodes (gathers in the vector kernel).
+  Data D = gbdt_test::make_data(6000, 9, Task::kBinary, 0.05, 37);
+  gbdt::TrainParams p = gbdt_test::params_for(Task::kBinary, 8, 2);
+  p.max_depth = 9;
+  Model m = gbdt_test::train(D, p);
+  Data T = gbdt_test::make_data(901, 9, Task::kBinary, 0.05, 38);
+  check_all_kernels(m, T, "depth 9");
+}
+
 TEST(Predict, BatchEqualsRowByRowDeepTrees) {
   // Depth 12 is beyond the perfect layout: node tables for every kernel.
   Data D = gbdt_test::make_data(6000, 6, Task::kRegression, 0.02, 35);
