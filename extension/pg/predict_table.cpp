@@ -9,12 +9,13 @@
 //
 // Plain heap tables without row-level security that the user may SELECT as
 // a whole are read directly (heap_getnext).  When every attribute up to the
-// last one needed is fixed-width, a tuple without NULLs that has all those
-// attributes stores each needed value at an offset computed once from the
-// descriptor (PostgreSQL's attcacheoff rule), so such tuples are copied
-// raw into the batch and decoded to floats by the scoring threads (same
-// conversion as datum_to_double + (float)); every other tuple is deformed
-// through a slot as usual.  Other relations (views, RLS, foreign tables,
+// last one needed is fixed-width, a tuple that has all those attributes
+// stores each needed value at an offset computed once from the descriptor
+// (PostgreSQL's attcacheoff rule) when it has no NULLs, or at an offset its
+// null bitmap determines: such a tuple is not deformed here, its data (and
+// bitmap) are copied raw into the batch and the scoring threads decode the
+// values to floats (same conversion as datum_to_double + (float)).  Every
+// other tuple is deformed through a slot as usual.  Other relations (views, RLS, foreign tables,
 // column-only privileges, other table AMs, keys whose text cast is not the
 // I/O conversion) are read through read_relation (SPI).
 //
@@ -31,6 +32,7 @@
 
 extern "C" {
 #include "access/heapam.h"
+#include "catalog/pg_am.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "parser/parse_coerce.h"
@@ -55,7 +57,7 @@ struct Batch {
   float* x;            // cap x nf
   double* out;         // cap x K
   uint8_t* raw;        // cap x raw_stride (direct scan with a fixed layout), else NULL
-  uint8_t* pending;    // cap: row i is in raw, not yet in x
+  uint8_t* pending;    // cap: 0 row i is in x; 1 / 2 in raw (see gbdt::RawRows)
   Datum* keys;         // cap
   bool* key_nulls;     // cap
   char* int_keys;      // cap x kIntKeySlot (integer keys)
@@ -237,6 +239,13 @@ bool plan_direct(const RelInfo* rel, const gbdt::Model* m, const ReaderColumn* f
   if (rel->relkind != RELKIND_RELATION) return false;
   if (check_enable_rls(rel->relid, InvalidOid, true) == RLS_ENABLED) return false;
   if (pg_class_aclcheck(rel->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK) return false;
+  {
+    // heap_getnext reads heap tables only.
+    Relation r = table_open(rel->relid, AccessShareLock);
+    bool heap = r->rd_rel->relam == HEAP_TABLE_AM_OID;
+    table_close(r, NoLock);
+    if (!heap) return false;
+  }
 
   Oid kt = key->atttypid;
   if (kt == TEXTOID) {
