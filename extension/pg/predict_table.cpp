@@ -36,7 +36,6 @@ extern "C" {
 #include "access/table.h"
 #include "access/tableam.h"
 #include "parser/parse_coerce.h"
-#include "utils/rls.h"
 #include "utils/snapmgr.h"
 }
 
@@ -236,9 +235,7 @@ bool raw_kind(ValKind k, int16 attlen, gbdt::RawKind* out) {
 // checks are those of relation_reader's direct scan (the same ~5 lines).
 bool plan_direct(const RelInfo* rel, const gbdt::Model* m, const ReaderColumn* feat,
                  Form_pg_attribute key, Sink* s, DirectPlan* p) {
-  if (rel->relkind != RELKIND_RELATION) return false;
-  if (check_enable_rls(rel->relid, InvalidOid, true) == RLS_ENABLED) return false;
-  if (pg_class_aclcheck(rel->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK) return false;
+  if (!relation_readable_directly(rel)) return false;
   {
     // heap_getnext reads heap tables only.
     Relation r = table_open(rel->relid, AccessShareLock);

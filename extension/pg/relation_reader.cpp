@@ -113,6 +113,12 @@ void receiver_destroy(DestReceiver* self) {}
 
 }  // namespace
 
+bool relation_readable_directly(const RelInfo* rel) {
+  return rel->relkind == RELKIND_RELATION &&
+         check_enable_rls(rel->relid, InvalidOid, true) != RLS_ENABLED &&
+         pg_class_aclcheck(rel->relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+}
+
 namespace {
 
 // ---- direct heap scan (plain tables) ----
@@ -131,9 +137,7 @@ struct FastScan {
 };
 
 bool plan_fast_scan(const RelInfo* rel, const ReaderColumn* cols, int ncols, FastScan* fs) {
-  if (rel->relkind != RELKIND_RELATION) return false;
-  if (check_enable_rls(rel->relid, InvalidOid, true) == RLS_ENABLED) return false;
-  if (pg_class_aclcheck(rel->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK) return false;
+  if (!relation_readable_directly(rel)) return false;
   fs->attnums = (AttrNumber*)palloc0(sizeof(AttrNumber) * (ncols > 0 ? ncols : 1));
   fs->outfns = (FmgrInfo*)palloc0(sizeof(FmgrInfo) * (ncols > 0 ? ncols : 1));
   fs->is_text = (bool*)palloc0(sizeof(bool) * (ncols > 0 ? ncols : 1));

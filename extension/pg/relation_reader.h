@@ -52,6 +52,11 @@ typedef void (*ReaderRowFn)(void* arg, TupleTableSlot* slot, const float* vals,
 uint64 read_relation(const RelInfo* rel, const ReaderColumn* cols, int ncols, ReaderRowFn fn,
                      void* arg, bool read_only);
 
+// Whether rel may be read straight from its storage instead of through a
+// query, with the same rows as the query: a plain table without row-level
+// security that the current user may SELECT as a whole.
+bool relation_readable_directly(const RelInfo* rel);
+
 // Several passes over a plain table read directly (the direct heap scan of
 // read_relation: no views, no row-level security, whole-table SELECT
 // privilege), all under one snapshot, so every pass sees the same rows in
