@@ -249,6 +249,30 @@ inline uint32_t perf_step(const PerfNode* tr, uint32_t p, const float* xr) {
   return 2 * p + 1 + go_right;
 }
 
+// One tree over rows of x (row-major, d features), G rows walked in
+// lock-step for `depth` steps of the layout's step function (a leaf steps
+// to itself), each row's leaf value added to its margin a[row * K + g].
+template <int G, class Idx, class Node, class Step>
+void walk_tree_lockstep(const Node* tr, int depth, int g, int K, const float* xb, size_t rows,
+                        int d, float* a, Step step_fn) {
+  size_t i = 0;
+  for (; i + G <= rows; i += G) {
+    Idx nd[G] = {};
+    const float* xr = xb + i * (size_t)d;
+    for (int l = 0; l < depth; ++l) {
+#pragma GCC unroll 16
+      for (int j = 0; j < G; ++j) nd[j] = step_fn(tr, nd[j], xr + (size_t)j * d);
+    }
+    for (int j = 0; j < G; ++j) a[(i + j) * K + g] += tr[nd[j]].thr;
+  }
+  for (; i < rows; ++i) {
+    Idx nd = 0;
+    const float* xr = xb + i * (size_t)d;
+    for (int l = 0; l < depth; ++l) nd = step_fn(tr, nd, xr);
+    a[i * K + g] += tr[nd].thr;
+  }
+}
+
 
 std::atomic<int> g_kernel{0};  // set_predict_kernel_for_tests
 
@@ -385,50 +409,11 @@ void score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   const bool perfect = ff.perfect && kernel != 2;
   const bool simd = perfect && kernel == 0 && cpu_has_avx512();
   if (simd) perfect_trees_avx512(ff, tg, K, xb, rows, d, a);
-  for (size_t t = 0; !simd && perfect && t < ntrees; ++t) {
-    const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
-    const int g = tg[t];
-    const int depth = ff.depth[t];
-    size_t i = 0;
-    constexpr int G = 16;
-    for (; i + G <= rows; i += G) {
-      uint32_t nd[G] = {};
-      const float* xr = xb + i * (size_t)d;
-      for (int l = 0; l < depth; ++l) {
-#pragma GCC unroll 16
-        for (int j = 0; j < G; ++j) nd[j] = perf_step(tr, nd[j], xr + (size_t)j * d);
-      }
-      for (int j = 0; j < G; ++j) a[(i + j) * K + g] += tr[nd[j]].thr;
-    }
-    for (; i < rows; ++i) {
-      uint32_t nd = 0;
-      const float* xr = xb + i * (size_t)d;
-      for (int l = 0; l < depth; ++l) nd = perf_step(tr, nd, xr);
-      a[i * K + g] += tr[nd].thr;
-    }
-  }
-  for (size_t t = 0; !perfect && t < ntrees; ++t) {
-    const FlatNode* tr = fn + ff.start[t];
-    const int g = tg[t];
-    const int depth = ff.depth[t];
-    size_t i = 0;
-    constexpr int G = 8;
-    for (; i + G <= rows; i += G) {
-      int32_t nd[G] = {};
-      const float* xr = xb + i * (size_t)d;
-      for (int l = 0; l < depth; ++l) {
-#pragma GCC unroll 4
-        for (int j = 0; j < G; ++j) nd[j] = step(tr, nd[j], xr + (size_t)j * d);
-      }
-      for (int j = 0; j < G; ++j) a[(i + j) * K + g] += tr[nd[j]].thr;
-    }
-    for (; i < rows; ++i) {
-      int32_t nd = 0;
-      const float* xr = xb + i * (size_t)d;
-      for (int l = 0; l < depth; ++l) nd = step(tr, nd, xr);
-      a[i * K + g] += tr[nd].thr;
-    }
-  }
+  for (size_t t = 0; !simd && perfect && t < ntrees; ++t)
+    walk_tree_lockstep<16, uint32_t>(ff.perf.data() + ff.perf_start[t], ff.depth[t], tg[t], K, xb,
+                                     rows, d, a, perf_step);
+  for (size_t t = 0; !perfect && t < ntrees; ++t)
+    walk_tree_lockstep<8, int32_t>(fn + ff.start[t], ff.depth[t], tg[t], K, xb, rows, d, a, step);
   for (size_t i = 0; i < rows; ++i) {
     double* o = out + i * K;
     for (int k = 0; k < K; ++k) o[k] = a[i * K + k];
