@@ -37,7 +37,6 @@ class RowBinner {
     if (buffered_ == chunk_rows_) flush();
     return chunk_.data() + (buffered_++) * (size_t)d_;
   }
-  size_t rows_written() const { return done_ + buffered_; }
   // Time spent binning so far (the rest of a load is reading).
   double seconds_binning() const { return seconds_; }
   // After exactly n_rows rows: the matrix and the rows' value range.

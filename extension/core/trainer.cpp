@@ -199,21 +199,17 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
 // One training on the device that `p` / `hooks` select, on the training
 // rows of `in` (validation rows already split off into `valid`); *on_cuda
 // tells whether it ran (or failed) on the CUDA backend.
+// `p` has its objective resolved (resolve_objective) and class_labels are
+// the model's.
 Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParams p,
-                 const TrainHooks& hooks, const std::string& target_name, bool* on_cuda) {
+                 const std::vector<double>& class_labels, const TrainHooks& hooks,
+                 bool* on_cuda) {
   const int d = in.matrix.n_features;
   const size_t n = in.matrix.n_rows;
   const size_t n_valid = valid.matrix.n_rows;
   const float* y = in.labels.data();
   Model m;
-  std::vector<float> all_labels;  // objective resolution sees every row
-  if (n_valid > 0) {
-    all_labels = in.labels;
-    all_labels.insert(all_labels.end(), valid.labels.begin(), valid.labels.end());
-  }
-  resolve_objective(n_valid > 0 ? all_labels.data() : y, n + n_valid, target_name, &p,
-                    &m.class_labels);
-  std::vector<float>().swap(all_labels);
+  m.class_labels = class_labels;
   const int K = p.objective == Objective::kSoftprob ? p.num_class : 1;
   const int nthread = p.nthread > 0 ? p.nthread : default_nthread();
 
@@ -381,13 +377,16 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
     if (!std::isfinite(in.labels[i]))
       throw InvalidInput("target column \"" + target_name + "\" contains " + fmtd(in.labels[i]) +
                          ": labels must be finite");
+  // The objective is inferred from, and the labels checked on, every row.
+  std::vector<double> class_labels;
+  resolve_objective(in.labels.data(), n_all, target_name, &p, &class_labels);
   ValidationSplit valid;
   split_validation(p, &in, &valid);
   if (p.early_stopping_rounds > 0 && valid.matrix.n_rows == 0)
     throw InvalidInput("parameter \"early_stopping_rounds\" needs validation_fraction > 0");
   bool on_cuda = false;
   try {
-    return train_once(in, valid, p, hooks, target_name, &on_cuda);
+    return train_once(in, valid, p, class_labels, hooks, &on_cuda);
   } catch (const Cancelled&) {
     throw;
   } catch (const InvalidInput&) {
@@ -400,7 +399,7 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
     if (!on_cuda || device != "auto") throw;
     if (hooks.notice) hooks.notice(std::string("gbdt: training on the CPU: ") + e.what());
     p.device = "cpu";
-    return train_once(in, valid, p, hooks, target_name, &on_cuda);
+    return train_once(in, valid, p, class_labels, hooks, &on_cuda);
   }
 }
 

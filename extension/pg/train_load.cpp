@@ -209,7 +209,6 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     uint64 skipped2 = 0;
     uint64 n2 = table_pass(tp, rows, take, float_row, &fs, &skipped2);
     if (n2 != n || fs.n != take) relation_changed(rel);
-    fs.skipped = skipped;
 
     if (take == n) {
       close_table_passes(tp);
@@ -251,7 +250,6 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
         seconds_bin += owned->binner->seconds_binning();
         delete owned->binner;
         owned->binner = nullptr;
-        d->rows_skipped = skipped;
         set_names(spec, d);
       });
     }
