@@ -364,6 +364,14 @@ def indb_train(name, objective):
     return r
 
 
+def query_seconds(cur, sql, args=None):
+    """Wall time of one query, its rows fetched."""
+    t0 = time.perf_counter()
+    cur.execute(sql, args)
+    cur.fetchall()
+    return time.perf_counter() - t0
+
+
 def indb_scoring(name, d):
     import psycopg2
     conn = psycopg2.connect("")
@@ -373,11 +381,9 @@ def indb_scoring(name, d):
     best = 1e9
     wait_quiet()
     for _ in range(3):
-        t0 = time.perf_counter()
-        cur.execute(f"SELECT count(*), sum(p.prediction) FROM bench_models b, "
-                    f"gbdt_predict_table(b.m, '{name}_test', 'id') p WHERE b.name = %s", (name,))
-        cur.fetchall()
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, query_seconds(cur, f"SELECT count(*), sum(p.prediction) FROM bench_models b, "
+                                            f"gbdt_predict_table(b.m, '{name}_test', 'id') p WHERE b.name = %s",
+                                       (name,)))
     r = dict(n_test=n, table_s=best, table_rows_per_s=n / best)
     # References for the scoring query: a bare sequential scan of the test
     # table (the floor of any in-database read of it), and the same query on
@@ -387,15 +393,10 @@ def indb_scoring(name, d):
     conn.commit()
     scan, fixed = 1e9, 1e9
     for _ in range(3):
-        t0 = time.perf_counter()
-        cur.execute(f"SELECT count(*) FROM {name}_test")
-        cur.fetchall()
-        scan = min(scan, time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        cur.execute(f"SELECT count(*), sum(p.prediction) FROM bench_models b, "
-                    f"gbdt_predict_table(b.m, '{name}_test_empty', 'id') p WHERE b.name = %s", (name,))
-        cur.fetchall()
-        fixed = min(fixed, time.perf_counter() - t0)
+        scan = min(scan, query_seconds(cur, f"SELECT count(*) FROM {name}_test"))
+        fixed = min(fixed, query_seconds(cur, f"SELECT count(*), sum(p.prediction) FROM bench_models b, "
+                                              f"gbdt_predict_table(b.m, '{name}_test_empty', 'id') p "
+                                              f"WHERE b.name = %s", (name,)))
     cur.execute(f"DROP TABLE {name}_test_empty")
     conn.commit()
     r.update(test_scan_s=scan, table_empty_s=fixed)
@@ -409,21 +410,12 @@ def indb_scoring(name, d):
     conn.commit()
     ts, tt, tc = 1e9, 1e9, 1e9
     for _ in range(2):
-        t0 = time.perf_counter()
-        cur.execute(f"SELECT sum(bench_called_{name}(b.m, t)) FROM bench_models b, {name}_test t "
-                    f"WHERE b.name = %s", (name,))
-        cur.fetchall()
-        tc = min(tc, time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        cur.execute(f"SELECT sum(gbdt_predict(b.m, t)) FROM bench_models b, {name}_test t WHERE b.name = %s",
-                    (name,))
-        cur.fetchall()
-        ts = min(ts, time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        cur.execute(f"SELECT sum(bench_trivial_{name}(b.m, t)) FROM bench_models b, {name}_test t "
-                    f"WHERE b.name = %s", (name,))
-        cur.fetchall()
-        tt = min(tt, time.perf_counter() - t0)
+        tc = min(tc, query_seconds(cur, f"SELECT sum(bench_called_{name}(b.m, t)) FROM bench_models b, "
+                                        f"{name}_test t WHERE b.name = %s", (name,)))
+        ts = min(ts, query_seconds(cur, f"SELECT sum(gbdt_predict(b.m, t)) FROM bench_models b, "
+                                        f"{name}_test t WHERE b.name = %s", (name,)))
+        tt = min(tt, query_seconds(cur, f"SELECT sum(bench_trivial_{name}(b.m, t)) FROM bench_models b, "
+                                        f"{name}_test t WHERE b.name = %s", (name,)))
     r.update(scalar_s=ts, trivial_s=tt, called_s=tc)
     conn.close()
     return r
