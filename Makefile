@@ -2,8 +2,14 @@
 #   make unittest   - engine unit tests (GoogleTest, no PostgreSQL)
 #   make gputest    - CPU-vs-GPU equality program (needs CUDA=on)
 EXTENSION = gbdt
+# The one version number.  sql/gbdt.sql is the current release's install
+# script (built as sql/gbdt--$(EXTVERSION).sql); sql/gbdt--A.sql are frozen
+# install scripts of earlier releases and sql/gbdt--A--B.sql the upgrades.
+# Every SQL change of a release goes into sql/gbdt.sql AND its upgrade script.
+EXTVERSION = 0.2
 MODULE_big = gbdt
-DATA = $(wildcard sql/gbdt--*.sql)
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+DATA = $(filter-out $(DATA_built),$(wildcard sql/gbdt--*.sql))
 PG_CONFIG ?= pg_config
 
 CUDA ?= auto
@@ -38,7 +44,7 @@ ENGINE_OBJS = $(CORE_OBJS) $(BACKEND_OBJS)
 
 # No fused multiply-add anywhere: CPU and GPU must compute the same bits.
 GBDT_CXXFLAGS = -std=c++17 -O2 -fPIC -ffp-contract=off -Wall -Wno-unused-parameter -Iextension/core -pthread
-PG_CPPFLAGS = -Iextension/core
+PG_CPPFLAGS = -Iextension/core -DGBDT_EXTVERSION='"$(EXTVERSION)"'
 SHLIB_LINK = $(CUDA_LIBS) -lstdc++ -lpthread
 EXTRA_CLEAN = build extension/core/*.o extension/pg/*.o cuda/*.o
 
@@ -49,6 +55,14 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 override CXXFLAGS := $(filter-out -O0 -O1 -O3 -g%,$(CXXFLAGS)) $(GBDT_CXXFLAGS)
+
+CONTROL_VERSION := $(shell sed -n "s/^default_version *= *'\(.*\)'.*/\1/p" $(EXTENSION).control)
+ifneq ($(CONTROL_VERSION),$(EXTVERSION))
+  $(error $(EXTENSION).control default_version '$(CONTROL_VERSION)' differs from EXTVERSION $(EXTVERSION))
+endif
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+	cp $< $@
 
 # Sources are never made (else make's built-in `%: %.o` rule could "link"
 # cuda/x.cu from cuda/x.cu.o).

@@ -61,7 +61,7 @@ Datum gbdt_build_info(PG_FUNCTION_ARGS) {
   char* json = nullptr;
   const char* device = device_setting_name();
   run_engine([&] {
-    std::string s = "{\"version\": \"0.1\", \"cuda\": ";
+    std::string s = "{\"version\": \"" GBDT_EXTVERSION "\", \"cuda\": ";
     s += gbdt::cuda_build_info_json();
     s += ", \"cuda_compiled\": ";
     s += gbdt::cuda_compiled() ? "true" : "false";
