@@ -1,4 +1,384 @@
 -- gbdt 0.1 -> 0.2 upgrade.  Every SQL change of release 0.2 is made here as
--- well as in sql/gbdt.sql (the 0.2 install script); test/sql/00_upgrade.sql
--- checks that both give the same objects.
+-- well as in sql/gbdt.sql (the 0.2 install script); scripts/test-upgrade.sh
+-- checks that both give the same objects and that 0.1 data still works.
 \echo Use "ALTER EXTENSION gbdt UPDATE TO '0.2'" to load this file. \quit
+
+-- ---- COMMENT ON every function (0.1 had comments on some only) ----
+COMMENT ON FUNCTION gbdt_model_in(cstring) IS
+  'Input function of gbdt_model: reads the text form gbdt1:<base64>, validating the model';
+
+COMMENT ON FUNCTION gbdt_model_out(gbdt_model) IS
+  'Output function of gbdt_model: the text form gbdt1:<base64>';
+
+COMMENT ON FUNCTION gbdt_model_recv(internal) IS
+  'Binary input function of gbdt_model (COPY BINARY, binary protocol), validating the model';
+
+COMMENT ON FUNCTION gbdt_model_send(gbdt_model) IS
+  'Binary output function of gbdt_model: the model bytes';
+
+COMMENT ON FUNCTION gbdt_predict(gbdt_model, record) IS
+  'Prediction for one row, features matched by column name (probability for binary:logistic, class label for multiclass)';
+
+COMMENT ON FUNCTION gbdt_predict(gbdt_model, float8[]) IS
+  'Prediction for one feature vector in the model''s feature order (NULL or NaN = missing)';
+
+COMMENT ON FUNCTION gbdt_predict_proba(gbdt_model, record) IS
+  'Class probabilities for one row of a classification model, one row per class';
+
+COMMENT ON FUNCTION gbdt_predict_table(gbdt_model, regclass, text) IS
+  'Scores every row of a table or view: (key, prediction), key read from the named column';
+
+COMMENT ON FUNCTION gbdt_model_info(gbdt_model) IS
+  'Model summary as jsonb: objective, features, classes, trees, parameters and the training report';
+
+COMMENT ON FUNCTION gbdt_trees(gbdt_model) IS
+  'Every node of every tree: split feature, threshold, missing-value direction, children, leaf value, gain and cover';
+
+COMMENT ON FUNCTION gbdt_feature_importance(gbdt_model, text) IS
+  'Feature importance by kind: gain, total_gain, weight, cover or total_cover';
+
+COMMENT ON FUNCTION gbdt_evaluate(gbdt_model, regclass, text) IS
+  'Metrics of a model on the rows of a table or view against a target column';
+
+COMMENT ON FUNCTION gbdt_build_info() IS
+  'Build facts as jsonb: extension version, whether CUDA was compiled in and a device is usable, default thread count, gbdt.device setting';
+
+COMMENT ON FUNCTION gbdt_registry_metrics(gbdt_model) IS
+  'Registry internal: the metrics a saved version records (eval_metric, validation value at the kept iteration, rounds, rows)';
+
+COMMENT ON FUNCTION gbdt_registry_lock(text) IS
+  'Registry internal: takes the transaction-scoped advisory lock that serializes saves, deploys and retrains of one name';
+
+-- ---- registry: comments, ownership, row-level security ----
+COMMENT ON TABLE gbdt_models IS
+  'gbdt model registry: one row per saved version; deployed marks the version gbdt_model(name) returns. '
+  'DROP EXTENSION gbdt drops this table and every saved version with it (pg_dump the table first). '
+  'A model discloses values of its training data (thresholds, cuts, leaf means): whoever can read a row can read those.';
+COMMENT ON COLUMN gbdt_models.name IS 'Model name; owned by the role recorded in gbdt_model_names';
+COMMENT ON COLUMN gbdt_models.version IS 'Version number within the name, 1, 2, ... in save order';
+COMMENT ON COLUMN gbdt_models.created_at IS 'When the version was saved';
+COMMENT ON COLUMN gbdt_models.created_by IS 'Role that saved the version (current_user at save time; a retrain saves as the name''s owner)';
+COMMENT ON COLUMN gbdt_models.model IS 'The model value';
+COMMENT ON COLUMN gbdt_models.spec IS 'Training spec (relation, target, features, objective, params, deploy) that gbdt_retrain re-runs; NULL when saved without one';
+COMMENT ON COLUMN gbdt_models.metrics IS 'eval_metric, validation value at the kept iteration, best_iteration, train metric, rounds, rows used and held out';
+COMMENT ON COLUMN gbdt_models.deployed IS 'True for the one version of the name that gbdt_model(name) returns';
+
+-- ---- Ownership and row-level security (0.2) ----
+-- A name belongs to the role that first saved it.  Only members of that role
+-- (superusers are members of every role) save versions under it, deploy or
+-- retrain it, or write its rows; gbdt_retrain runs the stored spec as the
+-- owner.  The registry functions run with the caller's rights; the row-level
+-- security policies below hold the same rules for direct INSERT, UPDATE and
+-- DELETE (docs/registry.md explains the choice and the grants).
+CREATE TABLE gbdt_model_names (
+  name       text        PRIMARY KEY CHECK (name <> ''),
+  owner      regrole     NOT NULL DEFAULT current_user::regrole,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+SELECT pg_catalog.pg_extension_config_dump('gbdt_model_names', '');
+
+COMMENT ON TABLE gbdt_model_names IS
+  'Owners of gbdt registry names: the role that first saved a name owns it; only its members save, deploy or retrain versions of it. '
+  'DROP EXTENSION gbdt drops this table too.';
+COMMENT ON COLUMN gbdt_model_names.name IS 'Model name (gbdt_models.name)';
+COMMENT ON COLUMN gbdt_model_names.owner IS 'Owning role; gbdt_retrain trains with its rights';
+COMMENT ON COLUMN gbdt_model_names.created_at IS 'When the name was first saved';
+
+-- True when the current role is a member of the owner of a name (false for
+-- an unknown name).
+CREATE FUNCTION gbdt_registry_is_owner(name text) RETURNS bool
+  LANGUAGE sql STABLE STRICT PARALLEL SAFE
+  SET search_path = pg_catalog, @extschema@, pg_temp
+AS $$
+  SELECT coalesce((SELECT pg_catalog.pg_has_role(n.owner, 'MEMBER')
+                   FROM @extschema@.gbdt_model_names n WHERE n.name = $1), false)
+$$;
+
+COMMENT ON FUNCTION gbdt_registry_is_owner(text) IS
+  'Registry internal: whether the current role is a member of the role owning a model name (used by the row-level security policies)';
+
+-- The owner of a name, NULL for an unknown name; an error unless the current
+-- role is a member of it.
+CREATE FUNCTION gbdt_registry_owner(name text) RETURNS regrole
+  LANGUAGE plpgsql STABLE STRICT
+  SET search_path = pg_catalog, @extschema@, pg_temp
+AS $$
+DECLARE
+  v_owner regrole;
+BEGIN
+  SELECT n.owner INTO v_owner FROM @extschema@.gbdt_model_names n WHERE n.name = gbdt_registry_owner.name;
+  IF v_owner IS NOT NULL AND NOT pg_catalog.pg_has_role(v_owner, 'MEMBER') THEN
+    RAISE EXCEPTION 'permission denied for model "%"', name
+      USING ERRCODE = 'insufficient_privilege',
+            DETAIL = format('Model "%s" is owned by role %s; only members of that role may save, deploy or retrain it.',
+                            name, v_owner),
+            HINT = 'Save under another name, or ask the owner to grant you membership in its role.';
+  END IF;
+  RETURN v_owner;
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_registry_owner(text) IS
+  'Registry internal: the role owning a model name (NULL if unknown); raises insufficient_privilege unless the current role is a member of it';
+
+-- True, or an error when the relation named by a training spec is not
+-- readable by the current role (SELECT on it and USAGE on its schema).
+CREATE FUNCTION gbdt_registry_check_spec(spec jsonb) RETURNS bool
+  LANGUAGE plpgsql STABLE
+  SET search_path = pg_catalog, @extschema@, pg_temp
+AS $$
+DECLARE
+  v_rel regclass;
+  v_nsp name;
+BEGIN
+  IF spec IS NULL OR jsonb_typeof(spec) <> 'object' OR spec->'relation' IS NULL THEN
+    RETURN true;
+  END IF;
+  IF jsonb_typeof(spec->'relation') <> 'string' THEN
+    RAISE EXCEPTION 'the "relation" of a training spec must be a string, not %', spec->'relation'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  v_rel := to_regclass(spec->>'relation');
+  IF v_rel IS NULL THEN
+    RAISE EXCEPTION 'relation "%" named in the training spec does not exist', spec->>'relation'
+      USING ERRCODE = 'undefined_table';
+  END IF;
+  SELECT n.nspname INTO v_nsp
+  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.oid = v_rel;
+  IF NOT has_schema_privilege(v_nsp, 'USAGE') OR NOT has_table_privilege(v_rel, 'SELECT') THEN
+    RAISE EXCEPTION 'permission denied for relation % named in the training spec', spec->>'relation'
+      USING ERRCODE = 'insufficient_privilege',
+            HINT = format('Role %s needs SELECT on the relation and USAGE on schema %s to save a spec naming it.',
+                          current_user, v_nsp);
+  END IF;
+  RETURN true;
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_registry_check_spec(jsonb) IS
+  'Registry internal: true, or an insufficient_privilege error when the current role cannot read the relation a training spec names';
+
+-- Saved versions are history: only "deployed" may change.
+CREATE FUNCTION gbdt_registry_immutable() RETURNS trigger
+  LANGUAGE plpgsql
+  SET search_path = pg_catalog, @extschema@, pg_temp
+AS $$
+BEGIN
+  RAISE EXCEPTION 'version % of model "%" cannot be changed: only column "deployed" of gbdt_models may be updated',
+    OLD.version, OLD.name
+    USING ERRCODE = 'insufficient_privilege',
+          HINT = 'Save a new version with gbdt_save(), or deploy one with gbdt_deploy().';
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_registry_immutable() IS
+  'Registry internal: trigger function refusing updates of any gbdt_models column but deployed';
+
+CREATE TRIGGER gbdt_models_immutable
+  BEFORE UPDATE OF name, version, created_at, created_by, model, spec, metrics ON gbdt_models
+  FOR EACH ROW EXECUTE FUNCTION gbdt_registry_immutable();
+
+ALTER TABLE gbdt_model_names ENABLE ROW LEVEL SECURITY;
+-- Names and owners are public to the table's grantees; a role claims a new
+-- name for itself (or a role it is a member of); ownership changes and name
+-- deletions are left to superusers.
+CREATE POLICY gbdt_model_names_read ON gbdt_model_names FOR SELECT USING (true);
+CREATE POLICY gbdt_model_names_claim ON gbdt_model_names FOR INSERT
+  WITH CHECK (pg_catalog.pg_has_role(owner, 'MEMBER'));
+
+ALTER TABLE gbdt_models ENABLE ROW LEVEL SECURITY;
+-- Everyone granted SELECT reads deployed versions; the owner's members read
+-- every version.  Writes only by the owner's members, created_by is the
+-- writer, and a spec must name a relation the writer can read.
+CREATE POLICY gbdt_models_read ON gbdt_models FOR SELECT
+  USING (deployed OR gbdt_registry_is_owner(name));
+CREATE POLICY gbdt_models_insert ON gbdt_models FOR INSERT
+  WITH CHECK (gbdt_registry_is_owner(name) AND created_by = current_user AND gbdt_registry_check_spec(spec));
+CREATE POLICY gbdt_models_update ON gbdt_models FOR UPDATE
+  USING (gbdt_registry_is_owner(name)) WITH CHECK (gbdt_registry_is_owner(name));
+CREATE POLICY gbdt_models_delete ON gbdt_models FOR DELETE
+  USING (gbdt_registry_is_owner(name));
+
+-- Names saved under 0.1 get an owner: the role that saved the lowest version
+-- (created_by), or the extension's owner when that role no longer exists.
+-- created_by could be set by any caller in 0.1: review the owners after the
+-- update (SELECT * FROM gbdt_model_names) and fix them as a superuser.
+INSERT INTO gbdt_model_names (name, owner, created_at)
+SELECT DISTINCT ON (m.name) m.name,
+       coalesce((SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = m.created_by),
+                (SELECT e.extowner FROM pg_catalog.pg_extension e WHERE e.extname = 'gbdt'))::regrole,
+       m.created_at
+FROM gbdt_models m
+ORDER BY m.name, m.version;
+
+-- ---- registry functions: ownership checks, retrain as the owner ----
+CREATE OR REPLACE FUNCTION gbdt_save(name text, model gbdt_model, spec jsonb DEFAULT NULL,
+                          deploy text DEFAULT 'always')
+  RETURNS int
+  LANGUAGE plpgsql VOLATILE
+  SET search_path = pg_catalog, @extschema@, pg_temp
+AS $$
+DECLARE
+  v_version int;
+  v_metrics jsonb;
+  v_deploy bool;
+  v_old jsonb;
+  v_new_val float8;
+  v_old_val float8;
+  v_metric text;
+BEGIN
+  IF name IS NULL OR name = '' THEN
+    RAISE EXCEPTION 'model name must not be NULL or empty' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF model IS NULL THEN
+    RAISE EXCEPTION 'model must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF deploy IS NULL OR deploy NOT IN ('always', 'if_better', 'never') THEN
+    RAISE EXCEPTION 'deploy strategy "%" is not supported', deploy
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Use always, if_better or never.';
+  END IF;
+  IF spec IS NOT NULL AND jsonb_typeof(spec) <> 'object' THEN
+    RAISE EXCEPTION 'spec must be a JSON object' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  -- The saver must be able to read what the spec names (a retrain runs it
+  -- with the owner's rights, never with more than its author had).
+  PERFORM gbdt_registry_check_spec(spec);
+
+  v_metrics := gbdt_registry_metrics(model);
+  PERFORM gbdt_registry_lock(name);
+  -- Statements after the lock see every name and version committed before it.
+  -- The first save of a name claims it for the current role.
+  IF gbdt_registry_owner(name) IS NULL THEN
+    INSERT INTO gbdt_model_names (name) VALUES (gbdt_save.name);
+  END IF;
+  SELECT coalesce(max(m.version), 0) + 1 INTO v_version FROM gbdt_models m WHERE m.name = gbdt_save.name;
+
+  IF deploy = 'always' THEN
+    v_deploy := true;
+  ELSIF deploy = 'never' THEN
+    v_deploy := false;
+  ELSE
+    v_metric := v_metrics->>'eval_metric';
+    v_new_val := (v_metrics->>'validation')::float8;
+    IF v_new_val IS NULL THEN
+      RAISE EXCEPTION 'deploy strategy "if_better" needs a validation metric, and model "%" has none', name
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Train with a "validation_fraction" parameter (for example {"validation_fraction": 0.2}).';
+    END IF;
+    SELECT m.metrics INTO v_old FROM gbdt_models m WHERE m.name = gbdt_save.name AND m.deployed;
+    IF NOT FOUND THEN
+      v_deploy := true;
+    ELSE
+      v_old_val := (v_old->>'validation')::float8;
+      IF v_old_val IS NULL OR v_old->>'eval_metric' IS DISTINCT FROM v_metric THEN
+        RAISE NOTICE 'gbdt_save: the deployed version of "%" has no comparable % validation metric; deploying the new version', name, v_metric;
+        v_deploy := true;
+      ELSIF v_metric = 'auc' THEN
+        v_deploy := v_new_val >= v_old_val;   -- higher is better
+      ELSE
+        v_deploy := v_new_val <= v_old_val;   -- lower is better
+      END IF;
+      IF NOT v_deploy THEN
+        RAISE NOTICE 'gbdt_save: "%" version % not deployed: validation % = % is worse than the deployed version''s %',
+          name, v_version, v_metric, v_new_val, v_old_val;
+      END IF;
+    END IF;
+  END IF;
+
+  IF v_deploy THEN
+    UPDATE gbdt_models m SET deployed = false WHERE m.name = gbdt_save.name AND m.deployed;
+  END IF;
+  -- created_by is left to its default, current_user (a policy checks it).
+  INSERT INTO gbdt_models (name, version, model, spec, metrics, deployed)
+  VALUES (name, v_version, model,
+          CASE WHEN spec IS NULL THEN NULL ELSE spec || jsonb_build_object('deploy', deploy) END,
+          v_metrics, v_deploy);
+  RETURN v_version;
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_save(text, gbdt_model, jsonb, text) IS
+  'Saves a model as the next version of a name (the first save makes the current role its owner; later saves need membership in it); deploy: always, if_better (validation metric at least as good as the deployed version''s) or never';
+
+CREATE OR REPLACE FUNCTION gbdt_deploy(name text, version int) RETURNS void
+  LANGUAGE plpgsql VOLATILE STRICT
+  SET search_path = pg_catalog, @extschema@, pg_temp
+AS $$
+BEGIN
+  PERFORM gbdt_registry_lock(name);
+  PERFORM gbdt_registry_owner(name);   -- an error unless the current role is a member of the owner
+  PERFORM 1 FROM gbdt_models m WHERE m.name = gbdt_deploy.name AND m.version = gbdt_deploy.version;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'model "%" has no version %', name, version USING ERRCODE = 'undefined_object';
+  END IF;
+  UPDATE gbdt_models m SET deployed = false
+  WHERE m.name = gbdt_deploy.name AND m.deployed AND m.version <> gbdt_deploy.version;
+  UPDATE gbdt_models m SET deployed = true
+  WHERE m.name = gbdt_deploy.name AND m.version = gbdt_deploy.version AND NOT m.deployed;
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_deploy(text, int) IS
+  'Makes a saved version the deployed one (rollback); only members of the name''s owner role';
+
+CREATE OR REPLACE FUNCTION gbdt_retrain(name text) RETURNS int
+  LANGUAGE plpgsql VOLATILE STRICT
+  SET search_path = pg_catalog, @extschema@, pg_temp
+AS $$
+DECLARE
+  s jsonb;
+  v_owner regrole;
+  v_owner_name name;
+  v_prev_role text;
+  v_version int;
+BEGIN
+  -- An error unless the current role is a member of the name's owner.
+  v_owner := gbdt_registry_owner(name);
+  SELECT m.spec INTO s FROM gbdt_models m
+  WHERE m.name = gbdt_retrain.name AND m.spec IS NOT NULL
+  ORDER BY m.version DESC LIMIT 1;
+  IF NOT FOUND THEN
+    IF EXISTS (SELECT 1 FROM gbdt_models m WHERE m.name = gbdt_retrain.name) THEN
+      RAISE EXCEPTION 'model "%" has no stored training spec to retrain from', name
+        USING ERRCODE = 'object_not_in_prerequisite_state',
+              HINT = 'Save it with gbdt_train_and_save() or pass a spec to gbdt_save().';
+    END IF;
+    RAISE EXCEPTION 'no model named "%" in the gbdt registry', name USING ERRCODE = 'undefined_object';
+  END IF;
+  IF s->>'relation' IS NULL OR s->>'target' IS NULL THEN
+    RAISE EXCEPTION 'the training spec of model "%" lacks "relation" or "target"', name
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  -- Train and save with the owner's rights, never the caller's (a superuser's
+  -- nightly job must not read what the owner cannot).  SET LOCAL ROLE would
+  -- outlive this function, so the previous role is put back after the save;
+  -- on an error the transaction or the caller's subtransaction undoes it.
+  SELECT r.rolname INTO v_owner_name FROM pg_catalog.pg_roles r WHERE r.oid = v_owner;
+  IF v_owner IS NOT NULL AND v_owner_name IS NULL THEN
+    RAISE EXCEPTION 'the owner of model "%" (role OID %) no longer exists', name, v_owner::oid
+      USING ERRCODE = 'undefined_object',
+            HINT = 'A superuser can give the name a new owner: UPDATE gbdt_model_names SET owner = ... WHERE name = ...';
+  END IF;
+  IF v_owner_name IS NOT NULL AND v_owner_name <> current_user THEN
+    v_prev_role := current_setting('role');
+    PERFORM set_config('role', v_owner_name, true);
+  END IF;
+  v_version := gbdt_train_and_save(
+    name,
+    (s->>'relation')::regclass,
+    s->>'target',
+    CASE WHEN jsonb_typeof(s->'features') = 'array'
+         THEN ARRAY(SELECT jsonb_array_elements_text(s->'features')) END,
+    s->>'objective',
+    coalesce(s->'params', '{}'::jsonb),
+    coalesce(s->>'deploy', 'always'));
+  IF v_prev_role IS NOT NULL THEN
+    PERFORM set_config('role', v_prev_role, true);
+  END IF;
+  RETURN v_version;
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_retrain(text) IS
+  'Re-runs the stored training spec of a model on the current data, with the rights of the name''s owner, and saves (and deploys per the stored strategy) a new version';
