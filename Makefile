@@ -1,6 +1,7 @@
 # gbdt: PostgreSQL extension (PGXS).  make [CUDA=auto|on|off] && make install
 #   make unittest   - engine unit tests (GoogleTest, no PostgreSQL)
 #   make gputest    - CPU-vs-GPU equality program (needs CUDA=on)
+#   make installcheck - pgTAP suite against a running server (PG* variables)
 EXTENSION = gbdt
 # The one version number.  sql/gbdt.sql is the current release's install
 # script (built as sql/gbdt--$(EXTVERSION).sql); sql/gbdt--A.sql are frozen
@@ -50,6 +51,12 @@ EXTRA_CLEAN = build extension/core/*.o extension/pg/*.o cuda/*.o
 
 # Debian's server is built with LLVM JIT; we ship no bitcode.
 override with_llvm = no
+
+# ==== installcheck (issue 10): our own target, defined at the end ====
+# PGXS's installcheck runs pg_regress for REGRESS (not set here); ours runs the
+# pgTAP suite with pg_prove against an already running server.
+NO_INSTALLCHECK = 1
+# ==== end installcheck ====
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -118,3 +125,15 @@ bench:
 	bash test/bench/run
 
 .PHONY: unittest gputest gpuemu bench
+
+# ==== installcheck (issue 10) ====
+# make installcheck [TESTS="test/sql/20_*.sql ..."]: the pgTAP suite with
+# pg_prove against an already running server (PGHOST, PGPORT, PGUSER,
+# PGDATABASE), as the calling user: no root, no cluster created.  The first run
+# loads the suite's fixtures into that database (scripts/installcheck.sh).
+# The full test command, with its own throw-away cluster: bash scripts/test.sh.
+installcheck:
+	TESTS="$(TESTS)" bash scripts/installcheck.sh
+
+.PHONY: installcheck
+# ==== end installcheck ====

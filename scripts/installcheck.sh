@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# make installcheck: the pgTAP suite (test/sql/*.sql) with pg_prove against an
+# already running server, as the calling user; no root, no initdb, no server
+# start.  Connection from the usual libpq variables (PGHOST, PGPORT, PGUSER,
+# PGDATABASE); the role must be able to CREATE EXTENSION gbdt and pgtap (and
+# create roles, for test/sql/36_registry_security.sql).  Use a database of its
+# own: the suite expects an empty model registry.
+#
+#   createdb gbdt_check && PGDATABASE=gbdt_check make installcheck
+#   PGDATABASE=gbdt_check make installcheck TESTS="test/sql/20_registry.sql test/sql/36_*.sql"
+#
+# The first run loads the suite's fixtures into that database (the tables of
+# test/parity/schema.sql, filled from test/parity/reference.py's output: needs
+# python3 with numpy + xgboost and the shared data, GBDT_SHARED, default
+# ../shared); later runs reuse them.  The full test command, with its own
+# throw-away cluster and every other step, is bash scripts/test.sh.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+BIN=${GBDT_PG_BINDIR:-$(pg_config --bindir)}
+PY=${PYTHON:-python3}
+PSQL=("$BIN/psql" -X -q -v ON_ERROR_STOP=1)
+
+if ! "${PSQL[@]}" -At -c "SELECT 1" >/dev/null; then
+  echo "installcheck: cannot connect (set PGHOST, PGPORT, PGUSER, PGDATABASE to a running server)" >&2
+  exit 2
+fi
+if ! command -v pg_prove >/dev/null 2>&1; then
+  echo "installcheck: pg_prove not found (Debian: apt-get install libtap-parser-sourcehandler-pgtap-perl)" >&2
+  exit 2
+fi
+
+have=$("${PSQL[@]}" -At -c "SELECT to_regclass('parity_predictions') IS NOT NULL AND to_regclass('cancel_big') IS NOT NULL")
+if [ "$have" != t ]; then
+  SHARED=${GBDT_SHARED:-$ROOT/../shared}
+  echo "== installcheck: loading the test fixtures into $("${PSQL[@]}" -At -c 'SELECT current_database()') (from $SHARED)"
+  DATA_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gbdt-installcheck.XXXXXX")
+  trap 'rm -rf "$DATA_DIR"' EXIT
+  "$PY" test/parity/reference.py "$DATA_DIR" --shared "$SHARED" || { echo "installcheck: test/parity/reference.py failed" >&2; exit 2; }
+  "${PSQL[@]}" -f test/parity/schema.sql || exit 2
+  for t in higgs_train higgs_test multi_train multi_test reg_train reg_test parity_reference parity_predictions; do
+    "${PSQL[@]}" -c "\\copy $t FROM '$DATA_DIR/$t.csv' WITH (FORMAT csv, HEADER true)" || exit 2
+  done
+  "${PSQL[@]}" -c "VACUUM ANALYZE" || exit 2
+fi
+
+# shellcheck disable=SC2206
+TESTS=(${TESTS:-test/sql/*.sql})
+exec pg_prove --ext .sql --failures "${TESTS[@]}"
