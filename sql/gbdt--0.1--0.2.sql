@@ -322,6 +322,41 @@ $$;
 COMMENT ON FUNCTION gbdt_deploy(text, int) IS
   'Makes a saved version the deployed one (rollback); only members of the name''s owner role';
 
+-- Trains from a stored spec with the current role's rights and saves the
+-- result as the next version of name (gbdt_retrain calls it as the owner).
+CREATE FUNCTION gbdt_retrain_spec(name text, spec jsonb) RETURNS int
+  LANGUAGE plpgsql VOLATILE STRICT
+  SET search_path = pg_catalog, @extschema@, pg_temp
+AS $$
+BEGIN
+  IF jsonb_typeof(spec) <> 'object' OR spec->>'relation' IS NULL OR spec->>'target' IS NULL THEN
+    RAISE EXCEPTION 'the training spec of model "%" lacks "relation" or "target"', name
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  RETURN gbdt_train_and_save(
+    name,
+    (spec->>'relation')::regclass,
+    spec->>'target',
+    CASE WHEN jsonb_typeof(spec->'features') = 'array'
+         THEN ARRAY(SELECT jsonb_array_elements_text(spec->'features')) END,
+    spec->>'objective',
+    coalesce(spec->'params', '{}'::jsonb),
+    coalesce(spec->>'deploy', 'always'));
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_retrain_spec(text, jsonb) IS
+  'Registry internal: trains from a training spec with the current role''s rights and saves the next version of a name';
+
+-- Runs gbdt_retrain_spec as a role inside a security-restricted operation
+-- (extension/pg/registry_run_as.cpp); the caller must be a member of it.
+CREATE FUNCTION gbdt_registry_retrain_as(owner regrole, name text, spec jsonb) RETURNS int
+  AS 'MODULE_PATHNAME', 'gbdt_registry_retrain_as'
+  LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gbdt_registry_retrain_as(regrole, text, jsonb) IS
+  'Registry internal: runs gbdt_retrain_spec as the given role (the caller must be a member of it) in a security-restricted operation';
+
 CREATE OR REPLACE FUNCTION gbdt_retrain(name text) RETURNS int
   LANGUAGE plpgsql VOLATILE STRICT
   SET search_path = pg_catalog, @extschema@, pg_temp
@@ -329,9 +364,6 @@ AS $$
 DECLARE
   s jsonb;
   v_owner regrole;
-  v_owner_name name;
-  v_prev_role text;
-  v_version int;
 BEGIN
   -- An error unless the current role is a member of the name's owner.
   v_owner := gbdt_registry_owner(name);
@@ -346,37 +378,12 @@ BEGIN
     END IF;
     RAISE EXCEPTION 'no model named "%" in the gbdt registry', name USING ERRCODE = 'undefined_object';
   END IF;
-  IF s->>'relation' IS NULL OR s->>'target' IS NULL THEN
-    RAISE EXCEPTION 'the training spec of model "%" lacks "relation" or "target"', name
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  -- Train and save with the owner's rights, never the caller's (a superuser's
-  -- nightly job must not read what the owner cannot).  SET LOCAL ROLE would
-  -- outlive this function, so the previous role is put back after the save;
-  -- on an error the transaction or the caller's subtransaction undoes it.
-  SELECT r.rolname INTO v_owner_name FROM pg_catalog.pg_roles r WHERE r.oid = v_owner;
-  IF v_owner IS NOT NULL AND v_owner_name IS NULL THEN
-    RAISE EXCEPTION 'the owner of model "%" (role OID %) no longer exists', name, v_owner::oid
-      USING ERRCODE = 'undefined_object',
-            HINT = 'A superuser can give the name a new owner: UPDATE gbdt_model_names SET owner = ... WHERE name = ...';
-  END IF;
-  IF v_owner_name IS NOT NULL AND v_owner_name <> current_user THEN
-    v_prev_role := current_setting('role');
-    PERFORM set_config('role', v_owner_name, true);
-  END IF;
-  v_version := gbdt_train_and_save(
-    name,
-    (s->>'relation')::regclass,
-    s->>'target',
-    CASE WHEN jsonb_typeof(s->'features') = 'array'
-         THEN ARRAY(SELECT jsonb_array_elements_text(s->'features')) END,
-    s->>'objective',
-    coalesce(s->'params', '{}'::jsonb),
-    coalesce(s->>'deploy', 'always'));
-  IF v_prev_role IS NOT NULL THEN
-    PERFORM set_config('role', v_prev_role, true);
-  END IF;
-  RETURN v_version;
+  -- Train and save with the owner's rights, never the caller's: a superuser's
+  -- nightly job must not read what the owner cannot, and the owner's code
+  -- reached by the training must not get the caller's rights back (SET ROLE
+  -- would allow RESET ROLE); hence a security-restricted operation as the
+  -- owner, whoever calls.
+  RETURN gbdt_registry_retrain_as(coalesce(v_owner, current_user::regrole), name, s);
 END
 $$;
 

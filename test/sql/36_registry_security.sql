@@ -10,7 +10,7 @@
 -- models, plus the full UPDATE that 0.1's docs recommended: the attacks must
 -- fail even with it.  Everything is rolled back (roles included).
 BEGIN;
-SELECT plan(43);
+SELECT plan(45);
 
 CREATE ROLE gbdt_alice NOLOGIN;
 CREATE ROLE gbdt_mallory NOLOGIN;
@@ -143,6 +143,18 @@ SELECT is(gbdt_retrain('sec_churn'), 3, 'superuser retrain of alice''s model: ve
 SELECT is((SELECT created_by::text FROM gbdt_models WHERE name = 'sec_churn' AND version = 3), 'gbdt_alice',
           'the retrain ran and saved as alice');
 SELECT is(current_user::text, session_user::text, 'the caller''s role is restored after the retrain');
+-- alice's code reached by the training (a view calling her function) cannot
+-- take the superuser's rights back: SET LOCAL ROLE alone would let it RESET ROLE.
+GRANT CREATE ON SCHEMA gbdt_sec TO gbdt_alice;
+SELECT lives_ok($$SELECT pg_temp.as_role('gbdt_alice', $q$
+  CREATE FUNCTION gbdt_sec.back_to_session_user() RETURNS bool LANGUAGE plpgsql AS $f$
+    BEGIN PERFORM set_config('role', 'none', false); RETURN true; END $f$;
+  CREATE VIEW gbdt_sec.sneaky AS SELECT * FROM gbdt_sec.secret WHERE gbdt_sec.back_to_session_user();
+  SELECT gbdt_save('sec_sneaky', (SELECT m FROM pub_model), '{"relation": "gbdt_sec.sneaky", "target": "y"}')$q$)$$,
+                'alice saves a spec on a view that resets the role');
+SELECT throws_ok($$SELECT gbdt_retrain('sec_sneaky')$$, '42501',
+                 'cannot set parameter "role" within security-restricted operation',
+                 'superuser retrain: the owner''s code cannot RESET ROLE to the superuser');
 REVOKE SELECT ON gbdt_sec.secret FROM gbdt_alice;
 SELECT throws_ok($$SELECT gbdt_retrain('sec_churn')$$, '42501', 'permission denied for table secret',
                  'superuser retrain after alice lost SELECT on the table: permission denied');
