@@ -16,7 +16,8 @@
 # tables), OIDs and transaction ids masked; (2) in A, the models and registry
 # rows stored under 0.1 load and score exactly as before, gbdt_model(name)
 # works, each 0.1 name is owned by the role that saved it, and the new rules
-# hold for it (its owner retrains it, another role cannot save under it).
+# hold for it (its owner retrains it, another role cannot save under it);
+# (3) DROP EXTENSION gbdt warns with the number of saved versions it deletes.
 #
 # Creates databases gbdt_upg_a, gbdt_upg_b and roles gbdt_upg_alice,
 # gbdt_upg_mallory, and drops them at the end.  Prints a last line
@@ -187,5 +188,12 @@ fi
 [ "$rc" = 0 ] || fail "the data checks stopped: $(echo "$out" | grep -m1 'ERROR:')"
 echo "$out" | grep -qx 'checked' || fail "the data checks did not finish"
 
+# ---- (3) DROP EXTENSION warns before deleting the saved versions -------------
+drop_out=$(psql_db "$DB_A" -c "DROP EXTENSION gbdt CASCADE" 2>&1) || fail "DROP EXTENSION gbdt failed: $drop_out"
+echo "$drop_out"
+echo "$drop_out" | grep -q 'WARNING:  DROP EXTENSION gbdt deletes the model registry: 4 saved version(s) of 2 model name(s)' \
+  || fail "DROP EXTENSION gbdt gave no warning about the 4 saved versions"
+
 echo "test-upgrade: ok: $OLD->$NEW: $n_members extension members identical to a fresh install;" \
-     "3 user-table models (6000 predictions) and 3 registry rows from $OLD unchanged and scoring the same; owners migrated"
+     "3 user-table models (6000 predictions) and 3 registry rows from $OLD unchanged and scoring the same; owners migrated;" \
+     "DROP EXTENSION warned"

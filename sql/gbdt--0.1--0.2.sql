@@ -200,6 +200,42 @@ CREATE POLICY gbdt_models_update ON gbdt_models FOR UPDATE
 CREATE POLICY gbdt_models_delete ON gbdt_models FOR DELETE
   USING (gbdt_registry_is_owner(name));
 
+-- DROP EXTENSION gbdt deletes gbdt_models and every saved version with it.
+-- An event trigger warns before it happens (best effort: it sees the text of
+-- the top-level statement, so a DROP EXTENSION run from dynamic SQL inside a
+-- function is not recognised; it never blocks a command).
+CREATE FUNCTION gbdt_drop_extension_warning() RETURNS event_trigger
+  LANGUAGE plpgsql SECURITY DEFINER
+  SET search_path = pg_catalog, @extschema@, pg_temp
+AS $$
+DECLARE
+  n bigint;
+  k bigint;
+BEGIN
+  IF current_query() !~* '\mgbdt\M' THEN
+    RETURN;
+  END IF;
+  SELECT count(*), count(DISTINCT m.name) INTO n, k FROM @extschema@.gbdt_models m;
+  IF n > 0 THEN
+    RAISE WARNING 'DROP EXTENSION gbdt deletes the model registry: % saved version(s) of % model name(s) in %.gbdt_models',
+      n, k, '@extschema@'
+      USING HINT = 'Keep them first: pg_dump --table=gbdt_models --table=gbdt_model_names (or COPY the rows to a table of your own).';
+  END IF;
+EXCEPTION WHEN OTHERS THEN
+  RETURN;  -- a warning only: never stand in the way of a command
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_drop_extension_warning() IS
+  'Event trigger function: WARNING with the number of saved model versions before DROP EXTENSION gbdt deletes them';
+
+CREATE EVENT TRIGGER gbdt_drop_extension_warning ON ddl_command_start
+  WHEN TAG IN ('DROP EXTENSION')
+  EXECUTE FUNCTION gbdt_drop_extension_warning();
+
+COMMENT ON EVENT TRIGGER gbdt_drop_extension_warning IS
+  'Warns before DROP EXTENSION gbdt deletes the saved model versions of gbdt_models';
+
 -- Names saved under 0.1 get an owner: the role that saved the lowest version
 -- (created_by), or the extension's owner when that role no longer exists.
 -- created_by could be set by any caller in 0.1: review the owners after the

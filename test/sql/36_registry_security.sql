@@ -10,7 +10,7 @@
 -- models, plus the full UPDATE that 0.1's docs recommended: the attacks must
 -- fail even with it.  Everything is rolled back (roles included).
 BEGIN;
-SELECT plan(45);
+SELECT plan(46);
 
 CREATE ROLE gbdt_alice NOLOGIN;
 CREATE ROLE gbdt_mallory NOLOGIN;
@@ -180,6 +180,12 @@ SELECT is((SELECT array_agg(format('%s.%s', a.attrelid::regclass, a.attname) ORD
            WHERE a.attrelid IN ('gbdt_models'::regclass, 'gbdt_model_names'::regclass) AND a.attnum > 0
              AND NOT a.attisdropped AND col_description(a.attrelid, a.attnum) IS NULL),
           NULL, 'every registry column has a comment');
+SELECT ok(EXISTS (SELECT 1 FROM pg_event_trigger t JOIN pg_depend d ON d.classid = 'pg_event_trigger'::regclass
+                  AND d.objid = t.oid AND d.deptype = 'e'
+                  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'gbdt'
+                  WHERE t.evtname = 'gbdt_drop_extension_warning' AND t.evtevent = 'ddl_command_start'
+                    AND t.evtenabled <> 'D' AND 'DROP EXTENSION' = ANY (t.evttags)),
+          'an enabled event trigger of the extension warns before DROP EXTENSION (scripts/test-upgrade.sh checks the warning)');
 SELECT ok(obj_description('gbdt_models'::regclass, 'pg_class') LIKE '%DROP EXTENSION gbdt drops this table and every saved version%',
           'the registry table''s comment says DROP EXTENSION drops the saved versions');
 
