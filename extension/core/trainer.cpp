@@ -20,6 +20,10 @@ int default_nthread() {
 
 namespace {
 
+// Most classes multi:softprob trains: gbdt::kMaxClasses of model_limits.h
+// (engineer A's, not on this branch yet: use it there when merged).
+constexpr int kMaxTrainClasses = 10000;
+
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -50,11 +54,20 @@ void resolve_objective(const float* y, size_t n, const std::string& target, Trai
       *class_labels = {0.0, 1.0};
       break;
     case Objective::kSoftprob: {
+      if (p->num_class > kMaxTrainClasses)
+        throw InvalidInput("parameter \"num_class\" = " + std::to_string(p->num_class) +
+                           " is out of range: at most " + std::to_string(kMaxTrainClasses) +
+                           " classes");
       float mx = 0;
       for (size_t i = 0; i < n; ++i) {
-        if (y[i] < 0 || y[i] != std::floor(y[i]) || y[i] > 1e6f)
+        if (y[i] < 0 || y[i] != std::floor(y[i]))
           throw InvalidInput("target column \"" + target + "\" has value " + fmtd(y[i]) +
                              ": multi:softprob needs class labels 0, 1, ..., num_class-1");
+        if (y[i] > (float)(kMaxTrainClasses - 1))
+          throw InvalidInput("target column \"" + target + "\" has class " + fmtd(y[i]) +
+                             ": multi:softprob supports at most " +
+                             std::to_string(kMaxTrainClasses) + " classes (labels 0 to " +
+                             std::to_string(kMaxTrainClasses - 1) + ")");
         mx = std::max(mx, y[i]);
       }
       int k = (int)mx + 1;

@@ -9,6 +9,8 @@
 
 #include "guard.h"
 #include "gucs.h"
+#include "module.h"
+#include "notice_relay.h"
 #include "relation_reader.h"
 #include "train_data.h"
 #include "train_load.h"
@@ -174,18 +176,6 @@ void resolve_features(const RelInfo* rel, const char* target, ArrayType* arr, Fe
   }
 }
 
-void emit_lines(const char* text) {
-  if (text == nullptr) return;
-  const char* p = text;
-  while (*p) {
-    const char* e = strchr(p, '\n');
-    int len = e ? (int)(e - p) : (int)strlen(p);
-    if (len > 0) ereport(NOTICE, (errmsg("%.*s", len, p)));
-    if (!e) break;
-    p = e + 1;
-  }
-}
-
 }  // namespace
 }  // namespace gbdt_pg
 
@@ -212,7 +202,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
 
   // Check the parameters with the engine before the (possibly long) load.
   bool verbose = false;
-  int max_bin = 256, nthread = 0;
+  int max_bin = 256, nthread_requested = 0;
   size_t sample_rows = 0;
   {
     const ParamList* pl = &params;
@@ -224,9 +214,11 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       verbose = p.verbose;
       max_bin = p.max_bin;
       sample_rows = (size_t)p.bin_sample_rows;
-      nthread = p.nthread > 0 ? p.nthread : gbdt::default_nthread();
+      nthread_requested = p.nthread;
     });
   }
+  // At most gbdt.max_threads (a NOTICE when an explicit nthread is lowered).
+  const int nthread = capped_threads(nthread_requested, "nthread");
 
 
   RelInfo* rel = open_rel_info(relid);
@@ -259,7 +251,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
 
   // ---- train (engine) ----
   struct varlena* result = nullptr;
-  char* logs = nullptr;
+  NoticeRelay relay;  // progress NOTICEs, sent as the rounds finish
   const char* device = device_setting_name();
   {
     const ParamList* pl = &params;
@@ -270,19 +262,18 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       gbdt::TrainParams p;
       gbdt::apply_params(kvs, &p);
       if (p.device.empty()) p.device = device;
+      p.nthread = nthread;
 
-      std::string collected;
+      // NOTICEs go out from this (the backend's) thread as the engine calls
+      // back; an error raised by one (a cancel noticed by ereport) stops the
+      // training and is re-raised below.
+      auto relay_line = [&relay](const std::string& m) {
+        if (!relay.emit(m.c_str())) throw gbdt::Cancelled();
+      };
       gbdt::TrainHooks hooks;
       hooks.cancel = [] { return interrupt_pending(); };
-      if (p.verbose)
-        hooks.log = [&collected](const std::string& m) {
-          collected += m;
-          collected += '\n';
-        };
-      hooks.notice = [&collected](const std::string& m) {
-        collected += m;
-        collected += '\n';
-      };
+      if (p.verbose) hooks.log = relay_line;
+      hooks.notice = relay_line;
       hooks.default_device = device;
 
       gbdt::Model model = gbdt::train_binned(std::move(*data), p, hooks, std::string(target));
@@ -292,12 +283,10 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                  "gbdt_train: backend %s, load %.3f s, bin %.3f s, train %.3f s",
                  model.report.backend.c_str(), model.report.seconds_load,
                  model.report.seconds_bin, model.report.seconds_train);
-        collected += line;
-        collected += '\n';
+        relay_line(line);
       }
       std::vector<uint8_t> bytes = gbdt::serialize_model(model);
       result = bytes_to_varlena_nothrow(bytes);
-      if (!collected.empty()) logs = pstrdup_nothrow(collected);
     });
     // All C++ objects of the training are gone here.
     MemoryContextDelete(data_cxt);
@@ -305,11 +294,11 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     // cancel), but glibc keeps freed pages of the worker threads' arenas
     // mapped; give them back so repeated trainings do not grow the backend.
     malloc_trim(0);
+    relay.rethrow();  // an error raised while sending a NOTICE, as it was
     if (err.kind != EngineErrKind::kNone) {
       ErrorStyle style = default_style();
       raise_engine_error(&err, style);
     }
   }
-  emit_lines(logs);
   PG_RETURN_POINTER(result);
 }

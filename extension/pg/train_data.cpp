@@ -1,10 +1,9 @@
 #include "train_data.h"
 
 #include "gucs.h"
+#include "module.h"
 
 namespace gbdt_pg {
-
-double max_memory_bytes() { return (double)guc_max_memory * 1024.0; }
 
 char* format_bytes(double bytes) {
   if (bytes < 10.0 * 1024) return psprintf("%.0f bytes", bytes);

@@ -16,9 +16,6 @@ inline double training_bytes_estimate(double rows, int nfeatures, double float_r
   return rows * (double)nfeatures + rows * 32.0 + float_rows * (double)nfeatures * 4.0;
 }
 
-// gbdt.max_memory in bytes.
-double max_memory_bytes();
-
 // Refuses (ERROR, with estimate and limit in the message) when the
 // estimate for rows x nfeatures exceeds gbdt.max_memory.  `at_least`:
 // rows is a count so far, not the total.

@@ -8,6 +8,7 @@
 #include "binned_matrix.h"
 #include "guard.h"
 #include "quantile.h"
+#include "module.h"
 #include "train_data.h"
 
 namespace gbdt_pg {
