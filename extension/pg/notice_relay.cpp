@@ -10,6 +10,12 @@ bool NoticeRelay::emit_n(const char* msg, int len) noexcept {
   if (error_ != nullptr) return false;
   MemoryContext cxt = CurrentMemoryContext;
   ErrorData* volatile copied = nullptr;
+  // Interrupts held: errfinish does not act on a pending cancel or
+  // termination here (inside the engine's frames); the engine's own cancel
+  // poll sees it, unwinds, and the glue processes it afterwards.  An ERROR
+  // resets the hold-off count, so it is restored explicitly.
+  const uint32 holdoff = InterruptHoldoffCount;
+  HOLD_INTERRUPTS();
   PG_TRY();
   {
     ereport(NOTICE, (errmsg("%.*s", len, msg)));
@@ -21,6 +27,7 @@ bool NoticeRelay::emit_n(const char* msg, int len) noexcept {
     FlushErrorState();
   }
   PG_END_TRY();
+  InterruptHoldoffCount = holdoff;
   error_ = copied;
   return error_ == nullptr;
 }

@@ -2,13 +2,14 @@
 // backend's thread while C++ frames that own resources are live).
 //
 // ereport(NOTICE) can raise an error after all: errfinish checks for
-// interrupts (a cancel or statement_timeout pending becomes an ERROR), and
-// out of memory is an ERROR.  Its longjmp must not cross the engine's
-// frames.  NoticeRelay::emit runs the ereport under PG_TRY in a frame that
-// owns no C++ object; an error is copied out and flushed there, emit
-// returns false (the caller then throws a C++ exception that unwinds the
-// engine), and rethrow() re-raises the very error once every C++ frame is
-// gone.
+// interrupts (a pending cancel becomes an ERROR, a termination a FATAL
+// exit), and out of memory is an ERROR.  Neither may happen inside the
+// engine's frames.  NoticeRelay::emit holds interrupts around the ereport
+// (the engine's cancel poll sees them and unwinds first; the glue processes
+// them after) and runs it under PG_TRY in a frame that owns no C++ object;
+// any other error is copied out and flushed there, emit returns false (the
+// caller then throws a C++ exception that unwinds the engine), and
+// rethrow() re-raises the very error once every C++ frame is gone.
 #pragma once
 
 #include "pg_includes.h"

@@ -41,9 +41,10 @@ void check_memory_estimate(double rows, int nfeatures, double float_rows, bool a
                         "already exceeds it after reading %.0f rows of %d features (%s)",
                         format_bytes(limit), rows, nfeatures, format_bytes(need))
                : errmsg("gbdt training needs an estimated %s of memory (%.0f rows x %d "
-                        "features x %d output group%s), more than gbdt.max_memory = %s",
-                        format_bytes(need), rows, nfeatures, ms.num_class,
-                        ms.num_class == 1 ? "" : "s", format_bytes(limit)),
+                        "features%s), more than gbdt.max_memory = %s",
+                        format_bytes(need), rows, nfeatures,
+                        ms.num_class > 1 ? psprintf(" x %d classes", ms.num_class) : "",
+                        format_bytes(limit)),
            errhint("Train on a sample of the rows or on fewer features (or classes), or ask "
                    "a superuser for a higher gbdt.max_memory.")));
 }

@@ -113,7 +113,7 @@ SELECT lives_ok($$SELECT gbdt_train('c35w', 'y', NULL, 'reg:squarederror', '{"nu
                 'shallow trees fit in the same limit');
 -- Margins and gradients grow as rows x classes: refused before the load.
 SELECT throws_like($$SELECT gbdt_train('c35', 'y3', ARRAY['x1'], 'multi:softprob', '{"num_round": 1, "num_class": 2000}')$$,
-                   'gbdt training needs an estimated % of memory (3000 rows x 1 features x 2000 output groups), more than gbdt.max_memory = 16 MB',
+                   'gbdt training needs an estimated % of memory (3000 rows x 1 features x 2000 classes), more than gbdt.max_memory = 16 MB',
                    'rows x classes beyond gbdt.max_memory: refused before training, with the estimate');
 -- Inferred classes (unknown before the load): the engine's budget refuses.
 SELECT throws_ok($$SELECT gbdt_train('c35', 'y_many', ARRAY['x1'], 'multi:softprob', '{"num_round": 1}')$$,
