@@ -9,6 +9,7 @@
 
 #include "binned_matrix.h"
 #include "common.h"
+#include "memory_budget.h"
 #include "params.h"
 #include "split_math.h"
 #include "tree.h"
@@ -28,6 +29,9 @@ struct BoostData {
   uint64_t seed = 0;
   int nthread = 1;
   CancelFn cancel;
+  // Histograms and per-level buffers whose number depends on the data are
+  // charged here as they are made (null: no limit).
+  MemoryBudget* budget = nullptr;
 };
 
 class TreeBackend {

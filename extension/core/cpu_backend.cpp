@@ -263,6 +263,8 @@ struct LevelNode {
 class HistPool {
  public:
   explicit HistPool(size_t bins) : bins_(bins) {}
+  bool has_free() const { return !free_.empty(); }
+  size_t count() const { return store_.size(); }
   GradSum* get() {
     if (!free_.empty()) {
       GradSum* h = free_.back();
@@ -285,6 +287,7 @@ class CpuBackend final : public TreeBackend {
  public:
   std::string name() const override { return "cpu"; }
   ~CpuBackend() override {
+    if (data_.budget) data_.budget->release(hist_charged_);
     // Benchmarks: GBDT_PHASES=1 prints the phase times to stderr.
     const char* e = std::getenv("GBDT_PHASES");
     if (e && *e == '1') {
@@ -419,6 +422,23 @@ class CpuBackend final : public TreeBackend {
     });
   }
 
+  // A histogram from the pool; a new one is charged to the budget first.
+  GradSum* get_hist() {
+    if (data_.budget && !hist_pool_->has_free()) {
+      const double bytes = 16.0 * (double)total_bins_;
+      data_.budget->charge(
+          bytes,
+          "histogram " + std::to_string(hist_pool_->count() + 1) + " (tree depth " +
+              std::to_string(cur_depth_) + ", " + std::to_string(cur_level_nodes_) +
+              " nodes at that depth, " + std::to_string(nf_) + " features x " +
+              std::to_string(total_bins_) + " bins in all)",
+          "lower max_depth (now " + std::to_string(data_.max_depth) +
+              "), max_bin or the number of features, or raise min_child_weight");
+      hist_charged_ += bytes;
+    }
+    return hist_pool_->get();
+  }
+
   // ---- histograms ----
   // Builds the histograms of the given nodes from their row segments.
   void build_histograms(const std::vector<LevelNode*>& nodes, const GradSum* gp) {
@@ -454,7 +474,7 @@ class CpuBackend final : public TreeBackend {
       std::vector<GradSum*> extra;
       for (size_t i = 0; i < p; ++i) {
         size_t b = ln->begin + rows * i / p, e = ln->begin + rows * (i + 1) / p;
-        GradSum* dst = i == 0 ? ln->hist : hist_pool_->get();
+        GradSum* dst = i == 0 ? ln->hist : get_hist();
         if (i > 0) extra.push_back(dst);
         parts.push_back(Part{ln, b, e, dst});
       }
@@ -641,12 +661,14 @@ class CpuBackend final : public TreeBackend {
     GradSum root_sum{0, 0};
     for (const GradSum& s : part) root_sum = gs_add(root_sum, s);
 
+    cur_depth_ = 0;
+    cur_level_nodes_ = 1;
     std::vector<LevelNode> level(1);
     level[0] = LevelNode{0, 0, n_sampled_, root_sum, nullptr};
     tree->add_node(-1, leaf_value(sp, q, root_sum), to_h(q, root_sum.h));
     std::vector<LevelNode> leaves;
     if (data_.max_depth > 0) {
-      level[0].hist = hist_pool_->get();
+      level[0].hist = get_hist();
       build_histograms({&level[0]}, gp);
     }
     t_hist_ += since(t0);
@@ -656,6 +678,13 @@ class CpuBackend final : public TreeBackend {
       // Split evaluation: (node, feature) tasks, reduced in feature order.
       auto ts = Clock::now();
       const size_t L = level.size();
+      cur_depth_ = depth + 1;  // of the children whose histograms this level builds
+      BudgetCharge cand_charge(
+          data_.budget, (double)(L * nf_) * sizeof(SplitCandidate),
+          "the split candidates of " + std::to_string(L) + " nodes at tree depth " +
+              std::to_string(depth) + " x " + std::to_string(nf_) + " features",
+          "lower max_depth (now " + std::to_string(data_.max_depth) +
+              ") or the number of features");
       std::vector<SplitCandidate> cand(L * nf_, no_split());
       // Tasks: (node, block of features).
       const int fb = 32;
@@ -738,9 +767,10 @@ class CpuBackend final : public TreeBackend {
           LevelNode& a = next[2 * i];
           LevelNode& b = next[2 * i + 1];
           LevelNode* small = (a.end - a.begin) <= (b.end - b.begin) ? &a : &b;
-          small->hist = hist_pool_->get();
+          small->hist = get_hist();
           build.push_back(small);
         }
+        cur_level_nodes_ = next.size();
         build_histograms(build, gp);
         // The larger child: parent - smaller, subtracted by the next level's
         // split scan (always run: need_hist means that level is scanned).
@@ -796,6 +826,9 @@ class CpuBackend final : public TreeBackend {
   }
 
   BoostData data_;
+  double hist_charged_ = 0;  // bytes of histograms charged to data_.budget
+  int cur_depth_ = 0;        // for messages: the level being built
+  size_t cur_level_nodes_ = 1;
   size_t n_ = 0;
   int nf_ = 0;
   int K_ = 1;

@@ -18,7 +18,33 @@ int default_nthread() {
   return n == 0 ? 1 : (int)n;
 }
 
+MemoryEstimate estimate_training_memory(const TrainShape& s) {
+  const double n = (double)s.n_rows, d = s.n_features, K = s.num_class < 1 ? 1 : s.num_class;
+  const double nv = n * s.validation_fraction;
+  MemoryEstimate e;
+  // Bins (the validation split copies its rows; the training matrix keeps
+  // its capacity), labels; validation margins and predictions (doubles).
+  e.data = n * d + nv * d + 4 * n + 16 * nv * K;
+  // Gradient pairs (16), the backend's and the trainer's margins (4 + 4),
+  // the final training predictions (8).
+  e.per_class = 32 * n * K;
+  // Row indices and their partition buffer, the round's sample.
+  e.rows = 8 * n + (s.subsample ? 5 * n : 0);
+  e.histogram = 16.0 * (double)s.hist_bins;
+  // The root: one histogram plus a partial one per further thread (at most
+  // one per 32768 rows), and the split scan's per-thread buffers.
+  const double partials = std::min((double)(s.nthread - 1), std::floor(n / 32768));
+  e.histograms = e.histogram * (1 + std::max(0.0, partials)) + s.nthread * 20.0 * 264;
+  const double nodes = std::min(std::ldexp(1.0, s.max_depth + 1) - 1, 2 * n + 1);
+  e.tree = nodes * kTreeNodeBytes;
+  return e;
+}
+
 namespace {
+
+// Most classes multi:softprob trains: gbdt::kMaxClasses of model_limits.h
+// (engineer A's, not on this branch yet: use it there when merged).
+constexpr int kMaxTrainClasses = 10000;
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
@@ -50,11 +76,20 @@ void resolve_objective(const float* y, size_t n, const std::string& target, Trai
       *class_labels = {0.0, 1.0};
       break;
     case Objective::kSoftprob: {
+      if (p->num_class > kMaxTrainClasses)
+        throw InvalidInput("parameter \"num_class\" = " + std::to_string(p->num_class) +
+                           " is out of range: at most " + std::to_string(kMaxTrainClasses) +
+                           " classes");
       float mx = 0;
       for (size_t i = 0; i < n; ++i) {
-        if (y[i] < 0 || y[i] != std::floor(y[i]) || y[i] > 1e6f)
+        if (y[i] < 0 || y[i] != std::floor(y[i]))
           throw InvalidInput("target column \"" + target + "\" has value " + fmtd(y[i]) +
                              ": multi:softprob needs class labels 0, 1, ..., num_class-1");
+        if (y[i] > (float)(kMaxTrainClasses - 1))
+          throw InvalidInput("target column \"" + target + "\" has class " + fmtd(y[i]) +
+                             ": multi:softprob supports at most " +
+                             std::to_string(kMaxTrainClasses) + " classes (labels 0 to " +
+                             std::to_string(kMaxTrainClasses - 1) + ")");
         mx = std::max(mx, y[i]);
       }
       int k = (int)mx + 1;
@@ -239,6 +274,33 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     throw InvalidInput("parameter \"eval_metric\" = \"" + m.report.eval_metric +
                        "\" is for binary objectives; use mlogloss or merror");
   m.cuts = in.cuts;
+  // The data-independent part of the memory, before it is allocated; the
+  // histograms and the trees are charged as they grow.
+  TrainShape shape;
+  shape.n_rows = n + n_valid;
+  shape.n_features = d;
+  shape.hist_bins = m.cuts.total_hist_bins();
+  shape.num_class = K;
+  shape.nthread = nthread;
+  shape.max_depth = p.max_depth;
+  shape.validation_fraction = shape.n_rows ? (double)n_valid / (double)shape.n_rows : 0;
+  shape.subsample = p.subsample < 1.0;
+  const MemoryEstimate est = estimate_training_memory(shape);
+  BudgetCharge fixed(hooks.budget, est.data + est.per_class + est.rows,
+                     "the binned data, gradients and margins of " +
+                         std::to_string(shape.n_rows) + " rows x " + std::to_string(d) +
+                         " features x " + std::to_string(K) + " output group" +
+                         (K == 1 ? "" : "s"),
+                     "train on a sample of the rows, fewer features or fewer classes");
+  // Released when this training ends (the model is then serialized and
+  // the backend's buffers are gone).
+  struct TreeCharge {
+    MemoryBudget* b;
+    double n = 0;
+    ~TreeCharge() {
+      if (b) b->release(n);
+    }
+  } tree_charge{hooks.budget};
   std::vector<int> missing_bin((size_t)d);
   for (int f = 0; f < d; ++f) missing_bin[f] = m.cuts.nbins(f);
   check_cancel(hooks.cancel);
@@ -257,6 +319,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.seed = p.seed;
   bd.nthread = nthread;
   bd.cancel = hooks.cancel;
+  bd.budget = hooks.budget;
 
   std::string device = p.device.empty() ? hooks.default_device : p.device;
   std::unique_ptr<TreeBackend> backend;
@@ -295,6 +358,16 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     check_cancel(hooks.cancel);
     std::vector<Tree> trees;
     backend->boost_round(round, feature_mask_for(round, d, p), &trees);
+    if (hooks.budget) {
+      double nodes = 0;
+      for (int k = 0; k < K; ++k) nodes += trees[k].num_nodes();
+      hooks.budget->charge(nodes * kTreeNodeBytes,
+                           "the trees of round " + std::to_string(round + 1) + " (" +
+                               std::to_string((long long)nodes) + " nodes)",
+                           "lower num_round (now " + std::to_string(p.num_round) +
+                               ") or max_depth (now " + std::to_string(p.max_depth) + ")");
+      tree_charge.n += nodes * kTreeNodeBytes;
+    }
     for (int k = 0; k < K; ++k) {
       fill_thresholds(m.cuts, &trees[k]);
       m.trees.push_back(std::move(trees[k]));

@@ -8,6 +8,7 @@
 #include "model.h"
 #include "params.h"
 #include "binned_matrix.h"
+#include "memory_budget.h"
 #include "quantile.h"
 
 namespace gbdt {
@@ -41,7 +42,39 @@ struct TrainHooks {
   std::string default_device = "auto";
   // Called when device "auto" fell back to the CPU for a reason worth telling.
   LogFn notice;
+  // Charged with every large allocation of the training (null: no limit).
+  MemoryBudget* budget = nullptr;
 };
+
+// What a training's memory depends on.
+struct TrainShape {
+  size_t n_rows = 0;            // all rows (training and validation)
+  int n_features = 0;
+  size_t hist_bins = 0;         // Cuts::total_hist_bins(), or n_features * (max_bin + 1)
+  int num_class = 1;            // output groups
+  int nthread = 1;
+  int max_depth = 6;
+  double validation_fraction = 0;
+  bool subsample = false;
+};
+
+// Bytes a training needs, by part.  Histograms beyond the root's grow with
+// the trees (data-dependent: the nodes a level splits) and are charged to
+// the budget as they are made, as are each level's split candidates.
+struct MemoryEstimate {
+  double data = 0;        // binned matrix, labels, validation copy
+  double per_class = 0;   // gradients, margins, predictions: rows x classes
+  double rows = 0;        // row partition indices, row sample
+  double histogram = 0;   // one node's histogram
+  double histograms = 0;  // the root's, with per-thread partial sums
+  double tree = 0;        // one tree of max_depth (in memory and serialized)
+  double minimum() const { return data + per_class + rows + histograms + tree; }
+};
+MemoryEstimate estimate_training_memory(const TrainShape& s);
+
+// Bytes charged per tree node (the Tree's arrays, its serialized copy and
+// the result).
+constexpr double kTreeNodeBytes = 128;
 
 // Objective inferred from the labels when params.objective_set is false:
 // two distinct values {0,1} (or booleans) -> binary:logistic, else regression.

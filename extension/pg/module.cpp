@@ -4,6 +4,7 @@
 
 #include "guard.h"
 #include "gucs.h"
+#include "module.h"
 
 #include "backend.h"
 #include "trainer.h"
@@ -18,6 +19,23 @@ namespace gbdt_pg {
 int guc_device = kDeviceAuto;
 int guc_max_memory = 4 * 1024 * 1024;  // kB = 4 GB
 bool guc_verbose = false;
+int guc_max_threads = 1;  // set to the CPU count in _PG_init
+
+int max_threads() { return guc_max_threads > 0 ? guc_max_threads : 1; }
+
+int capped_threads(int requested, const char* param) {
+  const int cap = max_threads();
+  if (requested <= 0) {
+    const int all = gbdt::default_nthread();
+    return all < cap ? all : cap;
+  }
+  if (requested <= cap) return requested;
+  ereport(NOTICE, (errmsg("%s = %d is more than gbdt.max_threads = %d: using %d thread%s",
+                          param, requested, cap, cap, cap == 1 ? "" : "s")));
+  return cap;
+}
+
+double max_memory_bytes() { return (double)guc_max_memory * 1024.0; }
 
 static const struct config_enum_entry device_options[] = {
     {"auto", kDeviceAuto, false},
@@ -46,11 +64,24 @@ extern "C" void _PG_init(void) {
       "else the CPU.  The \"device\" training parameter overrides it.",
       &guc_device, kDeviceAuto, device_options, PGC_USERSET, 0, nullptr, nullptr, nullptr);
   DefineCustomIntVariable(
-      "gbdt.max_memory", "Largest estimated memory a gbdt training may use.",
-      "A training whose estimated need (rows x features x 5 bytes + rows x 32 bytes) exceeds "
-      "this is refused before it starts.",
-      &guc_max_memory, 4 * 1024 * 1024, 1024, INT_MAX, PGC_USERSET, GUC_UNIT_KB, nullptr,
+      "gbdt.max_memory", "Most memory one gbdt training may use.",
+      "Counts the binned data, gradients, margins (rows x classes), row indices, histograms "
+      "(per tree node of a level, per thread, per class) and the model.  A training whose "
+      "estimate exceeds it is refused before it starts, and one whose histograms or trees "
+      "outgrow it during training stops with an error naming the parameter to lower.  Only "
+      "superusers may change it: set it in postgresql.conf, or per role with ALTER ROLE name "
+      "SET gbdt.max_memory = '...' (the per-user cap).",
+      &guc_max_memory, 4 * 1024 * 1024, 1024, INT_MAX, PGC_SUSET, GUC_UNIT_KB, nullptr,
       nullptr, nullptr);
+  const int cores = gbdt::default_nthread();
+  DefineCustomIntVariable(
+      "gbdt.max_threads", "Most threads one gbdt call may use (training and scoring).",
+      "A larger nthread training parameter is lowered to it with a NOTICE; models do not "
+      "depend on the thread count.  The default is the number of CPU cores.  Only superusers "
+      "may change it: set it in postgresql.conf, or per role with ALTER ROLE name SET "
+      "gbdt.max_threads = n.",
+      &guc_max_threads, cores < 1 ? 1 : (cores > 1024 ? 1024 : cores), 1, 1024, PGC_SUSET, 0,
+      nullptr, nullptr, nullptr);
   DefineCustomBoolVariable("gbdt.log_progress", "Report gbdt training progress as NOTICEs.", nullptr,
                            &guc_verbose, false, PGC_USERSET, 0, nullptr, nullptr, nullptr);
   MarkGUCPrefixReserved("gbdt");

@@ -15,7 +15,12 @@ extern "C" {
 namespace gbdt_pg {
 
 RelInfo* open_rel_info(Oid relid) {
-  Relation r = relation_open(relid, AccessShareLock);
+  // A regclass argument may hold any OID (0, or a relation dropped since):
+  // a clear "undefined table" error, not relation_open's internal one.
+  Relation r = OidIsValid(relid) ? try_relation_open(relid, AccessShareLock) : nullptr;
+  if (r == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+                    errmsg("relation with OID %u does not exist", relid)));
   RelInfo* info = (RelInfo*)palloc0(sizeof(RelInfo));
   info->relid = relid;
   info->name = pstrdup(RelationGetRelationName(r));
@@ -23,6 +28,8 @@ RelInfo* open_rel_info(Oid relid) {
                                               RelationGetRelationName(r));
   info->relkind = r->rd_rel->relkind;
   info->reltuples = (double)r->rd_rel->reltuples;
+  info->has_children = r->rd_rel->relhassubclass;
+  const Oid nsp = RelationGetNamespace(r);
   info->desc = CreateTupleDescCopy(RelationGetDescr(r));
   relation_close(r, NoLock);  // keep the lock until end of transaction
 
@@ -39,10 +46,14 @@ RelInfo* open_rel_info(Oid relid) {
                              info->name)));
   }
 
-  // Up-front privilege check (before any column is looked up), with
-  // PostgreSQL's own message.  Column privileges are enough: the query
+  // Up-front privilege checks (before any column is looked up), with
+  // PostgreSQL's own messages, in the order SELECT makes them: USAGE on the
+  // schema (a regclass given by OID skips the name lookup that checks it),
+  // then SELECT on the relation.  Column privileges are enough: the query
   // itself checks the columns it reads.
   Oid user = GetUserId();
+  if (pg_namespace_aclcheck(nsp, user, ACL_USAGE) != ACLCHECK_OK)
+    aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_SCHEMA, get_namespace_name(nsp));
   if (pg_class_aclcheck(relid, user, ACL_SELECT) != ACLCHECK_OK &&
       pg_attribute_aclcheck_all(relid, user, ACL_SELECT, ACLMASK_ANY) != ACLCHECK_OK)
     aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(info->relkind), info->name);
@@ -114,7 +125,9 @@ void receiver_destroy(DestReceiver* self) {}
 }  // namespace
 
 bool relation_readable_directly(const RelInfo* rel) {
-  return rel->relkind == RELKIND_RELATION &&
+  // A table with inheritance children: SELECT reads their rows too, the
+  // heap scan would not.
+  return rel->relkind == RELKIND_RELATION && !rel->has_children &&
          check_enable_rls(rel->relid, InvalidOid, true) != RLS_ENABLED &&
          pg_class_aclcheck(rel->relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
 }

@@ -17,12 +17,14 @@ struct RelInfo {
   char* qualname;    // quoted schema-qualified name, for queries
   char relkind;
   double reltuples;  // planner estimate (< 0 when unknown)
+  bool has_children; // relhassubclass: inheritance children (or partitions)
   TupleDesc desc;    // copy of the relation's tuple descriptor
 };
 
 // Opens relation `relid` (AccessShareLock held until end of transaction),
-// checks that the current user may SELECT from it (PostgreSQL's own
-// "permission denied" error otherwise) and copies what is needed.
+// checks that the current user may use its schema and SELECT from it
+// (PostgreSQL's own "permission denied" errors otherwise) and copies what
+// is needed.  An OID naming no relation is ERRCODE_UNDEFINED_TABLE.
 RelInfo* open_rel_info(Oid relid);
 
 // The live attribute called `name`, or NULL.
@@ -53,8 +55,9 @@ uint64 read_relation(const RelInfo* rel, const ReaderColumn* cols, int ncols, Re
                      void* arg, bool read_only);
 
 // Whether rel may be read straight from its storage instead of through a
-// query, with the same rows as the query: a plain table without row-level
-// security that the current user may SELECT as a whole.
+// query, with the same rows as the query: a plain table without
+// inheritance children and without row-level security that the current
+// user may SELECT as a whole.
 bool relation_readable_directly(const RelInfo* rel);
 
 // Several passes over a plain table read directly (the direct heap scan of

@@ -9,6 +9,8 @@
 
 #include "guard.h"
 #include "gucs.h"
+#include "module.h"
+#include "notice_relay.h"
 #include "relation_reader.h"
 #include "train_data.h"
 #include "train_load.h"
@@ -174,18 +176,6 @@ void resolve_features(const RelInfo* rel, const char* target, ArrayType* arr, Fe
   }
 }
 
-void emit_lines(const char* text) {
-  if (text == nullptr) return;
-  const char* p = text;
-  while (*p) {
-    const char* e = strchr(p, '\n');
-    int len = e ? (int)(e - p) : (int)strlen(p);
-    if (len > 0) ereport(NOTICE, (errmsg("%.*s", len, p)));
-    if (!e) break;
-    p = e + 1;
-  }
-}
-
 }  // namespace
 }  // namespace gbdt_pg
 
@@ -212,8 +202,9 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
 
   // Check the parameters with the engine before the (possibly long) load.
   bool verbose = false;
-  int max_bin = 256, nthread = 0;
+  int max_bin = 256, nthread_requested = 0;
   size_t sample_rows = 0;
+  MemoryShape memory{1, 1, 6, 256, 0.0, false};
   {
     const ParamList* pl = &params;
     run_engine([&] {
@@ -224,9 +215,17 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       verbose = p.verbose;
       max_bin = p.max_bin;
       sample_rows = (size_t)p.bin_sample_rows;
-      nthread = p.nthread > 0 ? p.nthread : gbdt::default_nthread();
+      nthread_requested = p.nthread;
+      memory.num_class = p.objective == gbdt::Objective::kSoftprob && p.num_class > 0 ? p.num_class : 1;
+      memory.max_depth = p.max_depth;
+      memory.max_bin = p.max_bin;
+      memory.validation_fraction = p.validation_fraction;
+      memory.subsample = p.subsample < 1.0;
     });
   }
+  // At most gbdt.max_threads (a NOTICE when an explicit nthread is lowered).
+  const int nthread = capped_threads(nthread_requested, "nthread");
+  memory.nthread = nthread;
 
 
   RelInfo* rel = open_rel_info(relid);
@@ -243,7 +242,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   // ---- load ----
   MemoryContext data_cxt =
       AllocSetContextCreate(CurrentMemoryContext, "gbdt training data", ALLOCSET_DEFAULT_SIZES);
-  LoadSpec spec{rel, target, target_kind, &fs, max_bin, sample_rows, nthread};
+  LoadSpec spec{rel, target, target_kind, &fs, max_bin, sample_rows, nthread, memory};
   LoadResult loaded;
   load_training_data(spec, data_cxt, &loaded);
   gbdt::BinnedInput* data = loaded.data;
@@ -259,7 +258,9 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
 
   // ---- train (engine) ----
   struct varlena* result = nullptr;
-  char* logs = nullptr;
+  NoticeRelay relay;  // progress NOTICEs, sent as the rounds finish
+  const double memory_limit = max_memory_bytes();
+  bool over_limit = false;  // the engine's gbdt.max_memory budget was exceeded
   const char* device = device_setting_name();
   {
     const ParamList* pl = &params;
@@ -270,34 +271,42 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       gbdt::TrainParams p;
       gbdt::apply_params(kvs, &p);
       if (p.device.empty()) p.device = device;
+      p.nthread = nthread;
 
-      std::string collected;
+      // NOTICEs go out from this (the backend's) thread as the engine calls
+      // back; an error raised by one (a cancel noticed by ereport) stops the
+      // training and is re-raised below.
+      auto relay_line = [&relay](const std::string& m) {
+        if (!relay.emit(m.c_str())) throw gbdt::Cancelled();
+      };
       gbdt::TrainHooks hooks;
       hooks.cancel = [] { return interrupt_pending(); };
-      if (p.verbose)
-        hooks.log = [&collected](const std::string& m) {
-          collected += m;
-          collected += '\n';
-        };
-      hooks.notice = [&collected](const std::string& m) {
-        collected += m;
-        collected += '\n';
-      };
+      if (p.verbose) hooks.log = relay_line;
+      hooks.notice = relay_line;
       hooks.default_device = device;
+      gbdt::MemoryBudget budget(memory_limit, "gbdt.max_memory");
+      hooks.budget = &budget;
 
-      gbdt::Model model = gbdt::train_binned(std::move(*data), p, hooks, std::string(target));
+      gbdt::Model model;
+      try {
+        model = gbdt::train_binned(std::move(*data), p, hooks, std::string(target));
+      } catch (const gbdt::MemoryLimitExceeded&) {
+        over_limit = true;
+        throw;
+      }
       if (p.verbose) {
         char line[256];
         snprintf(line, sizeof line,
-                 "gbdt_train: backend %s, load %.3f s, bin %.3f s, train %.3f s",
+                 "gbdt_train: backend %s, load %.3f s, bin %.3f s, train %.3f s, memory "
+                 "peak %s (gbdt.max_memory %s)",
                  model.report.backend.c_str(), model.report.seconds_load,
-                 model.report.seconds_bin, model.report.seconds_train);
-        collected += line;
-        collected += '\n';
+                 model.report.seconds_bin, model.report.seconds_train,
+                 gbdt::format_bytes(budget.peak()).c_str(),
+                 gbdt::format_bytes(memory_limit).c_str());
+        relay_line(line);
       }
       std::vector<uint8_t> bytes = gbdt::serialize_model(model);
       result = bytes_to_varlena_nothrow(bytes);
-      if (!collected.empty()) logs = pstrdup_nothrow(collected);
     });
     // All C++ objects of the training are gone here.
     MemoryContextDelete(data_cxt);
@@ -305,11 +314,13 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     // cancel), but glibc keeps freed pages of the worker threads' arenas
     // mapped; give them back so repeated trainings do not grow the backend.
     malloc_trim(0);
+    relay.rethrow();  // an error raised while sending a NOTICE, as it was
+    if (over_limit && err.kind == EngineErrKind::kResource)
+      ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED), errmsg("%s", err.message)));
     if (err.kind != EngineErrKind::kNone) {
       ErrorStyle style = default_style();
       raise_engine_error(&err, style);
     }
   }
-  emit_lines(logs);
   PG_RETURN_POINTER(result);
 }

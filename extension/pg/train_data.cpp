@@ -1,10 +1,10 @@
 #include "train_data.h"
 
 #include "gucs.h"
+#include "module.h"
+#include "trainer.h"
 
 namespace gbdt_pg {
-
-double max_memory_bytes() { return (double)guc_max_memory * 1024.0; }
 
 char* format_bytes(double bytes) {
   if (bytes < 10.0 * 1024) return psprintf("%.0f bytes", bytes);
@@ -13,8 +13,25 @@ char* format_bytes(double bytes) {
   return psprintf("%.1f GB", bytes / (1024.0 * 1024 * 1024));
 }
 
-void check_memory_estimate(double rows, int nfeatures, double float_rows, bool at_least) {
-  double need = training_bytes_estimate(rows, nfeatures, float_rows);
+double training_bytes_estimate(double rows, int nfeatures, double float_rows,
+                               const MemoryShape& ms) {
+  gbdt::TrainShape t;
+  t.n_rows = rows > 0 ? (size_t)rows : 0;
+  t.n_features = nfeatures;
+  t.hist_bins = (size_t)nfeatures * (size_t)(ms.max_bin + 1);
+  t.num_class = ms.num_class;
+  t.nthread = ms.nthread;
+  t.max_depth = ms.max_depth;
+  t.validation_fraction = ms.validation_fraction;
+  t.subsample = ms.subsample;
+  const double train = gbdt::estimate_training_memory(t).minimum();
+  const double load = rows * (double)nfeatures + rows * 4.0 + float_rows * (double)nfeatures * 4.0;
+  return train > load ? train : load;
+}
+
+void check_memory_estimate(double rows, int nfeatures, double float_rows, bool at_least,
+                           const MemoryShape& ms) {
+  double need = training_bytes_estimate(rows, nfeatures, float_rows, ms);
   double limit = max_memory_bytes();
   if (need <= limit) return;
   ereport(ERROR,
@@ -24,9 +41,12 @@ void check_memory_estimate(double rows, int nfeatures, double float_rows, bool a
                         "already exceeds it after reading %.0f rows of %d features (%s)",
                         format_bytes(limit), rows, nfeatures, format_bytes(need))
                : errmsg("gbdt training needs an estimated %s of memory (%.0f rows x %d "
-                        "features), more than gbdt.max_memory = %s",
-                        format_bytes(need), rows, nfeatures, format_bytes(limit)),
-           errhint("Raise gbdt.max_memory, or train on a sample or fewer features.")));
+                        "features%s), more than gbdt.max_memory = %s",
+                        format_bytes(need), rows, nfeatures,
+                        ms.num_class > 1 ? psprintf(" x %d classes", ms.num_class) : "",
+                        format_bytes(limit)),
+           errhint("Train on a sample of the rows or on fewer features (or classes), or ask "
+                   "a superuser for a higher gbdt.max_memory.")));
 }
 
 ValKind require_numeric_column(const RelInfo* rel, const char* name, const char* role) {

@@ -8,21 +8,30 @@
 
 namespace gbdt_pg {
 
-// Estimated training memory in bytes: the 1-byte bin matrix, 32 bytes per
-// row (labels, gradients, positions, margins) and the float copy held while
-// binning, of `float_rows` rows (every row when the relation is read in one
-// pass, the cut sample when it is read in passes).
-inline double training_bytes_estimate(double rows, int nfeatures, double float_rows) {
-  return rows * (double)nfeatures + rows * 32.0 + float_rows * (double)nfeatures * 4.0;
-}
+// What the memory of a training depends on besides its rows and features.
+struct MemoryShape {
+  int num_class;     // output groups (1 until known)
+  int nthread;
+  int max_depth;
+  int max_bin;
+  double validation_fraction;
+  bool subsample;
+};
 
-// gbdt.max_memory in bytes.
-double max_memory_bytes();
+// Estimated peak memory in bytes of loading and training on rows x
+// nfeatures (gbdt::estimate_training_memory: data, gradients, margins per
+// class, row indices, the root's histograms, one tree), or of the load
+// itself: the bin matrix plus the float copy of `float_rows` rows (every
+// row when the relation is read in one pass, the cut sample when it is read
+// in passes), whichever is larger.
+double training_bytes_estimate(double rows, int nfeatures, double float_rows,
+                               const MemoryShape& ms);
 
-// Refuses (ERROR, with estimate and limit in the message) when the
-// estimate for rows x nfeatures exceeds gbdt.max_memory.  `at_least`:
+// Refuses (ERROR, ERRCODE_PROGRAM_LIMIT_EXCEEDED, with estimate and limit
+// in the message) when the estimate exceeds gbdt.max_memory.  `at_least`:
 // rows is a count so far, not the total.
-void check_memory_estimate(double rows, int nfeatures, double float_rows, bool at_least);
+void check_memory_estimate(double rows, int nfeatures, double float_rows, bool at_least,
+                           const MemoryShape& ms);
 
 // "12.3 MB" style text (palloc'd).
 char* format_bytes(double bytes);

@@ -8,6 +8,7 @@
 #include "binned_matrix.h"
 #include "guard.h"
 #include "quantile.h"
+#include "module.h"
 #include "train_data.h"
 
 namespace gbdt_pg {
@@ -49,6 +50,7 @@ struct FloatSink {
   size_t cap;
   bool growable;    // one-pass (SPI) load of unknown size
   double max_rows;  // growable: rows at which the memory estimate exceeds the limit
+  const MemoryShape* memory;
   uint64 skipped;
 };
 
@@ -78,7 +80,7 @@ void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* n
   if (s->n == s->cap) {
     if (!s->growable) relation_changed(s->rel);
     if ((double)s->n >= s->max_rows)
-      check_memory_estimate((double)s->n + 1, s->nf, (double)s->n + 1, true);
+      check_memory_estimate((double)s->n + 1, s->nf, (double)s->n + 1, true, *s->memory);
     size_t cap = s->cap * 2;
     s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
     for (int f = 0; f < s->nf; f++)
@@ -165,6 +167,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   fs.rel = rel;
   fs.cxt = cxt;
   fs.nf = nf;
+  fs.memory = &spec.memory;
   const auto t0 = Clock::now();
   double seconds_bin = 0;
   uint64 skipped = 0;
@@ -172,9 +175,14 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   TablePasses* tp = open_table_passes(rel, cols, nf + 1, false);
   if (tp == nullptr) {
     // One pass through SPI into float columns.
-    if (rel->reltuples > 0) check_memory_estimate(rel->reltuples, nf, rel->reltuples, false);
+    if (rel->reltuples > 0)
+      check_memory_estimate(rel->reltuples, nf, rel->reltuples, false, spec.memory);
     fs.growable = true;
-    fs.max_rows = floor(max_memory_bytes() / (nf * 5.0 + 32.0));
+    // Bytes per row of the estimate (it grows about linearly with rows).
+    const double per_row =
+        (training_bytes_estimate(1e6, nf, 1e6, spec.memory) -
+         training_bytes_estimate(0, nf, 0, spec.memory)) / 1e6;
+    fs.max_rows = floor(max_memory_bytes() / per_row);
     size_t initial = 16384;
     if (rel->reltuples > 0 && rel->reltuples < fs.max_rows) initial = (size_t)rel->reltuples + 1;
     sink_alloc(&fs, initial < 1024 ? 1024 : initial);
@@ -189,13 +197,13 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   } else {
     if (rel->reltuples > 0)
       check_memory_estimate(rel->reltuples, nf, std::min(rel->reltuples, (double)sample_cap),
-                            false);
+                            false, spec.memory);
     // Pass 1: rows with a target.
     uint64 none = 0;
     const uint64 n = table_pass(tp, &none, 0, nullptr, nullptr, &skipped);
     report_no_rows(spec, n + skipped, n);
     const size_t take = std::min((size_t)n, sample_cap);
-    check_memory_estimate((double)n, nf, (double)take, false);
+    check_memory_estimate((double)n, nf, (double)take, false, spec.memory);
     out->rows_read = n + skipped;
     out->sample_rows = take;
 

@@ -16,6 +16,7 @@
 #include "pg_includes.h"
 
 #include "relation_reader.h"
+#include "train_data.h"
 #include "trainer.h"
 
 namespace gbdt_pg {
@@ -34,6 +35,7 @@ struct LoadSpec {
   int max_bin;
   size_t sample_rows;  // rows of the cut sample (0 = gbdt::cut_sample_rows)
   int nthread;
+  MemoryShape memory;  // for the gbdt.max_memory checks
 };
 
 struct LoadResult {

@@ -249,3 +249,73 @@ TEST(Training, EarlyStoppingKeepsBestRound) {
   EXPECT_EQ(m.num_rounds(), m.report.best_iteration + 1);
   EXPECT_EQ(m.report.validation_metric.size(), (size_t)m.report.best_iteration + 1 + 5);
 }
+
+// gbdt.max_memory's engine side: every large allocation is charged to the
+// budget; histograms that grow with the depth stop the training with
+// MemoryLimitExceeded naming max_depth; within the limit the model is the
+// one trained without a budget, and the peak is close to the estimate.
+TEST(Training, MemoryBudgetBoundsHistogramsAndKeepsModels) {
+  Data D = gbdt_test::make_data(20000, 30, Task::kRegression, 0.5, 131);
+  TrainParams p;
+  p.num_round = 2;
+  p.max_depth = 14;
+  p.min_child_weight = 0;
+  p.nthread = 2;
+  TrainHooks hooks;
+  hooks.default_device = "cpu";
+  const Model free_model = train_model(D.input(), p, hooks, "label");
+
+  MemoryBudget roomy(1e12, "limit");
+  hooks.budget = &roomy;
+  const Model budget_model = train_model(D.input(), p, hooks, "label");
+  EXPECT_EQ(bytes_without_timings(free_model), bytes_without_timings(budget_model));
+  EXPECT_EQ(roomy.used(), 0.0) << "everything charged is released at the end";
+  TrainShape s;
+  s.n_rows = D.n;
+  s.n_features = 30;
+  s.hist_bins = free_model.cuts.total_hist_bins();
+  s.nthread = 2;
+  s.max_depth = 14;
+  const MemoryEstimate e = estimate_training_memory(s);
+  EXPECT_GE(roomy.peak(), e.data + e.per_class + e.rows + e.histogram);
+  // Deep trees need many histograms: more than a few of them at once.
+  EXPECT_GT(roomy.peak(), e.minimum() + 8 * e.histogram);
+
+  // A limit between the minimum and the peak: stopped while growing.
+  MemoryBudget tight(e.minimum() + 4 * e.histogram, "gbdt.max_memory");
+  hooks.budget = &tight;
+  try {
+    train_model(D.input(), p, hooks, "label");
+    ADD_FAILURE() << "no MemoryLimitExceeded";
+  } catch (const MemoryLimitExceeded& ex) {
+    const std::string m = ex.what();
+    EXPECT_NE(m.find("more memory than gbdt.max_memory"), std::string::npos) << m;
+    EXPECT_NE(m.find("histogram"), std::string::npos) << m;
+    EXPECT_NE(m.find("lower max_depth (now 14)"), std::string::npos) << m;
+  }
+  EXPECT_LE(tight.peak(), tight.limit());
+
+  // Rows x classes beyond the limit: refused before the buffers exist.
+  Data C = gbdt_test::make_data(5000, 4, Task::kMulticlass, 0.0, 132);
+  TrainParams pc;
+  pc.objective = Objective::kSoftprob;
+  pc.objective_set = true;
+  pc.num_class = 500;
+  MemoryBudget small(32.0 * 5000 * 500 / 2, "gbdt.max_memory");
+  hooks.budget = &small;
+  EXPECT_THROW(train_model(C.input(), pc, hooks, "label"), MemoryLimitExceeded);
+  EXPECT_EQ(small.peak(), 0.0);
+}
+
+// multi:softprob labels beyond the class limit are parameter errors, not
+// allocations of labels x rows.
+TEST(Training, HugeClassLabelsAreRejected) {
+  Data M = gbdt_test::make_data(300, 3, Task::kMulticlass, 0.0, 133);
+  M.y[7] = 1e6f;
+  TrainParams p;
+  p.objective = Objective::kSoftprob;
+  p.objective_set = true;
+  const std::string m = invalid_input_of(M, p);
+  EXPECT_NE(m.find("has class 1000000: multi:softprob supports at most 10000 classes"),
+            std::string::npos) << m;
+}
