@@ -75,6 +75,9 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 # cuda/x.cu from cuda/x.cu.o).
 $(CUDA_SRCS): ;
 
+# The glue's objects (built by PGXS's implicit rule) depend on every header too.
+$(PG_OBJS): $(wildcard extension/pg/*.h) $(wildcard extension/core/*.h)
+
 extension/core/%.o: extension/core/%.cpp $(wildcard extension/core/*.h)
 	$(CXX) $(GBDT_CXXFLAGS) -c -o $@ $<
 
