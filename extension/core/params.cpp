@@ -103,14 +103,16 @@ std::string canonical_key(const std::string& k) {
   return k;
 }
 
-// Two keys that set the same parameter (eta and learning_rate, or one key
-// twice) are an error naming both, not a silent pick.
+// Two different keys that set the same parameter (eta and learning_rate)
+// are an error naming both, not a silent pick.  The same key twice cannot
+// come from jsonb (it keeps the last); the PostgreSQL glue appends the
+// objective argument after the params, and the later value wins.
 void check_duplicates(const std::vector<ParamKV>& kvs) {
   std::vector<std::pair<std::string, const std::string*>> seen;  // canonical, key
   for (const ParamKV& kv : kvs) {
     std::string c = canonical_key(kv.key);
     for (const auto& s : seen)
-      if (s.first == c)
+      if (s.first == c && *s.second != kv.key)
         throw InvalidInput("parameters \"" + *s.second + "\" and \"" + kv.key +
                            "\" both set " + c + ": give only one of them");
     seen.emplace_back(std::move(c), &kv.key);

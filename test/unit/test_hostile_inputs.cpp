@@ -140,8 +140,12 @@ TEST(HostileParams, DuplicateAliasesNamed) {
             "parameters \"n_estimators\" and \"num_round\" both set num_round: give only one of them");
   EXPECT_EQ(param_error({{"reg_lambda", "1"}, {"alpha", "1"}, {"lambda", "2"}}),
             "parameters \"reg_lambda\" and \"lambda\" both set lambda: give only one of them");
-  EXPECT_EQ(param_error({{"max_depth", "3"}, {"max_depth", "4"}}),
-            "parameters \"max_depth\" and \"max_depth\" both set max_depth: give only one of them");
+  EXPECT_EQ(param_error({{"verbose", "1"}, {"verbosity", "0"}}),
+            "parameters \"verbose\" and \"verbosity\" both set verbose: give only one of them");
+  // The same key twice (the glue's objective argument after the params): the last wins.
+  TrainParams p;
+  apply_params({{"max_depth", "3"}, {"max_depth", "4"}}, &p);
+  EXPECT_EQ(p.max_depth, 4);
   EXPECT_EQ(param_error({{"eta", "0.1"}, {"max_depth", "3"}, {"lambda", "2"}, {"alpha", "0"}}), "");
 }
 
