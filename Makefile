@@ -140,3 +140,42 @@ installcheck:
 
 .PHONY: installcheck
 # ==== end installcheck ====
+
+# ---- fuzzing ----
+# libFuzzer targets (test/fuzz/README.md): the model decoder, the XGBoost
+# JSON importer and the params parser, built with clang and ASan/UBSan from
+# the engine sources (objects in build/fuzz/obj, never the normal .o files).
+#   make fuzz         - every target FUZZ_SECONDS (default 600) seconds
+#   make fuzz-short   - every target FUZZ_SHORT_SECONDS (default 20) seconds
+FUZZ_CXX ?= clang++
+FUZZ_SECONDS ?= 600
+FUZZ_SHORT_SECONDS ?= 20
+FUZZ_TARGETS := model_decoder xgb_json params
+FUZZ_FLAGS = -std=c++17 -O1 -g -fno-omit-frame-pointer -ffp-contract=off -pthread \
+  -Iextension/core -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJS := $(patsubst extension/core/%.cpp,build/fuzz/obj/%.o,$(CORE_SRCS)) build/fuzz/obj/cuda_unavailable.o
+FUZZ_BINS := $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
+
+build/fuzz/obj/%.o: extension/core/%.cpp $(wildcard extension/core/*.h)
+	@mkdir -p build/fuzz/obj
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/obj/cuda_unavailable.o: cuda/cuda_unavailable.cpp extension/core/backend.h
+	@mkdir -p build/fuzz/obj
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_%: test/fuzz/fuzz_%.cpp test/fuzz/fuzz_exercise.h $(FUZZ_OBJS)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS)
+
+build/fuzz/gen_seeds: test/fuzz/gen_seeds.cpp $(FUZZ_OBJS)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_OBJS)
+
+fuzz-build: $(FUZZ_BINS) build/fuzz/gen_seeds
+
+fuzz: fuzz-build
+	bash test/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-short: fuzz-build
+	bash test/fuzz/run.sh $(FUZZ_SHORT_SECONDS) $(FUZZ_TARGETS)
+
+.PHONY: fuzz fuzz-short fuzz-build

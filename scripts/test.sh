@@ -8,6 +8,7 @@
 #  3. make unittest                (GoogleTest engine tests, no PostgreSQL)
 #     test/bench/model_hashes.sh   (golden model bytes, 26 configurations)
 #     make gpuemu                  (CUDA backend vs CPU backend under CPU emulation)
+#     make fuzz-short              (libFuzzer targets, ~20 s each; GBDT_FUZZ_SECONDS)
 #  4. throw-away cluster           (initdb in a temp dir as user postgres, socket only)
 #  5. XGBoost reference            (test/parity/reference.py: data splits + reference metrics)
 #  6. loads the test data          (test/parity/schema.sql + \copy)
@@ -149,6 +150,26 @@ if [ "$emu_rc" = 0 ]; then
 else
   record "cuda emulation" FAIL "${emu_line:-make gpuemu rc $emu_rc}"
 fi
+
+# ---- 3c. fuzz (short run) ----------------------------------------------------
+# libFuzzer targets under ASan/UBSan (test/fuzz/README.md): the model decoder,
+# the XGBoost JSON importer and the params parser, GBDT_FUZZ_SECONDS (default
+# 20) each; `make fuzz` is the long run.  Needs clang with libFuzzer.
+banner "fuzz (make fuzz-short)"
+FUZZ_LOG=$(mktemp)
+if ! command -v "${FUZZ_CXX:-clang++}" >/dev/null 2>&1; then
+  record "fuzz" FAIL "clang++ not found (needed for libFuzzer)"
+else
+  make fuzz-short FUZZ_SHORT_SECONDS="${GBDT_FUZZ_SECONDS:-20}" 2>&1 | tee "$FUZZ_LOG"
+  fuzz_rc=${PIPESTATUS[0]}
+  fuzz_line=$(grep -E '^fuzz summary:' "$FUZZ_LOG" | tail -n1)
+  if [ "$fuzz_rc" = 0 ]; then
+    record "fuzz" ok "${fuzz_line#fuzz summary: } runs"
+  else
+    record "fuzz" FAIL "${fuzz_line:-make fuzz-short rc $fuzz_rc}; inputs in build/fuzz/artifacts"
+  fi
+fi
+rm -f "$FUZZ_LOG"
 
 # ---- 4. throw-away cluster -------------------------------------------------
 banner "throw-away cluster"

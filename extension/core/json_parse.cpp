@@ -1,5 +1,7 @@
 #include "json_parse.h"
 
+#include "utf8.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -136,7 +138,10 @@ std::string JsonDoc::parse_string_raw() {
   for (;;) {
     if (pos_ >= src_.size()) fail("unterminated string");
     char c = src_[pos_++];
-    if (c == '"') return o;
+    if (c == '"') {
+      if (!valid_utf8(o)) fail("string is not valid UTF-8");
+      return o;
+    }
     if ((unsigned char)c < 0x20) fail("control character in string");
     if (c != '\\') {
       o += c;

@@ -4,6 +4,7 @@
 // without a per-value heap allocation.  Number nodes keep their source text
 // so callers can convert them to float (strtof) without double rounding.
 //
+// Strings must be valid UTF-8 (RFC 8259) without NUL.
 // Errors (syntax, nesting deeper than kMaxDepth, trailing text) throw
 // gbdt::InvalidInput with the byte offset.
 #pragma once

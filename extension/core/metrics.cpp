@@ -21,7 +21,30 @@ bool metric_higher_is_better(const std::string& name) { return name == "auc"; }
 
 namespace {
 
+// NaN predictions or labels have no rank (and would break the sort's
+// ordering): an error naming the metric, never a loop.
+void check_no_nan(const char* metric, const double* p, size_t stride, const float* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (std::isnan(p[i * stride]))
+      throw InvalidInput(std::string("metric \"") + metric + "\": prediction of row " +
+                         std::to_string(i + 1) + " is NaN (the model's scores are not finite)");
+    if (std::isnan(y[i]))
+      throw InvalidInput(std::string("metric \"") + metric + "\": label of row " +
+                         std::to_string(i + 1) + " is NaN");
+  }
+}
+
+// A class label that indexes the K probabilities of a row.
+int class_index(const char* metric, float y, int K, size_t row) {
+  if (!(y >= 0 && y < (float)K) || y != std::floor(y))
+    throw InvalidInput(std::string("metric \"") + metric + "\": label " + std::to_string(y) +
+                       " of row " + std::to_string(row + 1) + " is not a class in 0 .. " +
+                       std::to_string(K - 1));
+  return (int)y;
+}
+
 double auc(const double* p, const float* y, size_t n) {
+  check_no_nan("auc", p, 1, y, n);
   std::vector<size_t> idx(n);
   std::iota(idx.begin(), idx.end(), 0);
   std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
@@ -29,7 +52,7 @@ double auc(const double* p, const float* y, size_t n) {
   double pos = 0, neg = 0, rank_sum = 0;
   size_t i = 0;
   while (i < n) {
-    size_t j = i;
+    size_t j = i + 1;  // always advances, whatever the values
     while (j < n && p[idx[j]] == p[idx[i]]) ++j;
     double avg = (double)(i + j + 1) / 2.0;  // ranks are 1-based
     for (size_t t = i; t < j; ++t)
@@ -46,6 +69,7 @@ double auc(const double* p, const float* y, size_t n) {
 double compute_metric(const std::string& name, Objective obj, int K, const double* p,
                       const float* y, size_t n) {
   if (n == 0) return NAN;
+  if (K < 1) throw InvalidInput("metric \"" + name + "\": bad number of outputs " + std::to_string(K));
   const double eps = 1e-15;
   double s = 0;
   if (name == "rmse" || name == "mae") {
@@ -68,14 +92,15 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
   }
   if (name == "auc") return auc(p, y, n);
   if (name == "mlogloss") {
-    for (size_t i = 0; i < n; ++i) s -= std::log(std::max(p[i * K + (int)y[i]], eps));
+    for (size_t i = 0; i < n; ++i)
+      s -= std::log(std::max(p[i * K + class_index("mlogloss", y[i], K, i)], eps));
     return s / n;
   }
   if (name == "merror") {
     for (size_t i = 0; i < n; ++i) {
       const double* r = p + i * K;
       int best = (int)(std::max_element(r, r + K) - r);
-      s += best != (int)y[i];
+      s += best != class_index("merror", y[i], K, i);
     }
     return s / n;
   }

@@ -10,7 +10,10 @@
 namespace gbdt {
 
 // pred: n x K in prediction space (probabilities for classification; for
-// binary K == 1 and pred is P(class 1)); labels: n values.
+// binary K == 1 and pred is P(class 1)); labels: n values.  Never loops on
+// bad values: NaN predictions or labels for auc, and labels that are not a
+// class index for mlogloss/merror, throw InvalidInput naming the metric;
+// the other metrics return NaN when a value is NaN.
 double compute_metric(const std::string& name, Objective obj, int K, const double* pred,
                       const float* labels, size_t n);
 // The metric XGBoost uses by default for the objective.

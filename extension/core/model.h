@@ -7,6 +7,7 @@
 
 #include "params.h"
 #include "quantile.h"
+#include "model_limits.h"
 #include "tree.h"
 
 namespace gbdt {
@@ -45,16 +46,19 @@ struct Model {
 };
 
 // ---- serialized format (model_format.cpp) ----
-// Binary: magic "GBDTMDL\0", u32 format version, u32 payload length, payload,
-// u64 FNV-1a checksum of everything before it.  Decoding validates every
-// length, count and index and throws CorruptModel on any inconsistency.
+// Binary: magic "GBDTMDL\0", u32 format version, u64 payload length, payload,
+// u64 FNV-1a checksum of everything before it; little-endian throughout.
+// Decoding validates every length, count and index, the limits of
+// model_limits.h, UTF-8 strings and finite floats, and throws CorruptModel
+// on any inconsistency.
 std::vector<uint8_t> serialize_model(const Model& m);
 Model deserialize_model(const uint8_t* data, size_t len);
 // Text form: "gbdt1:" + base64 of the binary form.
 std::string model_to_text(const Model& m);
 std::string bytes_to_text(const uint8_t* bytes, size_t n);
 std::vector<uint8_t> text_to_bytes(const std::string& text);  // throws CorruptModel
-// Structural validation (trees acyclic, children/feature ids in range, ...).
+// Validation (trees acyclic, children/feature ids in range, limits, strings
+// valid UTF-8, stored floats finite where they must be: see model_format.cpp).
 void validate_model(const Model& m);
 
 // ---- prediction (predict.cpp) ----

@@ -1,11 +1,18 @@
 // The serialized model: versioned, length-checked, checksummed.
 //   "GBDTMDL\0" | u32 version | u64 payload length | payload | u64 FNV-1a of all before
-// All integers little-endian.  Every count is checked against the bytes left
-// before anything is allocated, so corrupt input is an error, never a crash.
+// Every integer and float is little-endian, written and read explicitly
+// (put_le/get_le), so the bytes are the same on any host.  Every count is
+// checked against the bytes left and the limits of model_limits.h before
+// anything is allocated, and every string must be UTF-8 without NUL, so
+// corrupt or hostile input is an error, never a crash or a huge model.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "model.h"
+#include "model_format.h"
+#include "utf8.h"
 
 namespace gbdt {
 
@@ -24,17 +31,55 @@ uint64_t fnv1a(const uint8_t* p, size_t n) {
   return h;
 }
 
+// Little-endian encoding of one value, whatever the host's byte order.
+template <class T> struct LeBits;
+template <> struct LeBits<uint8_t> { using U = uint8_t; };
+template <> struct LeBits<int32_t> { using U = uint32_t; };
+template <> struct LeBits<uint32_t> { using U = uint32_t; };
+template <> struct LeBits<uint64_t> { using U = uint64_t; };
+template <> struct LeBits<float> { using U = uint32_t; };
+template <> struct LeBits<double> { using U = uint64_t; };
+
+template <class T> void put_le(uint8_t* out, T v) {
+  using U = typename LeBits<T>::U;
+  static_assert(sizeof(U) == sizeof(T), "size");
+  U u;
+  std::memcpy(&u, &v, sizeof u);
+  for (size_t i = 0; i < sizeof u; ++i) out[i] = (uint8_t)(u >> (8 * i));
+}
+
+template <class T> T get_le(const uint8_t* in) {
+  using U = typename LeBits<T>::U;
+  U u = 0;
+  for (size_t i = 0; i < sizeof u; ++i) u |= (U)((U)in[i] << (8 * i));
+  T v;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+constexpr bool kHostLittleEndian = true;  // arrays copied as they are
+#else
+constexpr bool kHostLittleEndian = false;  // arrays converted value by value
+#endif
+
 class Writer {
  public:
   std::vector<uint8_t> buf;
   template <class T> void pod(T v) {
-    const uint8_t* p = reinterpret_cast<const uint8_t*>(&v);
-    buf.insert(buf.end(), p, p + sizeof(T));
+    const size_t at = buf.size();
+    buf.resize(at + sizeof(T));
+    put_le<T>(buf.data() + at, v);
   }
   template <class T> void vec(const std::vector<T>& v) {
     pod<uint32_t>((uint32_t)v.size());
-    const uint8_t* p = reinterpret_cast<const uint8_t*>(v.data());
-    buf.insert(buf.end(), p, p + v.size() * sizeof(T));
+    const size_t at = buf.size();
+    buf.resize(at + v.size() * sizeof(T));
+    if (kHostLittleEndian) {
+      if (!v.empty()) std::memcpy(buf.data() + at, v.data(), v.size() * sizeof(T));
+    } else {
+      for (size_t i = 0; i < v.size(); ++i) put_le<T>(buf.data() + at + i * sizeof(T), v[i]);
+    }
   }
   void str(const std::string& s) {
     pod<uint32_t>((uint32_t)s.size());
@@ -47,23 +92,37 @@ class Reader {
   Reader(const uint8_t* p, size_t n) : p_(p), end_(p + n) {}
   template <class T> T pod(const char* what) {
     need(sizeof(T), what);
-    T v;
-    std::memcpy(&v, p_, sizeof(T));
+    T v = get_le<T>(p_);
     p_ += sizeof(T);
     return v;
   }
-  template <class T> void vec(std::vector<T>* v, const char* what) {
+  // A count-prefixed array of at most `max` elements.
+  template <class T> void vec(std::vector<T>* v, const char* what, size_t max = SIZE_MAX) {
     uint32_t n = pod<uint32_t>(what);
+    if (n > max)
+      throw CorruptModel(std::string(what) + ": " + std::to_string(n) +
+                         " entries exceed the limit of " + std::to_string(max));
     need((size_t)n * sizeof(T), what);
     v->resize(n);
-    if (n) std::memcpy(v->data(), p_, (size_t)n * sizeof(T));
+    if (kHostLittleEndian) {
+      if (n) std::memcpy(v->data(), p_, (size_t)n * sizeof(T));
+    } else {
+      for (uint32_t i = 0; i < n; ++i) (*v)[i] = get_le<T>(p_ + (size_t)i * sizeof(T));
+    }
     p_ += (size_t)n * sizeof(T);
   }
+  // A length-prefixed string: at most kMaxStringBytes, valid UTF-8, no NUL.
   std::string str(const char* what) {
     uint32_t n = pod<uint32_t>(what);
+    if (n > kMaxStringBytes)
+      throw CorruptModel(std::string(what) + " of " + std::to_string(n) +
+                         " bytes exceeds the limit of " + std::to_string(kMaxStringBytes));
     need(n, what);
     std::string s(reinterpret_cast<const char*>(p_), n);
     p_ += n;
+    if (!valid_utf8(s))
+      throw CorruptModel(std::string(what) + " \"" + printable(s) +
+                         "\" is not valid UTF-8 (or holds a NUL byte)");
     return s;
   }
   size_t left() const { return (size_t)(end_ - p_); }
@@ -91,7 +150,7 @@ void write_tree(Writer& w, const Tree& t) {
 }
 
 void read_tree(Reader& r, Tree* t) {
-  r.vec(&t->left, "tree");
+  r.vec(&t->left, "tree", kMaxTreeNodes);
   r.vec(&t->right, "tree");
   r.vec(&t->parent, "tree");
   r.vec(&t->feature, "tree");
@@ -107,35 +166,86 @@ void bad(const std::string& m) { throw CorruptModel(m); }
 
 }  // namespace
 
+// Which stored floats may be non-finite (everything else must be finite):
+//  - cut values and split thresholds may be +Infinity: the last cut lies
+//    above a feature's maximum, which is +Infinity (or FLT_MAX, whose next
+//    float is +Infinity) when the training data held such values, and a
+//    threshold is a cut.  -Infinity and NaN never occur there.
+//  - min_values is NaN for a feature without values and may be +-Infinity
+//    (the smallest value seen); it is only recorded, never computed with.
+//  - the metric history may hold NaN (AUC of rows of one class is
+//    undefined); it is only displayed (as JSON null).
 void validate_model(const Model& m) {
   int obj = (int)m.objective;
   if (obj < 0 || obj > 3) bad("unknown objective code " + std::to_string(obj));
   const int K = m.num_output_group;
-  if (K < 1 || (m.objective != Objective::kSoftprob && K != 1) || K > 1000000)
+  if (K < 1 || (m.objective != Objective::kSoftprob && K != 1))
     bad("bad number of output groups " + std::to_string(K));
+  if (K > kMaxClasses)
+    bad("num_class " + std::to_string(K) + " exceeds the limit of " + std::to_string(kMaxClasses));
+  if (!std::isfinite(m.base_score)) bad("base score is not finite");
   if ((int)m.base_margin.size() != K) bad("base margin count does not match output groups");
+  for (int k = 0; k < K; ++k)
+    if (!std::isfinite(m.base_margin[k]))
+      bad("base margin of output group " + std::to_string(k) + " is not finite");
   const int d = m.n_features();
   if (d < 1) bad("model has no features");
+  if (d > kMaxFeatures)
+    bad("num_feature " + std::to_string(d) + " exceeds the limit of " +
+        std::to_string(kMaxFeatures));
   if ((int)m.feature_types.size() != d) bad("feature type count does not match features");
   for (FeatureType t : m.feature_types)
     if ((int)t > 2) bad("unknown feature type");
+  for (int f = 0; f < d; ++f) {
+    const std::string& n = m.feature_names[f];
+    if (n.size() > kMaxStringBytes || !valid_utf8(n))
+      bad("feature name " + std::to_string(f) + " \"" + printable(n) +
+          "\" is not valid UTF-8 (or holds a NUL byte or is too long)");
+  }
   if (m.objective == Objective::kSoftprob && (int)m.class_labels.size() != K)
     bad("class label count does not match num_class");
+  if (m.class_labels.size() > (size_t)std::max(K, 2)) bad("more class labels than classes");
+  for (double v : m.class_labels)
+    if (!std::isfinite(v)) bad("class label is not finite");
   const Cuts& c = m.cuts;
   if ((int)c.ptr.size() != d + 1 || c.ptr[0] != 0 || c.ptr[d] != c.values.size())
     bad("bin boundaries do not match the features");
+  if (c.min_values.size() != (size_t)d) bad("bin minimum count does not match the features");
   for (int f = 0; f < d; ++f) {
     if (c.ptr[f + 1] <= c.ptr[f] || c.ptr[f + 1] - c.ptr[f] > (uint32_t)kMaxValueBins)
       bad("bad bin count for feature " + std::to_string(f));
   }
+  for (size_t i = 0; i < c.values.size(); ++i)
+    if (std::isnan(c.values[i]) || c.values[i] == -INFINITY)
+      bad("bin boundary " + std::to_string(i) + " is NaN or -Infinity");
+  if (m.params.size() > kMaxModelParams)
+    bad(std::to_string(m.params.size()) + " params exceed the limit of " +
+        std::to_string(kMaxModelParams));
+  for (const auto& kv : m.params)
+    for (const std::string* s : {&kv.first, &kv.second})
+      if (s->size() > kMaxStringBytes || !valid_utf8(*s))
+        bad("param \"" + printable(*s) + "\" is not valid UTF-8 (or holds a NUL byte or is too long)");
+  const TrainingReport& r = m.report;
+  if (r.eval_metric.size() > kMaxStringBytes || !valid_utf8(r.eval_metric))
+    bad("eval_metric \"" + printable(r.eval_metric) + "\" is not valid UTF-8");
+  for (const std::vector<double>* h : {&r.train_metric, &r.validation_metric})
+    for (double v : *h)
+      if (std::isinf(v)) bad("metric history holds an infinite value");
+  if (r.best_iteration < -1) bad("bad best iteration " + std::to_string(r.best_iteration));
   if (m.tree_group.size() != m.trees.size()) bad("tree group count does not match trees");
   if (m.trees.size() % (size_t)K != 0) bad("tree count is not a multiple of output groups");
+  if (m.trees.size() > kMaxTrees)
+    bad(std::to_string(m.trees.size()) + " trees exceed the limit of " + std::to_string(kMaxTrees));
+  size_t total_nodes = 0;
   for (size_t i = 0; i < m.trees.size(); ++i) {
     const Tree& t = m.trees[i];
     const std::string at = "tree " + std::to_string(i);
     if (m.tree_group[i] < 0 || m.tree_group[i] >= K) bad(at + ": bad output group");
     const size_t nn = t.left.size();
-    if (nn < 1 || nn > (1u << 30)) bad(at + ": bad node count");
+    if (nn < 1 || nn > kMaxTreeNodes) bad(at + ": bad node count " + std::to_string(nn));
+    total_nodes += nn;
+    if (total_nodes > kMaxTotalNodes)
+      bad("more than " + std::to_string(kMaxTotalNodes) + " nodes in all trees");
     if (t.right.size() != nn || t.parent.size() != nn || t.feature.size() != nn ||
         t.split_bin.size() != nn || t.threshold.size() != nn || t.default_left.size() != nn ||
         t.value.size() != nn || t.gain.size() != nn || t.cover.size() != nn)
@@ -151,7 +261,10 @@ void validate_model(const Model& m) {
       if (seen[n]) bad(at + ": node " + std::to_string(n) + " reached twice (cycle)");
       seen[n] = 1;
       ++visited;
-      if (!std::isfinite(t.value[n])) bad(at + ": non-finite node value");
+      const std::string node = at + " node " + std::to_string(n);
+      if (!std::isfinite(t.value[n])) bad(node + ": leaf/node value is not finite");
+      if (!std::isfinite(t.gain[n])) bad(node + ": gain is not finite");
+      if (!std::isfinite(t.cover[n])) bad(node + ": cover is not finite");
       if (t.left[n] < 0) {
         if (t.right[n] >= 0) bad(at + ": node with one child");
         continue;
@@ -160,7 +273,8 @@ void validate_model(const Model& m) {
       int32_t f = t.feature[n];
       if (f < 0 || f >= d) bad(at + ": split feature out of range");
       if (t.split_bin[n] < 0 || t.split_bin[n] >= c.nbins(f)) bad(at + ": split bin out of range");
-      if (std::isnan(t.threshold[n])) bad(at + ": NaN threshold");
+      if (std::isnan(t.threshold[n]) || t.threshold[n] == -INFINITY)
+        bad(node + ": split threshold is NaN or -Infinity");
       if (t.default_left[n] > 1) bad(at + ": bad default direction");
       stack.push_back(t.left[n]);
       stack.push_back(t.right[n]);
@@ -221,8 +335,7 @@ Model deserialize_model(const uint8_t* data, size_t len) {
     bad("unsupported model format version " + std::to_string(version));
   uint64_t plen = h.pod<uint64_t>("length");
   if (plen != len - 28) bad("model length field does not match the data");
-  uint64_t sum;
-  std::memcpy(&sum, data + len - 8, 8);
+  const uint64_t sum = get_le<uint64_t>(data + len - 8);
   if (sum != fnv1a(data, len - 8)) bad("model checksum mismatch");
 
   Reader r(data + 20, (size_t)plen);
@@ -231,41 +344,57 @@ Model deserialize_model(const uint8_t* data, size_t len) {
   if (obj < 0 || obj > 3) bad("unknown objective code " + std::to_string(obj));
   m.objective = (Objective)obj;
   m.num_output_group = r.pod<int32_t>("groups");
+  if (m.num_output_group > kMaxClasses)
+    bad("num_class " + std::to_string(m.num_output_group) + " exceeds the limit of " +
+        std::to_string(kMaxClasses));
   m.base_score = r.pod<double>("base score");
-  r.vec(&m.base_margin, "base margin");
+  r.vec(&m.base_margin, "base margin", (size_t)kMaxClasses);
   uint32_t nf = r.pod<uint32_t>("features");
+  if (nf > (uint32_t)kMaxFeatures)
+    bad("num_feature " + std::to_string(nf) + " exceeds the limit of " +
+        std::to_string(kMaxFeatures));
   r.need((size_t)nf * 5, "features");
   for (uint32_t i = 0; i < nf; ++i) {
     m.feature_names.push_back(r.str("feature name"));
     m.feature_types.push_back((FeatureType)r.pod<uint8_t>("feature type"));
   }
-  r.vec(&m.class_labels, "classes");
+  r.vec(&m.class_labels, "classes", (size_t)kMaxClasses);
   r.vec(&m.cuts.ptr, "cuts");
   r.vec(&m.cuts.values, "cuts");
   r.vec(&m.cuts.min_values, "cuts");
   uint32_t nt = r.pod<uint32_t>("trees");
+  if (nt > kMaxTrees)
+    bad(std::to_string(nt) + " trees exceed the limit of " + std::to_string(kMaxTrees));
   r.need((size_t)nt * 40, "trees");
   r.vec(&m.tree_group, "tree groups");
   m.trees.resize(nt);
   for (uint32_t i = 0; i < nt; ++i) read_tree(r, &m.trees[i]);
   uint32_t np = r.pod<uint32_t>("params");
+  if (np > kMaxModelParams)
+    bad(std::to_string(np) + " params exceed the limit of " + std::to_string(kMaxModelParams));
   r.need((size_t)np * 8, "params");
   for (uint32_t i = 0; i < np; ++i) {
-    std::string k = r.str("param");
-    std::string v = r.str("param");
+    std::string k = r.str("param name");
+    std::string v = r.str("param value");
     m.params.emplace_back(std::move(k), std::move(v));
   }
   TrainingReport& rep = m.report;
   rep.rows_used = r.pod<uint64_t>("report");
   rep.rows_skipped = r.pod<uint64_t>("report");
   rep.rows_validation = r.pod<uint64_t>("report");
-  rep.eval_metric = r.str("report");
+  rep.eval_metric = r.str("eval_metric");
   r.vec(&rep.train_metric, "report");
   r.vec(&rep.validation_metric, "report");
   rep.best_iteration = r.pod<int32_t>("report");
   if (r.left() != 0) bad("trailing bytes after the model");
   validate_model(m);
   return m;
+}
+
+void reseal_model_bytes(uint8_t* data, size_t len) {
+  if (len < 28) return;
+  put_le<uint64_t>(data + 12, (uint64_t)(len - 28));
+  put_le<uint64_t>(data + len - 8, fnv1a(data, len - 8));
 }
 
 // ---- text form ----

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common.h"
+#include "model_limits.h"
 
 namespace gbdt {
 
@@ -88,9 +89,40 @@ std::string fmt(double v) {
   return o.str();
 }
 
+// The parameter a key sets: aliases map to one name.
+std::string canonical_key(const std::string& k) {
+  static const char* const kAliases[][2] = {
+      {"learning_rate", "eta"},        {"reg_lambda", "lambda"},
+      {"reg_alpha", "alpha"},          {"min_split_loss", "gamma"},
+      {"max_bins", "max_bin"},         {"n_estimators", "num_round"},
+      {"num_boost_round", "num_round"}, {"nrounds", "num_round"},
+      {"random_state", "seed"},        {"n_jobs", "nthread"},
+      {"verbosity", "verbose"}};
+  for (const auto& a : kAliases)
+    if (k == a[0]) return a[1];
+  return k;
+}
+
+// Two different keys that set the same parameter (eta and learning_rate)
+// are an error naming both, not a silent pick.  The same key twice cannot
+// come from jsonb (it keeps the last); the PostgreSQL glue appends the
+// objective argument after the params, and the later value wins.
+void check_duplicates(const std::vector<ParamKV>& kvs) {
+  std::vector<std::pair<std::string, const std::string*>> seen;  // canonical, key
+  for (const ParamKV& kv : kvs) {
+    std::string c = canonical_key(kv.key);
+    for (const auto& s : seen)
+      if (s.first == c && *s.second != kv.key)
+        throw InvalidInput("parameters \"" + *s.second + "\" and \"" + kv.key +
+                           "\" both set " + c + ": give only one of them");
+    seen.emplace_back(std::move(c), &kv.key);
+  }
+}
+
 }  // namespace
 
 void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
+  check_duplicates(kvs);
   for (const ParamKV& kv : kvs) {
     const std::string& k = kv.key;
     if (k == "objective") {
@@ -134,7 +166,8 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
     } else if (k == "nthread" || k == "n_jobs") {
       p->nthread = (int)get_int(kv, 0, 1024, "an integer in [0, 1024] (0 = all cores)");
     } else if (k == "num_class") {
-      p->num_class = (int)get_int(kv, 2, 100000, "an integer in [2, 100000]");
+      p->num_class = (int)get_int(kv, 2, kMaxClasses,
+                                 ("an integer in [2, " + std::to_string(kMaxClasses) + "]").c_str());
     } else if (k == "validation_fraction") {
       p->validation_fraction = get_real(kv, 0, 1, false, true, "in [0, 1)");
     } else if (k == "early_stopping_rounds") {

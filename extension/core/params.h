@@ -63,7 +63,9 @@ struct ParamKV {
 };
 
 // Applies the given key/values to *p.  Throws InvalidInput naming the key and
-// the allowed range for unknown keys, bad types and out-of-range values.
+// the allowed range for unknown keys, bad types and out-of-range values, and
+// naming both keys when two set the same parameter (aliases: eta and
+// learning_rate, lambda and reg_lambda, ...).
 void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p);
 
 // Canonical list of the parameters that define a training, for the model's

@@ -9,6 +9,7 @@
 
 #include "explain.h"
 #include "json_parse.h"
+#include "utf8.h"
 
 namespace gbdt {
 
@@ -393,10 +394,14 @@ Model import_xgboost_json(const std::string& json) {
   long long num_class = as_int(need(lmp, "num_class", "learner_model_param"), "num_class");
   if (lmp.get("num_target").valid() && as_int(lmp.get("num_target"), "num_target") > 1)
     unsupported("multi-target models (num_target > 1)");
-  if (num_feature < 1 || num_feature > 10000000) malformed("num_feature out of range");
+  if (num_feature < 1 || num_feature > kMaxFeatures)
+    malformed("num_feature = " + std::to_string(num_feature) + " is out of range: must be in [1, " +
+              std::to_string(kMaxFeatures) + "]");
   int K = 1;
   if (m.objective == Objective::kSoftprob) {
-    if (num_class < 2 || num_class > 100000) malformed("num_class out of range for " + oname);
+    if (num_class < 2 || num_class > kMaxClasses)
+      malformed("num_class = " + std::to_string(num_class) + " is out of range for " + oname +
+                ": must be in [2, " + std::to_string(kMaxClasses) + "]");
     K = (int)num_class;
   } else if (num_class > 1) {
     malformed("num_class = " + std::to_string(num_class) + " with objective " + oname);
@@ -430,7 +435,15 @@ Model import_xgboost_json(const std::string& json) {
     need_array(fnames, (size_t)d, "feature_names");
     for (int f = 0; f < d; ++f) {
       if (!fnames.at(f).is_string()) malformed("feature_names entry is not a string");
-      m.feature_names[f] = fnames.at(f).str();
+      const std::string& name = fnames.at(f).str();
+      if (name.size() > kMaxStringBytes)
+        malformed("feature_names entry " + std::to_string(f) + " has " +
+                  std::to_string(name.size()) + " bytes, more than the limit of " +
+                  std::to_string(kMaxStringBytes));
+      if (!valid_utf8(name))
+        malformed("feature_names entry " + std::to_string(f) + " \"" + printable(name) +
+                  "\" is not valid UTF-8");
+      m.feature_names[f] = name;
     }
   } else {
     for (int f = 0; f < d; ++f) m.feature_names[f] = "f" + std::to_string(f);
@@ -536,7 +549,8 @@ Model import_xgboost_json(const std::string& json) {
         malformed(at + ": split feature " + std::to_string(f) + " out of range (num_feature " +
                   std::to_string(d) + ")");
       if (categorical[f]) unsupported("categorical feature \"" + m.feature_names[f] + "\"");
-      if (std::isnan(cond)) malformed(at + ": NaN split condition");
+      if (std::isnan(cond) || cond == -INFINITY)
+        malformed(at + ": split condition of node " + std::to_string(n) + " is NaN or -Infinity");
       t.left[me] = newid[L[n]];
       t.right[me] = newid[R[n]];
       t.feature[me] = (int32_t)f;
@@ -606,7 +620,11 @@ Model import_xgboost_json(const std::string& json) {
   m.params.emplace_back("objective", objective_name(m.objective));
   if (m.objective == Objective::kSoftprob) m.params.emplace_back("num_class", std::to_string(K));
   m.report.backend = "xgboost-import";
-  validate_model(m);
+  try {
+    validate_model(m);  // finite values, limits (model_format.cpp)
+  } catch (const CorruptModel& e) {
+    malformed(e.what());
+  }
   return m;
 }
 

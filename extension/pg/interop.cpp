@@ -15,6 +15,7 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "mb/pg_wchar.h"
 #include "utils/snapmgr.h"
 #include "storage/proc.h"
 Datum gbdt_model_in(PG_FUNCTION_ARGS);
@@ -52,6 +53,9 @@ Datum gbdt_export(PG_FUNCTION_ARGS) {
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
   char* json = nullptr;
   run_engine([&] { json = pstrdup_nothrow(gbdt::export_xgboost_json(*m)); });
+  // The engine writes UTF-8 (model strings are validated UTF-8); jsonb_in
+  // reads the database encoding.
+  json = pg_any_to_server(json, (int)strlen(json), PG_UTF8);
   PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
 
@@ -61,6 +65,9 @@ Datum gbdt_import(PG_FUNCTION_ARGS) {
   check_format(fcinfo, 1);
   Jsonb* jb = PG_GETARG_JSONB_P(0);
   char* text = JsonbToCString(nullptr, &jb->root, VARSIZE(jb));
+  // The engine reads UTF-8 only (every model string must be valid UTF-8):
+  // convert from the database encoding first (a no-op in a UTF-8 database).
+  text = pg_server_to_any(text, (int)strlen(text), PG_UTF8);
   struct varlena* result = nullptr;
   EngineError err;
   catch_engine(&err, [&] {
