@@ -10,6 +10,7 @@
 #include "binned_matrix.h"
 #include "gradients.h"
 #include "metrics.h"
+#include "model_limits.h"
 
 namespace gbdt {
 
@@ -42,9 +43,8 @@ MemoryEstimate estimate_training_memory(const TrainShape& s) {
 
 namespace {
 
-// Most classes multi:softprob trains: gbdt::kMaxClasses of model_limits.h
-// (engineer A's, not on this branch yet: use it there when merged).
-constexpr int kMaxTrainClasses = 10000;
+// Most classes multi:softprob trains: the model format's limit.
+constexpr int kMaxTrainClasses = kMaxClasses;
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
