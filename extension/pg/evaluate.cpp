@@ -12,6 +12,7 @@
 #include "explain.h"
 #include "metrics.h"
 #include "model.h"
+#include "predict.h"
 
 extern "C" {
 PG_FUNCTION_INFO_V1(gbdt_evaluate);
@@ -43,7 +44,7 @@ void eval_flush(EvalSink* s) {
   size_t bn = s->bn;
   double* out = s->preds + (s->n - s->bn) * (size_t)s->K;
   int nthread = scoring_threads();
-  run_engine([&] { gbdt::predict_batch(*m, x, bn, out, nthread); });
+  run_engine([&] { gbdt::predict_batch(*m, x, bn, out, nthread, cancel_callback()); });
   s->bn = 0;
 }
 

@@ -494,7 +494,10 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   init_batch(s, &s->b[1], with_raw, CurrentMemoryContext);
 
   int nthread = scoring_threads();
-  run_engine([&] { s->pred = new gbdt::BatchPredictor(*m, nthread); });
+  run_engine([&] {
+    s->pred = new gbdt::BatchPredictor(*m, nthread);
+    s->pred->set_cancel(cancel_callback());
+  });
 
   PG_TRY();
   {
