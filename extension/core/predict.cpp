@@ -24,6 +24,11 @@
 namespace gbdt {
 
 void predict_margin_row(const Model& m, const float* x, double* out, int rounds) {
+  predict_margin_row(m, x, out, rounds, CancelFn());
+}
+
+void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
+                        const CancelFn& cancel) {
   const int K = m.num_output_group;
   size_t ntrees = m.trees.size();
   if (rounds > 0) ntrees = std::min(ntrees, (size_t)rounds * K);
@@ -39,6 +44,7 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds)
   // overlaps; a leaf stays put), then added in tree order as before.
   constexpr size_t G = 8;
   for (size_t i0 = 0; i0 < ntrees; i0 += G) {
+    if (i0 != 0 && (i0 & 4095) == 0) check_cancel(cancel);
     const size_t cnt = std::min(G, ntrees - i0);
     int32_t nd[G] = {};
     const Tree* const tr = m.trees.data() + i0;
@@ -104,6 +110,10 @@ double scalar_answer(const Model& m, double* v) {
 }  // namespace
 
 double predict_value_row(const Model& m, const float* x) {
+  return predict_value_row(m, x, CancelFn());
+}
+
+double predict_value_row(const Model& m, const float* x, const CancelFn& cancel) {
   double small[16];
   std::vector<double> big;
   double* v = small;
@@ -111,7 +121,7 @@ double predict_value_row(const Model& m, const float* x) {
     big.resize((size_t)m.num_output_group);
     v = big.data();
   }
-  predict_margin_row(m, x, v);
+  predict_margin_row(m, x, v, 0, cancel);
   return scalar_answer(m, v);
 }
 

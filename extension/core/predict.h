@@ -105,6 +105,12 @@ class BatchPredictor {
   std::unique_ptr<Impl> impl_;
 };
 
+// predict_margin_row / predict_value_row (model.h) polling cancel every
+// 4096 trees (throws Cancelled): a row over a huge model stops promptly.
+void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
+                        const CancelFn& cancel);
+double predict_value_row(const Model& m, const float* x, const CancelFn& cancel);
+
 // predict_batch (model.h) with a cancel callback polled as by
 // BatchPredictor::set_cancel; throws Cancelled.
 void predict_batch(const Model& m, const float* x, size_t n, double* out, int nthread,

@@ -154,6 +154,18 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
                     errmsg("relation \"%s\" has no rows with a non-NULL target \"%s\"", rel->name,
                            target)));
 
+  if (!s.stream) {
+    // AUC sorts and groups ties by prediction: NaN has no order and equals
+    // nothing, so a model whose predictions come out NaN (a hostile model:
+    // huge finite leaves adding up to inf - inf) has no metrics here.
+    size_t nan_rows = 0;
+    for (size_t i = 0; i < s.n; i++) nan_rows += std::isnan(s.preds[i]) ? 1 : 0;
+    if (nan_rows > 0)
+      ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                      errmsg("gbdt_evaluate: the model predicts NaN for %zu of %zu rows of "
+                             "relation \"%s\"; its metrics are undefined",
+                             nan_rows, s.n, rel->name)));
+  }
   char* json = nullptr;
   {
     const EvalSink* sp = &s;
