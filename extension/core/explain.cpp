@@ -44,11 +44,14 @@ std::string json_number(double v) {
   return b;
 }
 
-std::vector<double> feature_importance(const Model& m, const std::string& kind) {
+std::vector<double> feature_importance(const Model& m, const std::string& kind,
+                                       const CancelFn& cancel) {
   const int d = m.n_features();
   std::vector<double> gain(d, 0), cover(d, 0), weight(d, 0);
+  size_t seen = 0;
   for (const Tree& t : m.trees)
     for (int32_t n = 0; n < t.num_nodes(); ++n) {
+      if ((++seen & 65535) == 0) check_cancel(cancel);
       if (t.is_leaf(n)) continue;
       int f = t.feature[n];
       gain[f] += t.gain[n];

@@ -3,14 +3,17 @@
 #include <string>
 #include <vector>
 
+#include "common.h"
 #include "model.h"
 
 namespace gbdt {
 
 // kind: "gain" (average gain of the feature's splits), "total_gain", "weight"
 // (number of splits), "cover" (average cover), "total_cover".
-// Throws InvalidInput for an unknown kind.  One value per feature.
-std::vector<double> feature_importance(const Model& m, const std::string& kind);
+// Throws InvalidInput for an unknown kind.  One value per feature.  cancel
+// is polled every 65536 nodes (throws Cancelled).
+std::vector<double> feature_importance(const Model& m, const std::string& kind,
+                                       const CancelFn& cancel = CancelFn());
 
 // JSON object: objective, num_class, classes, features (name + type),
 // rounds, trees, base_score, params, rows_used, rows_skipped,

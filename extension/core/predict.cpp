@@ -11,6 +11,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -18,10 +19,16 @@
 
 #include "model.h"
 #include "predict.h"
+#include "thread_pool.h"
 
 namespace gbdt {
 
 void predict_margin_row(const Model& m, const float* x, double* out, int rounds) {
+  predict_margin_row(m, x, out, rounds, CancelFn());
+}
+
+void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
+                        const CancelFn& cancel) {
   const int K = m.num_output_group;
   size_t ntrees = m.trees.size();
   if (rounds > 0) ntrees = std::min(ntrees, (size_t)rounds * K);
@@ -37,6 +44,7 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds)
   // overlaps; a leaf stays put), then added in tree order as before.
   constexpr size_t G = 8;
   for (size_t i0 = 0; i0 < ntrees; i0 += G) {
+    if (i0 != 0 && (i0 & 4095) == 0) check_cancel(cancel);
     const size_t cnt = std::min(G, ntrees - i0);
     int32_t nd[G] = {};
     const Tree* const tr = m.trees.data() + i0;
@@ -102,6 +110,10 @@ double scalar_answer(const Model& m, double* v) {
 }  // namespace
 
 double predict_value_row(const Model& m, const float* x) {
+  return predict_value_row(m, x, CancelFn());
+}
+
+double predict_value_row(const Model& m, const float* x, const CancelFn& cancel) {
   double small[16];
   std::vector<double> big;
   double* v = small;
@@ -109,7 +121,7 @@ double predict_value_row(const Model& m, const float* x) {
     big.resize((size_t)m.num_output_group);
     v = big.data();
   }
-  predict_margin_row(m, x, v);
+  predict_margin_row(m, x, v, 0, cancel);
   return scalar_answer(m, v);
 }
 
@@ -276,6 +288,27 @@ void walk_tree_lockstep(const Node* tr, int depth, int g, int K, const float* xb
 
 std::atomic<int> g_kernel{0};  // set_predict_kernel_for_tests
 
+// Checked between trees of a block: true when the block must stop (its
+// output is then incomplete).  `flag` is shared by the threads of a batch;
+// `poll` (the caller's cancel callback) is called on the calling thread
+// only, every 16th check, and sets the flag (and `fired`) when it reports
+// a cancel.
+struct BlockStop {
+  std::atomic<bool>* flag = nullptr;
+  const CancelFn* poll = nullptr;
+  bool* fired = nullptr;
+  unsigned count = 0;
+  bool operator()() {
+    if (flag != nullptr && flag->load(std::memory_order_relaxed)) return true;
+    if (poll != nullptr && (count++ & 15) == 0 && (*poll)()) {
+      if (fired != nullptr) *fired = true;
+      if (flag != nullptr) flag->store(true, std::memory_order_relaxed);
+      return true;
+    }
+    return false;
+  }
+};
+
 bool cpu_has_avx512() {
   // __builtin_cpu_init: the library may be dlopen'ed (PostgreSQL).
   static const bool has = [] {
@@ -294,7 +327,7 @@ bool cpu_has_avx512() {
 __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& ff,
                                                              const int32_t* tg, int K,
                                                              const float* xb, size_t rows, int d,
-                                                             float* a) {
+                                                             float* a, BlockStop* stop) {
   const size_t ntrees = ff.perf_start.size();
   const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i rowoff = _mm512_mullo_epi32(lane, _mm512_set1_epi32(d));
@@ -304,6 +337,7 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
   const __m512i fmask = _mm512_set1_epi32(0x7fffffff);
   alignas(64) float leaf[16];
   for (size_t t = 0; t < ntrees; ++t) {
+    if (stop != nullptr && (*stop)()) return;
     const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
     const float* thr_base = &tr[0].thr;                     // node p's threshold at [2p]
     const int* fdl_base = (const int*)(const void*)&tr[0].fdl;  // its fdl at [2p]
@@ -389,7 +423,9 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
 
 // Scores rows [0, rows) of xb (row-major, d features) into out (rows x K,
 // transformed).  Tree-major over the block: each tree's nodes stay in cache.
-void score_block(const Model& m, const FlatForest& ff, const float* xb, size_t rows, double* out) {
+// Returns false (out incomplete) when stop reported a stop between trees.
+bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t rows, double* out,
+                 BlockStop* stop) {
   constexpr size_t kMaxRows = 256;
   const int K = m.num_output_group;
   const int d = m.n_features();
@@ -408,17 +444,24 @@ void score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   const int kernel = g_kernel.load(std::memory_order_relaxed);
   const bool perfect = ff.perfect && kernel != 2;
   const bool simd = perfect && kernel == 0 && cpu_has_avx512();
-  if (simd) perfect_trees_avx512(ff, tg, K, xb, rows, d, a);
-  for (size_t t = 0; !simd && perfect && t < ntrees; ++t)
+  if (simd) perfect_trees_avx512(ff, tg, K, xb, rows, d, a, stop);
+  for (size_t t = 0; !simd && perfect && t < ntrees; ++t) {
+    if (stop != nullptr && (*stop)()) return false;
     walk_tree_lockstep<16, uint32_t>(ff.perf.data() + ff.perf_start[t], ff.depth[t], tg[t], K, xb,
                                      rows, d, a, perf_step);
-  for (size_t t = 0; !perfect && t < ntrees; ++t)
+  }
+  for (size_t t = 0; !perfect && t < ntrees; ++t) {
+    if (stop != nullptr && (*stop)()) return false;
     walk_tree_lockstep<8, int32_t>(fn + ff.start[t], ff.depth[t], tg[t], K, xb, rows, d, a, step);
+  }
+  if (stop != nullptr && stop->flag != nullptr && stop->flag->load(std::memory_order_relaxed))
+    return false;
   for (size_t i = 0; i < rows; ++i) {
     double* o = out + i * K;
     for (int k = 0; k < K; ++k) o[k] = a[i * K + k];
     transform_margins(m, o);
   }
+  return true;
 }
 
 // What decode_rows may assume about a RawRows layout.
@@ -562,7 +605,7 @@ constexpr size_t kBlock = 256;
 
 void set_predict_kernel_for_tests(int kernel) { g_kernel.store(kernel); }
 
-struct BatchPredictor::Impl {
+struct BatchPredictor::Impl : WorkerGroup {
   const Model& m;
   FlatForest ff;
   int nthread;
@@ -581,10 +624,14 @@ struct BatchPredictor::Impl {
   bool has_raw = false;
   size_t nblocks = 0;
   std::atomic<size_t> next{0};      // next block to take
-  std::atomic<bool> cancel{false};  // skip the blocks not yet taken
+  std::atomic<bool> cancel{false};  // skip the blocks not yet taken, stop those being scored
   size_t done = 0;                  // blocks finished or skipped (under mu)
   int busy = 0;                     // workers inside the batch (under mu)
   std::exception_ptr error;
+  // Calling thread only.
+  CancelFn poll;                    // the caller's cancel callback (may be empty)
+  bool poll_fired = false;          // poll reported a cancel for the batch in flight
+  bool stopped = false;             // stop_and_join ran with a batch in flight
 
   Impl(const Model& model, int nt) : m(model), nthread(nt < 1 ? 1 : nt) {
     flatten(m, m.trees.size(), &ff);
@@ -597,6 +644,7 @@ struct BatchPredictor::Impl {
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     try {
+      register_worker_group(this);
       for (int i = 1; i < nthread; ++i) threads.emplace_back(&Impl::worker, this);
     } catch (...) {
       pthread_sigmask(SIG_SETMASK, &old, nullptr);
@@ -615,14 +663,31 @@ struct BatchPredictor::Impl {
     cv.notify_all();
     for (auto& t : threads) t.join();
     threads.clear();
+    unregister_worker_group(this);
+  }
+
+  // WorkerGroup: the backend is going away (the owner is not inside a
+  // method of the predictor).  Blocks being scored stop at their next tree.
+  void stop_and_join() noexcept override {
+    cancel.store(true, std::memory_order_relaxed);
+    stop_workers();
+    nthread = 1;
+    if (in_flight) stopped = true;
   }
 
   // Takes and scores blocks of the batch in flight until none is left.
   // Returns the number of blocks this thread completed or skipped.
-  size_t work() noexcept {
+  // caller: the calling thread (polls the cancel callback).
+  size_t work(bool caller) noexcept {
     size_t count = 0;
     const int d = m.n_features();
     const int K = m.num_output_group;
+    BlockStop st;
+    st.flag = &cancel;
+    if (caller && poll) {
+      st.poll = &poll;
+      st.fired = &poll_fired;
+    }
     for (;;) {
       size_t b = next.fetch_add(1, std::memory_order_relaxed);
       if (b >= nblocks) break;
@@ -631,7 +696,7 @@ struct BatchPredictor::Impl {
       size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
       try {
         if (has_raw) decode_rows(raw, shape, d, begin, end, x);
-        score_block(m, ff, x + begin * (size_t)d, end - begin, out + begin * (size_t)K);
+        score_block(m, ff, x + begin * (size_t)d, end - begin, out + begin * (size_t)K, &st);
       } catch (...) {
         std::lock_guard<std::mutex> l(mu);
         if (!error) error = std::current_exception();
@@ -651,7 +716,7 @@ struct BatchPredictor::Impl {
         seen = generation;
         ++busy;
       }
-      size_t c = work();
+      size_t c = work(false);
       {
         std::lock_guard<std::mutex> l(mu);
         done += c;
@@ -662,11 +727,24 @@ struct BatchPredictor::Impl {
   }
 
   // Waits (the caller having taken its share) until every block is
-  // accounted for and no worker is inside the batch.
-  void wait_all(size_t mine) noexcept {
+  // accounted for and no worker is inside the batch.  With a cancel
+  // callback, polls it every 10 ms meanwhile; a cancel stops the blocks
+  // being scored at their next tree.
+  void wait_all(size_t mine, bool use_poll) noexcept {
     std::unique_lock<std::mutex> l(mu);
     done += mine;
-    done_cv.wait(l, [&] { return done >= nblocks && busy == 0; });
+    auto all_done = [&] { return done >= nblocks && busy == 0; };
+    if (use_poll && poll) {
+      while (!all_done()) {
+        done_cv.wait_for(l, std::chrono::milliseconds(10), all_done);
+        if (!all_done() && !cancel.load(std::memory_order_relaxed) && poll()) {
+          poll_fired = true;
+          cancel.store(true, std::memory_order_relaxed);
+        }
+      }
+    } else {
+      done_cv.wait(l, all_done);
+    }
     in_flight = false;
   }
 };
@@ -679,6 +757,8 @@ BatchPredictor::~BatchPredictor() {
 }
 
 int BatchPredictor::K() const { return impl_->m.num_output_group; }
+
+void BatchPredictor::set_cancel(CancelFn fn) { impl_->poll = std::move(fn); }
 
 void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) {
   Impl& s = *impl_;
@@ -708,6 +788,8 @@ void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) 
     s.done = 0;
     ++s.generation;
   }
+  s.poll_fired = false;
+  s.stopped = false;
   s.in_flight = true;
   if (!s.threads.empty()) s.cv.notify_all();
 }
@@ -715,12 +797,16 @@ void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) 
 void BatchPredictor::finish() {
   Impl& s = *impl_;
   if (!s.in_flight) return;
-  size_t mine = s.work();
-  s.wait_all(mine);
+  size_t mine = s.work(true);
+  s.wait_all(mine, true);
   if (s.error) {
     std::exception_ptr e = s.error;
     s.error = nullptr;
     std::rethrow_exception(e);
+  }
+  if (s.poll_fired || s.stopped) {
+    s.poll_fired = s.stopped = false;
+    throw Cancelled();
   }
 }
 
@@ -728,13 +814,20 @@ void BatchPredictor::abandon() noexcept {
   Impl& s = *impl_;
   if (!s.in_flight) return;
   s.cancel.store(true, std::memory_order_relaxed);
-  size_t mine = s.work();  // skips the remaining blocks
-  s.wait_all(mine);
+  size_t mine = s.work(false);  // skips the remaining blocks
+  s.wait_all(mine, false);
   s.error = nullptr;
+  s.poll_fired = s.stopped = false;
 }
 
 void predict_batch(const Model& m, const float* x, size_t n, double* out, int nthread) {
+  predict_batch(m, x, n, out, nthread, CancelFn());
+}
+
+void predict_batch(const Model& m, const float* x, size_t n, double* out, int nthread,
+                   const CancelFn& cancel) {
   BatchPredictor p(m, nthread);
+  if (cancel) p.set_cancel(cancel);
   p.start(const_cast<float*>(x), n, out, nullptr);
   p.finish();
 }

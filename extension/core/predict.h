@@ -8,7 +8,9 @@
 // work (reading the next batch); finish() makes the calling thread score
 // blocks too until the batch is done.  Workers block all signals and never
 // call anything outside this file; they touch only the buffers of the
-// batch in flight.
+// batch in flight.  While a predictor has worker threads it is a
+// WorkerGroup (thread_pool.h), so a backend that exits without unwinding
+// stops and joins them before the buffers and the model go away.
 //
 // A batch may carry some of its rows as raw bytes (RawRows): fixed-width
 // values at fixed byte offsets, decoded to float by whichever thread scores
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "common.h"
 #include "model.h"
 
 namespace gbdt {
@@ -87,14 +90,30 @@ class BatchPredictor {
   // Scores alongside the workers until the batch in flight is done;
   // rethrows a worker's exception.  No-op when nothing is in flight.
   void finish();
-  // Stops the batch in flight (blocks not yet taken are skipped) and waits
-  // for the blocks being scored.  Never throws.
+  // Stops the batch in flight (blocks not yet taken are skipped, blocks
+  // being scored stop at their next tree) and waits for them.  Never throws.
   void abandon() noexcept;
+  // The caller's cancel callback, polled on the calling thread while it
+  // scores (every 16 trees) or waits (every 10 ms) in finish(): when it
+  // reports a cancel, the batch stops (workers at their next tree) and
+  // finish() throws Cancelled.
+  void set_cancel(CancelFn fn);
 
   struct Impl;
 
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+// predict_margin_row / predict_value_row (model.h) polling cancel every
+// 4096 trees (throws Cancelled): a row over a huge model stops promptly.
+void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
+                        const CancelFn& cancel);
+double predict_value_row(const Model& m, const float* x, const CancelFn& cancel);
+
+// predict_batch (model.h) with a cancel callback polled as by
+// BatchPredictor::set_cancel; throws Cancelled.
+void predict_batch(const Model& m, const float* x, size_t n, double* out, int nthread,
+                   const CancelFn& cancel);
 
 }  // namespace gbdt

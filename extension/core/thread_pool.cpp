@@ -7,6 +7,47 @@
 
 namespace gbdt {
 
+namespace {
+std::mutex& registry_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::vector<WorkerGroup*>& registry() {
+  static std::vector<WorkerGroup*> groups;
+  return groups;
+}
+}  // namespace
+
+void register_worker_group(WorkerGroup* g) {
+  std::lock_guard<std::mutex> l(registry_mutex());
+  registry().push_back(g);
+}
+
+void unregister_worker_group(WorkerGroup* g) noexcept {
+  std::lock_guard<std::mutex> l(registry_mutex());
+  auto& r = registry();
+  auto it = std::find(r.begin(), r.end(), g);
+  if (it != r.end()) r.erase(it);
+}
+
+void stop_all_worker_groups() noexcept {
+  for (;;) {
+    WorkerGroup* g;
+    {
+      std::lock_guard<std::mutex> l(registry_mutex());
+      if (registry().empty()) return;
+      g = registry().back();
+    }
+    g->stop_and_join();        // unregisters g
+    unregister_worker_group(g);  // in case it did not
+  }
+}
+
+size_t live_worker_groups() noexcept {
+  std::lock_guard<std::mutex> l(registry_mutex());
+  return registry().size();
+}
+
 ThreadPool::ThreadPool(int nthread) : nthread_(std::max(1, nthread)) {
   if (nthread_ == 1) return;
   // Workers inherit the creating thread's signal mask: block everything while
@@ -15,27 +56,28 @@ ThreadPool::ThreadPool(int nthread) : nthread_(std::max(1, nthread)) {
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
   try {
+    register_worker_group(this);
     for (int i = 1; i < nthread_; ++i) threads_.emplace_back(&ThreadPool::worker, this, i);
   } catch (...) {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : threads_) t.join();
+    stop_and_join();
     throw;
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_and_join(); }
+
+void ThreadPool::stop_and_join() noexcept {
   {
     std::lock_guard<std::mutex> l(mu_);
     stop_ = true;
   }
   cv_.notify_all();
   for (auto& t : threads_) t.join();
+  threads_.clear();
+  // run() works on the calling thread from now on (size() is unchanged).
+  unregister_worker_group(this);
 }
 
 void ThreadPool::worker(int id) {
@@ -75,7 +117,7 @@ void ThreadPool::worker(int id) {
 
 void ThreadPool::run(size_t n_tasks, const std::function<void(size_t, int)>& fn) {
   if (n_tasks == 0) return;
-  if (nthread_ == 1 || n_tasks == 1) {
+  if (nthread_ == 1 || n_tasks == 1 || threads_.empty()) {
     for (size_t t = 0; t < n_tasks; ++t) fn(t, 0);
     return;
   }

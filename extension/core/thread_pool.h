@@ -2,6 +2,12 @@
 // run inside a PostgreSQL backend), never call back into PostgreSQL, and are
 // joined when the pool is destroyed.  Exceptions thrown by tasks are captured
 // and rethrown on the calling thread.
+//
+// Every group of worker threads of the engine (ThreadPool, BatchPredictor)
+// is a WorkerGroup, listed in one process-wide registry while it has live
+// threads.  stop_all_worker_groups() stops and joins them all: the backend
+// calls it when it exits without unwinding (FATAL: terminate, client gone,
+// shutdown), before the memory the workers read is freed.
 #pragma once
 #include <condition_variable>
 #include <cstddef>
@@ -13,10 +19,32 @@
 
 namespace gbdt {
 
-class ThreadPool {
+class WorkerGroup {
+ public:
+  // Stops the group's threads (abandoning any work in flight) and joins
+  // them; the group then runs everything on its owner's thread.  Called on
+  // the owner's thread, never while the owner is inside one of the group's
+  // methods.  Idempotent.
+  virtual void stop_and_join() noexcept = 0;
+
+ protected:
+  ~WorkerGroup() = default;
+};
+
+// Registry of groups with live threads.  register_worker_group may throw
+// std::bad_alloc.
+void register_worker_group(WorkerGroup* g);
+void unregister_worker_group(WorkerGroup* g) noexcept;
+// Stops and joins every registered group (see WorkerGroup::stop_and_join).
+void stop_all_worker_groups() noexcept;
+// Groups registered now (tests).
+size_t live_worker_groups() noexcept;
+
+class ThreadPool : public WorkerGroup {
  public:
   explicit ThreadPool(int nthread);
   ~ThreadPool();
+  void stop_and_join() noexcept override;
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 

@@ -1,4 +1,5 @@
 // gbdt_evaluate(model gbdt_model, relation regclass, target text) -> jsonb
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "explain.h"
 #include "metrics.h"
 #include "model.h"
+#include "predict.h"
 
 extern "C" {
 PG_FUNCTION_INFO_V1(gbdt_evaluate);
@@ -20,20 +22,31 @@ PG_FUNCTION_INFO_V1(gbdt_evaluate);
 namespace gbdt_pg {
 namespace {
 
+// Memory: a batch of rows x (features + K outputs) bounded by work_mem
+// (budget_rows), plus what the metrics need.  Single-output models (AUC
+// needs every prediction) keep one prediction and one label per row;
+// multi:softprob streams: per batch, each row's -log(p of its class) and
+// whether its most probable class is right are added up, so nothing per
+// row x class outlives a batch.  The sums run in row order with the same
+// arithmetic as gbdt::compute_metric's mlogloss / merror.
 struct EvalSink {
   const gbdt::Model* model;
   const char* target;
   int nf;
   int K;
+  bool stream;     // multi:softprob: metrics summed per batch
   MemoryContext cxt;
-  float* labels;   // cap
-  double* preds;   // cap x K
+  float* labels;   // cap (kept rows), or bcap (this batch's rows) when streaming
+  double* preds;   // cap (K == 1), unused when streaming
   size_t n;        // rows kept
   size_t cap;
   float* x;        // batch rows x nf
+  double* out;     // batch rows x K (streaming)
   size_t bn;       // rows in the batch
   size_t bcap;
   uint64 skipped;
+  double mlogloss_sum;  // streaming
+  double error_sum;     // streaming
 };
 
 void eval_flush(EvalSink* s) {
@@ -41,9 +54,20 @@ void eval_flush(EvalSink* s) {
   const gbdt::Model* m = s->model;
   const float* x = s->x;
   size_t bn = s->bn;
-  double* out = s->preds + (s->n - s->bn) * (size_t)s->K;
+  const int K = s->K;
+  double* out = s->stream ? s->out : s->preds + (s->n - s->bn);
   int nthread = scoring_threads();
-  run_engine([&] { gbdt::predict_batch(*m, x, bn, out, nthread); });
+  run_engine([&] { gbdt::predict_batch(*m, x, bn, out, nthread, cancel_callback()); });
+  if (s->stream) {
+    const double eps = 1e-15;
+    for (size_t i = 0; i < bn; i++) {
+      const double* r = out + i * (size_t)K;
+      const int y = (int)s->labels[i];
+      s->mlogloss_sum -= std::log(std::max(r[y], eps));
+      const int best = (int)(std::max_element(r, r + K) - r);
+      s->error_sum += best != y;
+    }
+  }
   s->bn = 0;
 }
 
@@ -64,13 +88,18 @@ void eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
                     errmsg("target column \"%s\" has value %g: a binary:logistic model is "
                            "evaluated on labels 0 or 1 (false/true)",
                            s->target, (double)y)));
-  if (s->n == s->cap) {
-    size_t cap = s->cap * 2;
-    s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
-    s->preds = (double*)repalloc_huge(s->preds, sizeof(double) * cap * s->K);
-    s->cap = cap;
+  if (s->stream) {
+    s->labels[s->bn] = y;
+    s->n++;
+  } else {
+    if (s->n == s->cap) {
+      size_t cap = s->cap * 2;
+      s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
+      s->preds = (double*)repalloc_huge(s->preds, sizeof(double) * cap);
+      s->cap = cap;
+    }
+    s->labels[s->n++] = y;
   }
-  s->labels[s->n++] = y;
   memcpy(s->x + s->bn * s->nf, vals + 1, sizeof(float) * s->nf);
   s->bn++;
   if (s->bn == s->bcap) eval_flush(s);
@@ -100,11 +129,23 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
   s.nf = nf;
   s.K = m->num_output_group > 0 ? m->num_output_group : 1;
   s.cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt evaluate", ALLOCSET_DEFAULT_SIZES);
-  s.cap = 16384;
-  s.labels = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.cap);
-  s.preds = (double*)MemoryContextAllocHuge(s.cxt, sizeof(double) * s.cap * s.K);
-  s.bcap = batch_rows(nf);
-  s.x = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.bcap * (nf > 0 ? nf : 1));
+  s.stream = m->objective == gbdt::Objective::kSoftprob;
+  if (!s.stream && s.K != 1)
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("gbdt_evaluate: objective %s with %d outputs is not supported",
+                           model_objective_name(m), s.K)));
+  size_t xbytes = sizeof(float) * (size_t)(nf > 0 ? nf : 1);
+  s.bcap = std::min(batch_rows(nf), budget_rows(s.K, xbytes + sizeof(float)));
+  s.x = (float*)MemoryContextAllocHuge(s.cxt, xbytes * s.bcap);
+  if (s.stream) {
+    s.cap = s.bcap;
+    s.labels = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.bcap);
+    s.out = (double*)MemoryContextAllocHuge(s.cxt, sizeof(double) * s.bcap * (size_t)s.K);
+  } else {
+    s.cap = 16384;
+    s.labels = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.cap);
+    s.preds = (double*)MemoryContextAllocHuge(s.cxt, sizeof(double) * s.cap);
+  }
 
   read_relation(rel, cols, nf + 1, eval_row, &s, true);
   eval_flush(&s);
@@ -113,12 +154,30 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
                     errmsg("relation \"%s\" has no rows with a non-NULL target \"%s\"", rel->name,
                            target)));
 
+  if (!s.stream) {
+    // AUC sorts and groups ties by prediction: NaN has no order and equals
+    // nothing, so a model whose predictions come out NaN (a hostile model:
+    // huge finite leaves adding up to inf - inf) has no metrics here.
+    size_t nan_rows = 0;
+    for (size_t i = 0; i < s.n; i++) nan_rows += std::isnan(s.preds[i]) ? 1 : 0;
+    if (nan_rows > 0)
+      ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                      errmsg("gbdt_evaluate: the model predicts NaN for %zu of %zu rows of "
+                             "relation \"%s\"; its metrics are undefined",
+                             nan_rows, s.n, rel->name)));
+  }
   char* json = nullptr;
   {
     const EvalSink* sp = &s;
     run_engine([&] {
-      std::vector<std::pair<std::string, double>> metrics =
-          gbdt::evaluate_all(sp->model->objective, sp->K, sp->preds, sp->labels, sp->n);
+      std::vector<std::pair<std::string, double>> metrics;
+      if (sp->stream) {
+        // As gbdt::evaluate_all for multi:softprob.
+        metrics.emplace_back("mlogloss", sp->mlogloss_sum / sp->n);
+        metrics.emplace_back("accuracy", 1.0 - sp->error_sum / sp->n);
+      } else {
+        metrics = gbdt::evaluate_all(sp->model->objective, sp->K, sp->preds, sp->labels, sp->n);
+      }
       std::string out = "{\"rows\": " + std::to_string(sp->n) +
                         ", \"rows_skipped\": " + std::to_string(sp->skipped) +
                         ", \"objective\": " +

@@ -2,6 +2,12 @@
 
 #include <cstring>
 
+#include "thread_pool.h"
+
+extern "C" {
+#include "storage/ipc.h"
+}
+
 namespace gbdt_pg {
 
 void set_engine_error(EngineError* e, EngineErrKind kind, const char* msg) noexcept {
@@ -38,13 +44,28 @@ void raise_engine_error(const EngineError* e, const ErrorStyle& style) {
       break;
     case EngineErrKind::kCancelled:
       CHECK_FOR_INTERRUPTS();
-      ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("gbdt training cancelled")));
+      ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("gbdt operation cancelled")));
       break;
     case EngineErrKind::kInternal:
       ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
                       errmsg("%sgbdt internal error: %s", prefix, e->message)));
       break;
   }
+}
+
+namespace {
+bool exit_hook_registered = false;
+
+void stop_workers_at_exit(int code, Datum arg) { gbdt::stop_all_worker_groups(); }
+}  // namespace
+
+void ensure_worker_exit_hook() {
+  if (exit_hook_registered) return;
+  // Only in a process running queries (after InitPostgres), never in the
+  // postmaster: the callback must run before ShutdownPostgres's.
+  if (!IsUnderPostmaster && IsPostmasterEnvironment) return;
+  before_shmem_exit(stop_workers_at_exit, (Datum)0);
+  exit_hook_registered = true;
 }
 
 bool interrupt_pending() noexcept { return QueryCancelPending || ProcDiePending; }

@@ -40,8 +40,18 @@ struct EngineError {
 // Stores kind and (truncated, UTF-8 safe) message.  Never throws.
 void set_engine_error(EngineError* e, EngineErrKind kind, const char* msg) noexcept;
 
+// Registers (once per backend) the exit callback that stops and joins every
+// live engine worker group (gbdt::stop_all_worker_groups) when the backend
+// exits without unwinding: FATAL (pg_terminate_backend, client gone, fast
+// shutdown, recovery conflict) runs before_shmem_exit callbacks, the ones
+// registered after InitPostgres before ShutdownPostgres aborts the
+// transaction and frees portal memory, so no worker reads freed memory.
+// Called by catch_engine, i.e. before any engine code runs.
+void ensure_worker_exit_hook();
+
 template <class F>
 void catch_engine(EngineError* e, F&& f) noexcept {
+  ensure_worker_exit_hook();
   e->kind = EngineErrKind::kNone;
   e->message[0] = '\0';
   try {
@@ -89,6 +99,8 @@ void run_engine(F&& f, const ErrorStyle& style = default_style()) {
 // The engine's cancel callback: reads PostgreSQL's pending-interrupt flags.
 // Never throws or longjmps.
 bool interrupt_pending() noexcept;
+// interrupt_pending as a gbdt::CancelFn.
+inline gbdt::CancelFn cancel_callback() { return [] { return interrupt_pending(); }; }
 
 // Allocation in a memory context that never longjmps: returns the memory
 // or throws std::bad_alloc (so it may be used inside run_engine).  The

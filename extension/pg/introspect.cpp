@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <cmath>
+
 #include "guard.h"
 #include "model_type.h"
 
@@ -35,6 +37,7 @@ Datum gbdt_trees(PG_FUNCTION_ARGS) {
   int nf = m->n_features();
   Datum values[11];
   bool nulls[11];
+  uint64 emitted = 0;
   for (size_t t = 0; t < m->trees.size(); t++) {
     const gbdt::Tree& tr = m->trees[t];
     int32 nn = tr.num_nodes();
@@ -69,6 +72,7 @@ Datum gbdt_trees(PG_FUNCTION_ARGS) {
       values[10] = Float8GetDatum(tr.cover[n]);
       tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
       if (!nulls[3]) pfree(DatumGetPointer(values[3]));
+      if ((++emitted & 4095) == 0) CHECK_FOR_INTERRUPTS();
     }
   }
   return (Datum)0;
@@ -82,6 +86,9 @@ struct ImpEntry {
 int cmp_importance(const void* a, const void* b) {
   const ImpEntry* x = (const ImpEntry*)a;
   const ImpEntry* y = (const ImpEntry*)b;
+  // NaN (a hostile model) sorts last: a consistent order for qsort.
+  const bool xn = std::isnan(x->importance), yn = std::isnan(y->importance);
+  if (xn != yn) return xn ? 1 : -1;
   if (x->importance > y->importance) return -1;
   if (x->importance < y->importance) return 1;
   return x->feature - y->feature;
@@ -96,7 +103,7 @@ Datum gbdt_feature_importance(PG_FUNCTION_ARGS) {
   int nf = m->n_features();
   double* imp = (double*)palloc0(sizeof(double) * (nf > 0 ? nf : 1));
   run_engine([&] {
-    std::vector<double> v = gbdt::feature_importance(*m, std::string(kind));
+    std::vector<double> v = gbdt::feature_importance(*m, std::string(kind), cancel_callback());
     size_t k = std::min(v.size(), (size_t)nf);
     std::copy(v.begin(), v.begin() + k, imp);
   });

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "guard.h"
+#include "model_identity.h"
 
 extern "C" {
 PG_FUNCTION_INFO_V1(gbdt_model_in);
@@ -21,25 +22,51 @@ namespace gbdt_pg {
 
 namespace {
 
-constexpr int kKeyNone = 0;
-constexpr int kKeyToast = 1;
-constexpr int kKeyBytes = 2;
-
 void cache_cleanup(void* arg) {
   CallCache* c = (CallCache*)arg;
   delete c->model;  // noexcept
   c->model = nullptr;
-  c->key_kind = kKeyNone;
+  c->bytes = nullptr;  // memory of mcxt, going away with it
+  c->bytes_len = 0;
+  c->has_toast_key = false;
 }
 
-// Fills key_bytes for an in-memory payload: first 16 and last 16 bytes (the
-// last 8 are the format's FNV-1a checksum of everything before them).
-void payload_key(const uint8_t* data, size_t len, uint8_t out[32]) {
-  std::memset(out, 0, 32);
-  size_t h = len < 16 ? len : 16;
-  std::memcpy(out, data, h);
-  size_t t = len < 16 ? len : 16;
-  std::memcpy(out + 16, data + len - t, t);
+// Whether the on-disk TOAST pointer raw is the one the cached model came from.
+//
+// Why a TOAST pointer may stand for the bytes it points to: it names
+// (va_toastrelid, va_valueid) plus the value's raw and stored sizes.
+// toast_save_datum gives every new value an OID not present in the TOAST
+// relation's index (GetNewOidWithIndex; dead entries not yet vacuumed count
+// as present), and a stored TOAST value is never modified in place: an
+// UPDATE that changes the value writes a new one under a new OID.  So two
+// pointers with equal fields name the same bytes, unless the first value
+// was deleted, vacuumed away, and the cluster-wide OID counter wrapped
+// around (2^32 assignments) to hand out that very OID again in that same
+// TOAST relation, all while this call site (one query, or one transaction
+// of a PL/pgSQL expression) stays alive.  No user can pick the OID a value
+// gets, so this cannot be forged the way a sample of bytes can.
+bool toast_key_matches(const CallCache* c, const struct varlena* raw) {
+  uint32_t n = (uint32_t)VARSIZE_EXTERNAL(raw);
+  return c->model != nullptr && c->has_toast_key && n <= sizeof(c->toast_key) &&
+         c->toast_key_len == n && std::memcmp(c->toast_key, raw, n) == 0;
+}
+
+// Decodes data into the cache, replacing the cached model and its bytes.
+// On error (corrupt bytes, out of memory) the cache is left as it was.
+void decode_into_cache(CallCache* c, const uint8_t* data, size_t len) {
+  // The copy first: an ERROR here leaves nothing behind but mcxt memory.
+  uint8_t* copy = (uint8_t*)MemoryContextAllocHuge(c->mcxt, len > 0 ? len : 1);
+  if (len > 0) std::memcpy(copy, data, len);
+  gbdt::Model* fresh = nullptr;
+  ErrorStyle style{ERRCODE_DATA_CORRUPTED, ERRCODE_DATA_CORRUPTED, "invalid gbdt_model: "};
+  run_engine([&] { fresh = new gbdt::Model(gbdt::deserialize_model(data, len)); }, style);
+  delete c->model;
+  if (c->bytes != nullptr) pfree(c->bytes);
+  c->model = fresh;
+  c->bytes = copy;
+  c->bytes_len = len;
+  c->has_toast_key = false;
+  c->generation++;
 }
 
 }  // namespace
@@ -57,55 +84,26 @@ CallCache* get_call_cache(FunctionCallInfo fcinfo) {
   return c;
 }
 
-static void decode_into_cache(CallCache* c, const uint8_t* data, size_t len) {
-  gbdt::Model* fresh = nullptr;
-  ErrorStyle style{ERRCODE_DATA_CORRUPTED, ERRCODE_DATA_CORRUPTED, "invalid gbdt_model: "};
-  run_engine([&] { fresh = new gbdt::Model(gbdt::deserialize_model(data, len)); }, style);
-  delete c->model;
-  c->model = fresh;
-  c->generation++;
-}
-
 const gbdt::Model* get_model_arg(FunctionCallInfo fcinfo, int argno) {
   CallCache* c = get_call_cache(fcinfo);
   struct varlena* raw = (struct varlena*)DatumGetPointer(PG_GETARG_DATUM(argno));
-
-  if (VARATT_IS_EXTERNAL_ONDISK(raw)) {
-    // A TOAST pointer names an immutable stored value: compare pointers and
-    // skip detoasting entirely on a hit.
-    uint32_t n = (uint32_t)VARSIZE_EXTERNAL(raw);
-    if (n <= sizeof(c->key_bytes)) {
-      if (c->model != nullptr && c->key_kind == kKeyToast && c->key_len == n &&
-          std::memcmp(c->key_bytes, raw, n) == 0)
-        return c->model;
-    }
-    struct varlena* v = pg_detoast_datum(raw);
-    decode_into_cache(c, (const uint8_t*)VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
-    if (n <= sizeof(c->key_bytes)) {
-      c->key_kind = kKeyToast;
-      c->key_len = n;
-      std::memcpy(c->key_bytes, raw, n);
-    } else {
-      c->key_kind = kKeyNone;
-    }
-    if ((Pointer)v != (Pointer)raw) pfree(v);
-    return c->model;
-  }
+  const bool ondisk = VARATT_IS_EXTERNAL_ONDISK(raw);
+  if (ondisk && toast_key_matches(c, raw)) return c->model;  // no detoasting on a hit
 
   struct varlena* v = pg_detoast_datum(raw);
   const uint8_t* data = (const uint8_t*)VARDATA_ANY(v);
   size_t len = VARSIZE_ANY_EXHDR(v);
-  uint8_t key[32];
-  payload_key(data, len, key);
-  if (c->model != nullptr && c->key_kind == kKeyBytes && c->key_len == len &&
-      std::memcmp(c->key_bytes, key, 32) == 0) {
-    if ((Pointer)v != (Pointer)raw) pfree(v);
-    return c->model;
+  if (c->model == nullptr || !gbdt::same_model_bytes(c->bytes, c->bytes_len, data, len))
+    decode_into_cache(c, data, len);
+  if (ondisk) {
+    // The bytes behind this pointer are the cached ones (just compared or decoded).
+    uint32_t n = (uint32_t)VARSIZE_EXTERNAL(raw);
+    c->has_toast_key = n <= sizeof(c->toast_key);
+    if (c->has_toast_key) {
+      c->toast_key_len = n;
+      std::memcpy(c->toast_key, raw, n);
+    }
   }
-  decode_into_cache(c, data, len);
-  c->key_kind = kKeyBytes;
-  c->key_len = (uint32_t)len;
-  std::memcpy(c->key_bytes, key, 32);
   if ((Pointer)v != (Pointer)raw) pfree(v);
   return c->model;
 }
@@ -132,10 +130,14 @@ Datum gbdt_model_in(PG_FUNCTION_ARGS) {
 }
 
 // gbdt_model_out(gbdt_model) -> cstring
+// The stored bytes themselves, never a decoded (cached) model written again:
+// model::text, COPY TO and pg_dump write exactly what is stored.
 Datum gbdt_model_out(PG_FUNCTION_ARGS) {
-  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  struct varlena* v = PG_GETARG_VARLENA_PP(0);
+  const uint8_t* data = (const uint8_t*)VARDATA_ANY(v);
+  size_t len = VARSIZE_ANY_EXHDR(v);
   char* out = nullptr;
-  run_engine([&] { out = pstrdup_nothrow(gbdt::model_to_text(*m)); });
+  run_engine([&] { out = pstrdup_nothrow(gbdt::bytes_to_text(data, len)); });
   PG_RETURN_CSTRING(out);
 }
 

@@ -13,10 +13,14 @@ namespace gbdt_pg {
 struct CallCache {
   gbdt::Model* model;       // decoded model (C++ heap), owned; deleted with fn_mcxt
   uint64_t generation;      // bumped whenever `model` is replaced
-  // Identity of the value `model` was decoded from.
-  int key_kind;             // 0 none, 1 on-disk TOAST pointer, 2 in-memory bytes
-  uint32_t key_len;         // TOAST pointer size / payload length
-  uint8_t key_bytes[32];    // TOAST pointer, or first 16 + last 16 payload bytes
+  // Identity of the value `model` was decoded from: a copy of all its
+  // payload bytes (in mcxt), and the on-disk TOAST pointer it came from
+  // when it came from one (see get_model_arg for why that may identify it).
+  uint8_t* bytes;
+  size_t bytes_len;
+  bool has_toast_key;
+  uint32_t toast_key_len;
+  uint8_t toast_key[32];
   MemoryContext mcxt;       // fn_mcxt (or the caller's context without flinfo)
   MemoryContextCallback cleanup;
   void* extra;              // for the calling function (allocated in mcxt)
@@ -27,7 +31,9 @@ struct CallCache {
 CallCache* get_call_cache(FunctionCallInfo fcinfo);
 
 // The decoded model of argument `argno` (a gbdt_model), decoded once per
-// call site for as long as the argument value stays the same.  Corrupt
+// call site for as long as the argument value stays the same (same bytes,
+// all of them).  Output functions must not use it: they write the stored
+// bytes themselves.  Corrupt
 // bytes are an ERROR (ERRCODE_DATA_CORRUPTED).
 const gbdt::Model* get_model_arg(FunctionCallInfo fcinfo, int argno);
 

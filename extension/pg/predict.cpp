@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "guard.h"
+#include "predict.h"
 #include "model_type.h"
 #include "scoring.h"
 
@@ -138,7 +139,7 @@ Datum gbdt_predict_row(PG_FUNCTION_ARGS) {
   HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
   const float* x = row_features(fcinfo, m, th);
   double v = 0;
-  run_engine([&] { v = gbdt::predict_value_row(*m, x); });
+  run_engine([&] { v = gbdt::predict_value_row(*m, x, cancel_callback()); });
   PG_RETURN_FLOAT8(v);
 }
 
@@ -160,7 +161,7 @@ Datum gbdt_predict_array(PG_FUNCTION_ARGS) {
   float* x = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
   for (int i = 0; i < n; i++) x[i] = enulls[i] ? NAN : (float)DatumGetFloat8(elems[i]);
   double v = 0;
-  run_engine([&] { v = gbdt::predict_value_row(*m, x); });
+  run_engine([&] { v = gbdt::predict_value_row(*m, x, cancel_callback()); });
   pfree(x);
   PG_RETURN_FLOAT8(v);
 }
@@ -177,7 +178,7 @@ Datum gbdt_predict_proba(PG_FUNCTION_ARGS) {
   int K = m->num_output_group > 0 ? m->num_output_group : 1;
   double* out = (double*)palloc(sizeof(double) * K);
   run_engine([&] {
-    gbdt::predict_margin_row(*m, x, out);
+    gbdt::predict_margin_row(*m, x, out, 0, cancel_callback());
     gbdt::transform_margins(*m, out);
   });
 

@@ -488,13 +488,16 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
     s->raw.att_align = plan.att_align;
     s->raw.att_feature = plan.att_feature;
   }
-  s->cap = predict_table_batch_rows(nf, with_raw ? s->raw_stride : 0);
+  s->cap = predict_table_batch_rows(nf, with_raw ? s->raw_stride : 0, s->K);
   if (!direct) s->key_conv = KeyConv::kText;  // the reader hands (key)::text
   init_batch(s, &s->b[0], with_raw, CurrentMemoryContext);
   init_batch(s, &s->b[1], with_raw, CurrentMemoryContext);
 
   int nthread = scoring_threads();
-  run_engine([&] { s->pred = new gbdt::BatchPredictor(*m, nthread); });
+  run_engine([&] {
+    s->pred = new gbdt::BatchPredictor(*m, nthread);
+    s->pred->set_cancel(cancel_callback());
+  });
 
   PG_TRY();
   {

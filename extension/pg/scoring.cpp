@@ -1,5 +1,7 @@
 #include "scoring.h"
 
+#include <algorithm>
+
 #include "params.h"
 #include "trainer.h"
 
@@ -42,12 +44,20 @@ size_t batch_rows(int n_features) {
   return rows;
 }
 
-size_t predict_table_batch_rows(int n_features, size_t raw_stride) {
+size_t budget_rows(int K, size_t other_bytes_per_row) {
+  size_t budget = (size_t)work_mem * 1024;
+  size_t per_row = sizeof(double) * (size_t)(K > 0 ? K : 1) + other_bytes_per_row;
+  size_t rows = budget / per_row;
+  return rows > 0 ? rows : 1;
+}
+
+size_t predict_table_batch_rows(int n_features, size_t raw_stride, int K) {
   size_t per_row = sizeof(float) * (size_t)(n_features > 0 ? n_features : 1) + raw_stride + 64;
   size_t rows = (size_t)(1u << 20) / per_row;
   if (rows < 1024) rows = 1024;
   if (rows > 16384) rows = 16384;
-  return rows;
+  // Two batches in flight.
+  return std::min(rows, std::max<size_t>(1, budget_rows(K, per_row) / 2));
 }
 
 int scoring_threads() { return gbdt::default_nthread(); }

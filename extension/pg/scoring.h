@@ -23,8 +23,14 @@ size_t batch_rows(int n_features);
 
 // Rows per batch of gbdt_predict_table, which keeps two batches (one being
 // read, one being scored): n_features floats plus raw_stride bytes of raw
-// tuple data per row, about 1 MB per batch, between 1024 and 16384 rows.
-size_t predict_table_batch_rows(int n_features, size_t raw_stride);
+// tuple data plus K doubles of output per row, about 1 MB per batch,
+// between 1024 and 16384 rows, but never more than budget_rows(K, ...).
+size_t predict_table_batch_rows(int n_features, size_t raw_stride, int K);
+
+// The most rows a scoring batch may hold so that its rows x (K outputs +
+// other_bytes) stay within the byte budget (work_mem): memory is bounded by
+// classes as well as rows.  At least 1.
+size_t budget_rows(int K, size_t other_bytes_per_row);
 
 // Threads for predict_batch.
 int scoring_threads();
