@@ -1,5 +1,7 @@
 #include "scoring.h"
 
+#include "module.h"
+
 #include <algorithm>
 
 #include "params.h"
@@ -60,7 +62,8 @@ size_t predict_table_batch_rows(int n_features, size_t raw_stride, int K) {
   return std::min(rows, std::max<size_t>(1, budget_rows(K, per_row) / 2));
 }
 
-int scoring_threads() { return gbdt::default_nthread(); }
+// The machine's cores, capped by gbdt.max_threads (no NOTICE).
+int scoring_threads() { return capped_threads(0, "threads"); }
 
 const char* model_objective_name(const gbdt::Model* m) { return gbdt::objective_name(m->objective); }
 
