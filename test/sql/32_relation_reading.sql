@@ -62,39 +62,23 @@ GRANT SELECT ON c32_priv.t TO c32_role;
 GRANT SELECT ON m32 TO c32_role;
 SELECT 'c32_priv.t'::regclass::oid AS priv_oid \gset
 
--- Runs sql as c32_role; the outcome ('ok: <result>' or 'SQLSTATE: message')
--- is kept in the setting c32.outcome.
-CREATE FUNCTION pg_temp.as_role(sql text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM set_config('c32.sql', sql, true);
-  SET LOCAL ROLE c32_role;
-  DO $do$
-  DECLARE r text;
-  BEGIN
-    EXECUTE current_setting('c32.sql') INTO r;
-    PERFORM set_config('c32.outcome', 'ok: ' || r, true);
-  EXCEPTION WHEN OTHERS THEN
-    PERFORM set_config('c32.outcome', SQLSTATE || ': ' || SQLERRM, true);
-  END $do$;
-  RESET ROLE;
-  RETURN current_setting('c32.outcome');
-END $$;
+\ir lib/as_role.sql
 
-SELECT is(pg_temp.as_role(format('SELECT count(*) FROM %s', 'c32_priv.t')),
+SELECT is(pg_temp.as_role('c32_role', format('SELECT count(*) FROM %s', 'c32_priv.t')),
           '42501: permission denied for schema c32_priv', 'SELECT is refused without USAGE (reference)');
-SELECT is(pg_temp.as_role(format($q$SELECT gbdt_train(%s::oid::regclass, 'y', ARRAY['x'], 'reg:squarederror', '{"num_round": 2}')::text$q$, :priv_oid)),
+SELECT is(pg_temp.as_role('c32_role', format($q$SELECT gbdt_train(%s::oid::regclass, 'y', ARRAY['x'], 'reg:squarederror', '{"num_round": 2}')::text$q$, :priv_oid)),
           '42501: permission denied for schema c32_priv', 'gbdt_train is refused without USAGE on the schema');
-SELECT is(pg_temp.as_role(format($q$SELECT gbdt_evaluate((SELECT m FROM m32), %s::oid::regclass, 'y')::text$q$, :priv_oid)),
+SELECT is(pg_temp.as_role('c32_role', format($q$SELECT gbdt_evaluate((SELECT m FROM m32), %s::oid::regclass, 'y')::text$q$, :priv_oid)),
           '42501: permission denied for schema c32_priv', 'gbdt_evaluate is refused without USAGE on the schema');
-SELECT is(pg_temp.as_role(format($q$SELECT count(*)::text FROM gbdt_predict_table((SELECT m FROM m32), %s::oid::regclass, 'id')$q$, :priv_oid)),
+SELECT is(pg_temp.as_role('c32_role', format($q$SELECT count(*)::text FROM gbdt_predict_table((SELECT m FROM m32), %s::oid::regclass, 'id')$q$, :priv_oid)),
           '42501: permission denied for schema c32_priv', 'gbdt_predict_table is refused without USAGE on the schema');
 GRANT USAGE ON SCHEMA c32_priv TO c32_role;
-SELECT is(pg_temp.as_role(format($q$SELECT gbdt_model_info(gbdt_train(%s::oid::regclass, 'y', ARRAY['x'], 'reg:squarederror', '{"num_round": 2}'))->>'rows_used'$q$, :priv_oid)),
+SELECT is(pg_temp.as_role('c32_role', format($q$SELECT gbdt_model_info(gbdt_train(%s::oid::regclass, 'y', ARRAY['x'], 'reg:squarederror', '{"num_round": 2}'))->>'rows_used'$q$, :priv_oid)),
           'ok: 500', 'with USAGE granted the same role trains');
-SELECT is(pg_temp.as_role(format($q$SELECT count(*)::text FROM gbdt_predict_table((SELECT m FROM m32), %s::oid::regclass, 'id')$q$, :priv_oid)),
+SELECT is(pg_temp.as_role('c32_role', format($q$SELECT count(*)::text FROM gbdt_predict_table((SELECT m FROM m32), %s::oid::regclass, 'id')$q$, :priv_oid)),
           'ok: 500', 'with USAGE granted the same role scores the table');
 REVOKE SELECT ON c32_priv.t FROM c32_role;
-SELECT is(pg_temp.as_role(format($q$SELECT gbdt_train(%s::oid::regclass, 'y')::text$q$, :priv_oid)),
+SELECT is(pg_temp.as_role('c32_role', format($q$SELECT gbdt_train(%s::oid::regclass, 'y')::text$q$, :priv_oid)),
           '42501: permission denied for table t', 'with USAGE but without SELECT: refused for the table');
 
 -- Relation OIDs naming nothing.

@@ -8,45 +8,10 @@
 BEGIN;
 SELECT plan(17);
 
-CREATE TEMP TABLE psql_out (n serial, line text);
--- Output lines (stdout and stderr, in order) of psql running cmds, each as
--- one -c, in a new session of this database.
-CREATE FUNCTION pg_temp.psql_lines(VARIADIC cmds text[])
-RETURNS TABLE(n int, line text) LANGUAGE plpgsql AS $$
-DECLARE
-  cmd text;
-  c text;
-BEGIN
-  cmd := format('%s/psql -X -q -At -h %s -p %s -d %s',
-                (SELECT setting FROM pg_config WHERE name = 'BINDIR'),
-                split_part(current_setting('unix_socket_directories'), ',', 1),
-                current_setting('port'), current_database());
-  FOREACH c IN ARRAY cmds LOOP
-    cmd := cmd || ' -c ''' || replace(c, '''', '''\''''') || '''';
-  END LOOP;
-  TRUNCATE psql_out;
-  EXECUTE format($q$COPY psql_out (line) FROM PROGRAM %L WITH (FORMAT csv, DELIMITER E'\x01', QUOTE E'\x02')$q$,
-                 cmd || ' 2>&1; true');
-  RETURN QUERY SELECT o.n, o.line FROM psql_out o ORDER BY o.n;
-END $$;
+\ir lib/psql_lines.sql
 
--- Runs sql as role c35_role; returns 'ok: <result>' or 'SQLSTATE: message'.
 CREATE ROLE c35_role NOLOGIN;
-CREATE FUNCTION pg_temp.as_role(sql text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM set_config('c35.sql', sql, true);
-  SET LOCAL ROLE c35_role;
-  DO $do$
-  DECLARE r text;
-  BEGIN
-    EXECUTE current_setting('c35.sql') INTO r;
-    PERFORM set_config('c35.outcome', 'ok: ' || r, true);
-  EXCEPTION WHEN OTHERS THEN
-    PERFORM set_config('c35.outcome', SQLSTATE || ': ' || SQLERRM, true);
-  END $do$;
-  RESET ROLE;
-  RETURN current_setting('c35.outcome');
-END $$;
+\ir lib/as_role.sql
 
 CREATE TABLE c35 AS
 SELECT i AS id, sin(i) AS x1, cos(i * 0.7) AS x2, (i % 5)::float8 AS x3,
@@ -61,7 +26,7 @@ SELECT is((SELECT context FROM pg_settings WHERE name = 'gbdt.max_threads'), 'su
           'gbdt.max_threads is superuser-set');
 SELECT is(current_setting('gbdt.max_threads')::int, (gbdt_build_info()->>'nthread_default')::int,
           'gbdt.max_threads defaults to the number of CPU cores');
-SELECT is(pg_temp.as_role($$SELECT set_config('gbdt.max_threads', '1024', false)$$),
+SELECT is(pg_temp.as_role('c35_role', $$SELECT set_config('gbdt.max_threads', '1024', false)$$),
           '42501: permission denied to set parameter "gbdt.max_threads"',
           'a user cannot raise gbdt.max_threads');
 CREATE TEMP TABLE out35t AS
@@ -79,7 +44,7 @@ SELECT is((SELECT count(DISTINCT line)::int FROM out35t WHERE line ~ '^[0-9a-f]{
 -- ---- gbdt.max_memory: who may set it ----
 SELECT is((SELECT context FROM pg_settings WHERE name = 'gbdt.max_memory'), 'superuser',
           'gbdt.max_memory is superuser-set');
-SELECT is(pg_temp.as_role($$SELECT set_config('gbdt.max_memory', '100GB', false)$$),
+SELECT is(pg_temp.as_role('c35_role', $$SELECT set_config('gbdt.max_memory', '100GB', false)$$),
           '42501: permission denied to set parameter "gbdt.max_memory"',
           'a user cannot raise gbdt.max_memory');
 ALTER ROLE c35_role SET gbdt.max_memory = '64MB';
