@@ -25,6 +25,7 @@
 # test/parity/reference.py wrote; default: run it, ~1 min), GBDT_SHARED,
 # GBDT_SANITIZE_PGPORT (default 5435; the socket is in the cluster's temp dir),
 # GBDT_SANITIZE_TESTS (pgTAP files), GBDT_SANITIZE_GTEST_FILTER,
+# GBDT_SANITIZE_SOAK=SECONDS also runs scripts/soak.sh against the sanitizer cluster,
 # GBDT_KEEP_CLUSTER=1 keeps the cluster dir (server log, sanitizer logs).
 set -uo pipefail
 
@@ -177,6 +178,18 @@ if [ "$prove_rc" != 0 ]; then
   problems+=("pgTAP rc $prove_rc: $prove_line")
 fi
 echo "== test-sanitize: pgTAP: $prove_line"
+
+# Optionally the soak (scripts/soak.sh) against the sanitizer build: a
+# use-after-free after a cancel or terminate is reported even where it would
+# not crash.
+if [ "${GBDT_SANITIZE_SOAK:-0}" -gt 0 ]; then
+  echo "== test-sanitize: soak ${GBDT_SANITIZE_SOAK}s"
+  GBDT_SOAK_LOG=$CLUSTER/server.log GBDT_PG_BINDIR=$PG_BIN bash "$ROOT/scripts/soak.sh" "$GBDT_SANITIZE_SOAK" \
+    >"$WORK/soak.out" 2>&1
+  soak_rc=$?
+  tail -n 15 "$WORK/soak.out"
+  [ "$soak_rc" = 0 ] || problems+=("soak: $(grep -E '^soak: FAIL' "$WORK/soak.out" | tail -n1 | cut -c1-300)")
+fi
 
 # ---- 5. reports and crashes ------------------------------------------------
 cluster_as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER/data" -m fast -w -t 60 stop >/dev/null 2>&1
