@@ -127,11 +127,11 @@ bench:
 #   make sanitize              - the full sanitizer run (all unit tests, all pgTAP files)
 #   make soak [SOAK_SECONDS=N] - scripts/soak.sh against the running server (PG* variables)
 SANITIZE ?= 0
-SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -O1 -g
+SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1 -g
 ifeq ($(SANITIZE),1)
   GBDT_CXXFLAGS += $(SAN_FLAGS)
   override CXXFLAGS += $(SAN_FLAGS)
-  SHLIB_LINK += -fsanitize=address,undefined
+  SHLIB_LINK += -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
 
 sanitize:

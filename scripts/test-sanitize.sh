@@ -5,7 +5,8 @@
 #
 #  1. copies the tree (git ls-files: tracked and untracked, not ignored) into a
 #     build dir and builds there with make SANITIZE=1 CUDA=off (gcc,
-#     -fsanitize=address,undefined -fno-omit-frame-pointer -O1 -g): the normal
+#     -fsanitize=address,undefined -fno-sanitize-recover=undefined
+#     -fno-omit-frame-pointer -O1 -g): the normal
 #     build is not touched;
 #  2. copies the PostgreSQL installation that pg_config names (lib/postgresql/N,
 #     share/postgresql/N, include/postgresql/N) into a temp prefix and installs
@@ -70,8 +71,14 @@ if [ -f "$BUILD/files" ]; then
     | (cd "$SRC" && xargs -0 -r rm -f --)
 fi
 mv "$BUILD/files.new" "$BUILD/files"
-# tar keeps modification times: unchanged files are not rebuilt.
+# tar keeps modification times: unchanged files are not rebuilt.  make does
+# not track flags: a changed Makefile (SAN_FLAGS) rebuilds everything.
+mk_before=$(cat "$SRC/Makefile" 2>/dev/null | cksum)
 tar --null -T "$BUILD/files" -cf - | tar -xf - -C "$SRC" || fail "copying the tree"
+if [ "$(cksum <"$SRC/Makefile")" != "$mk_before" ]; then
+  find "$SRC" \( -name '*.o' -o -name '*.so' \) -type f -delete
+  rm -rf "$SRC/build"
+fi
 
 PG_BINDIR_SRC=$(pg_config --bindir) || fail "pg_config not found"
 PGMAJ=$(pg_config --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
@@ -145,7 +152,7 @@ cluster_as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER/data" -m fast -w stop >/dev/null 
 SAN_ENV=(
   "LD_PRELOAD=$ASAN_LIB $UBSAN_LIB $PREINIT"
   "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:disable_coredump=1:print_stacktrace=1:log_path=$CLUSTER/asan"
-  "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$CLUSTER/ubsan"
+  "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1:log_path=$CLUSTER/ubsan"
 )
 OPTS="-p $PORT -k $CLUSTER -c listen_addresses= -c shared_preload_libraries= -c fsync=off -c jit=off -c max_worker_processes=8"
 if ! cluster_as_owner env "${SAN_ENV[@]}" "$PG_BIN/pg_ctl" -D "$CLUSTER/data" -w -t 120 \
