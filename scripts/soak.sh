@@ -26,7 +26,8 @@
 # GBDT_SOAK_STUCK_S (15), GBDT_SOAK_LOG (the server log file; default
 # $GBDT_CLUSTER_DIR/server.log when scripts/lib-cluster.sh started the cluster,
 # else data_directory/pg_current_logfile()), GBDT_SOAK_KEEP=1 keeps the tables
-# and the work dir (client logs), GBDT_PG_BINDIR (psql's directory).
+# and the work dir (client logs), GBDT_PG_BINDIR (psql's directory),
+# GBDT_SOAK_ONLY=REGEX runs only the operations whose SQL matches.
 set -uo pipefail
 
 DURATION=${1:-${GBDT_SOAK_SECONDS:-60}}
@@ -120,6 +121,13 @@ OPS=(
   "SELECT count(*) FROM soak_models m, gbdt_feature_importance(m.model, 'cover'), generate_series(1, 200) WHERE m.name = 'big'"
   "SELECT count(*) FROM soak_models m, generate_series(1, 300), LATERAL gbdt_model_info(m.model) i WHERE m.name = 'big'"
 )
+# GBDT_SOAK_ONLY=REGEX keeps the operations whose SQL matches (to narrow a find down).
+if [ -n "${GBDT_SOAK_ONLY:-}" ]; then
+  kept=()
+  for op in "${OPS[@]}"; do [[ $op =~ $GBDT_SOAK_ONLY ]] && kept+=("$op"); done
+  [ ${#kept[@]} -gt 0 ] || fail "GBDT_SOAK_ONLY=$GBDT_SOAK_ONLY matches no operation"
+  OPS=("${kept[@]}")
+fi
 DEADLINE=$(($(date +%s) + DURATION))
 
 worker() {  # worker N: runs random operations until the deadline
