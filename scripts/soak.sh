@@ -229,7 +229,7 @@ n_kill_c=$(count '^cancel ' "$WORK/killer.log")
 n_kill_t=$(count '^terminate ' "$WORK/killer.log")
 # Errors that neither a cancel, a timeout, a terminate nor a crash explain.
 grep -E 'ERROR|FATAL|PANIC' "$WORK/workers.all" \
-  | grep -v -E 'canceling statement due to (user request|statement timeout)|terminating connection due to administrator command|crash of another server process|the database system is (in recovery mode|starting up|shutting down)|gbdt training cancelled' \
+  | grep -v -E 'canceling statement due to (user request|statement timeout)|terminating connection due to administrator command|crash of another server process|the database system is (in recovery mode|starting up|shutting down|not yet accepting connections)|gbdt training cancelled' \
   | sort | uniq -c | sort -rn >"$WORK/unexpected" || true
 
 n_crash_log=0
