@@ -179,3 +179,27 @@ fuzz-short: fuzz-build
 	bash test/fuzz/run.sh $(FUZZ_SHORT_SECONDS) $(FUZZ_TARGETS)
 
 .PHONY: fuzz fuzz-short fuzz-build
+
+# ---- sanitizer build ----
+# make SANITIZE=1 ...: the engine, the unit tests and gbdt.so built with
+# AddressSanitizer + UndefinedBehaviorSanitizer (gcc).  Used by
+# scripts/test-sanitize.sh in its own copy of the tree and its own copy of the
+# PostgreSQL installation (never here: it would mix with the normal objects).
+#   make sanitize              - the full sanitizer run (all unit tests, all pgTAP files)
+#   make soak [SOAK_SECONDS=N] - scripts/soak.sh against the running server (PG* variables)
+SANITIZE ?= 0
+SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1 -g
+ifeq ($(SANITIZE),1)
+  GBDT_CXXFLAGS += $(SAN_FLAGS)
+  override CXXFLAGS += $(SAN_FLAGS)
+  SHLIB_LINK += -fsanitize=address,undefined -fno-sanitize-recover=undefined
+endif
+
+sanitize:
+	bash scripts/test-sanitize.sh full
+
+SOAK_SECONDS ?= 600
+soak:
+	bash scripts/soak.sh $(SOAK_SECONDS)
+
+.PHONY: sanitize soak

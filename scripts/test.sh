@@ -17,6 +17,8 @@
 #  8u. upgrade 0.1->0.2            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
 #  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
 #  8b. pg_cron retraining          (scripts/test-cron.sh, its own cluster; GBDT_SKIP_CRON=1 skips)
+#  8c. ASan/UBSan                  (scripts/test-sanitize.sh short: sanitizer build, own cluster; GBDT_SKIP_SANITIZE=1 skips)
+#  8d. cancel/terminate soak       (scripts/soak.sh, 60 s against this cluster; GBDT_SKIP_SOAK=1 skips)
 #  9. stops and removes the cluster; exits non-zero if anything failed
 #
 # Environment: GBDT_SHARED (default ../shared beside the repository: data/ and
@@ -74,6 +76,15 @@ deps_missing() {
   [ -f /usr/include/gtest/gtest.h ] || return 0
   command -v runuser >/dev/null 2>&1 || return 0
   $PY -c 'import numpy, xgboost' >/dev/null 2>&1 || return 0
+  # Harness (issue 10): the ASan/UBSan runtimes (scripts/test-sanitize.sh),
+  # libFuzzer (clang + its runtime), nm, tar, pkill (scripts/soak.sh).
+  [ -f "$(gcc -print-file-name=libasan.so)" ] || return 0
+  [ -f "$(gcc -print-file-name=libubsan.so)" ] || return 0
+  command -v clang >/dev/null 2>&1 || return 0
+  dpkg -s libclang-rt-14-dev >/dev/null 2>&1 || return 0
+  command -v nm >/dev/null 2>&1 || return 0
+  command -v tar >/dev/null 2>&1 || return 0
+  command -v pkill >/dev/null 2>&1 || return 0
   return 1
 }
 if [ "${GBDT_SKIP_DEPS:-0}" != 1 ] && deps_missing; then
@@ -345,6 +356,46 @@ else
   fi
 fi
 # ==== end of registry/interop steps ==========================================
+
+# ==== harness steps (issue 10) ================================================
+# 8c. ASan/UBSan: the unit tests and a pgTAP subset against a sanitizer build of
+#     gbdt.so, in its own copy of the tree, of PostgreSQL and its own cluster
+#     (scripts/test-sanitize.sh short; make sanitize runs the full form).
+#     GBDT_SKIP_SANITIZE=1 skips it.
+banner "ASan/UBSan (scripts/test-sanitize.sh short)"
+if [ "${GBDT_SKIP_SANITIZE:-0}" = 1 ]; then
+  record "sanitizers" skipped "GBDT_SKIP_SANITIZE=1"
+else
+  SAN_LOG=$GBDT_CLUSTER_DIR/sanitize.out
+  GBDT_CLUSTER_DIR= GBDT_SANITIZE_DATA_DIR=$DATA_DIR GBDT_SHARED=$SHARED \
+    bash "$ROOT/scripts/test-sanitize.sh" short 2>&1 | tee "$SAN_LOG"
+  san_rc=${PIPESTATUS[0]}
+  san_line=$(grep -E '^test-sanitize:' "$SAN_LOG" | tail -n1 | sed -e 's/^test-sanitize: //' -e 's/^ok: //' -e 's/^FAIL: //')
+  if [ "$san_rc" = 0 ]; then
+    record "sanitizers" ok "$san_line"
+  else
+    record "sanitizers" FAIL "${san_line:-see output above}"
+  fi
+fi
+# 8d. Soak: 4 sessions of train/predict_table/evaluate/predict/introspection
+#     under a random cancel/terminate/statement_timeout killer, against this
+#     cluster (scripts/soak.sh; make soak runs it for 10 minutes).
+#     GBDT_SOAK_SECONDS (default 60); GBDT_SKIP_SOAK=1 skips it.
+banner "cancel/terminate soak (scripts/soak.sh)"
+if [ "${GBDT_SKIP_SOAK:-0}" = 1 ]; then
+  record "soak" skipped "GBDT_SKIP_SOAK=1"
+else
+  SOAK_LOG=$GBDT_CLUSTER_DIR/soak.out
+  GBDT_SOAK_LOG=$GBDT_CLUSTER_DIR/server.log bash "$ROOT/scripts/soak.sh" "${GBDT_SOAK_SECONDS:-60}" 2>&1 | tee "$SOAK_LOG"
+  soak_rc=${PIPESTATUS[0]}
+  soak_line=$(grep -E '^soak: (ok|FAIL):' "$SOAK_LOG" | tail -n1 | sed -e 's/^soak: //' -e 's/^ok: //' -e 's/^FAIL: //')
+  if [ "$soak_rc" = 0 ]; then
+    record "soak" ok "$soak_line"
+  else
+    record "soak" FAIL "${soak_line:-see output above}"
+  fi
+fi
+# ==== end of harness steps ====================================================
 
 # ---- 9. done (cluster stopped by the EXIT trap) -----------------------------
 exit "$FAILED"
