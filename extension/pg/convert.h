@@ -4,6 +4,10 @@
 
 #include "pg_includes.h"
 
+extern "C" {
+#include "mb/pg_wchar.h"
+}
+
 #include "model.h"
 
 namespace gbdt_pg {
@@ -54,5 +58,17 @@ inline double datum_to_double(Datum d, ValKind k) {
 // outside the float4 range) of column `colname`.
 void report_nonfinite(const char* colname, bool is_target, Datum d, ValKind k, double v)
     pg_attribute_noreturn();
+
+// Strings inside a model (feature names, ...) are UTF-8 whatever the
+// database encoding (the model validator checks it).  These convert at the
+// boundary; they may ereport (a character with no equivalent in the target
+// encoding), so call them outside run_engine.  The result is the argument
+// itself when no conversion is needed, else palloc'd.
+inline const char* server_to_model_string(const char* s) {
+  return pg_server_to_any(s, (int)strlen(s), PG_UTF8);
+}
+inline const char* model_to_server_string(const char* s) {
+  return pg_any_to_server(s, (int)strlen(s), PG_UTF8);
+}
 
 }  // namespace gbdt_pg

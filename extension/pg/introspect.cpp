@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "convert.h"
 #include "guard.h"
 #include "model_type.h"
 
@@ -24,7 +25,7 @@ Datum gbdt_model_info(PG_FUNCTION_ARGS) {
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
   char* json = nullptr;
   run_engine([&] { json = pstrdup_nothrow(gbdt::model_info_json(*m)); });
-  PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+  PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(model_to_server_string(json))));
 }
 
 // gbdt_trees(model gbdt_model) -> TABLE(tree int, node int, class int,
@@ -59,7 +60,7 @@ Datum gbdt_trees(PG_FUNCTION_ARGS) {
       } else {
         int f = tr.feature[n];
         if (f >= 0 && f < nf)
-          values[3] = CStringGetTextDatum(m->feature_names[f].c_str());
+          values[3] = CStringGetTextDatum(model_to_server_string(m->feature_names[f].c_str()));
         else
           nulls[3] = true;
         values[4] = Float8GetDatum((double)tr.threshold[n]);
@@ -116,7 +117,7 @@ Datum gbdt_feature_importance(PG_FUNCTION_ARGS) {
   Datum values[2];
   bool nulls[2] = {false, false};
   for (int i = 0; i < nf; i++) {
-    values[0] = CStringGetTextDatum(m->feature_names[e[i].feature].c_str());
+    values[0] = CStringGetTextDatum(model_to_server_string(m->feature_names[e[i].feature].c_str()));
     values[1] = Float8GetDatum(e[i].importance);
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   }

@@ -61,7 +61,7 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
   rm->x = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
   MemoryContextSwitchTo(old);
   for (int f = 0; f < nf && missing == nullptr && badtype_col == nullptr; f++) {
-    const char* name = m->feature_names[f].c_str();
+    const char* name = model_to_server_string(m->feature_names[f].c_str());
     int found = -1;
     for (int i = 0; i < td->natts; i++) {
       Form_pg_attribute a = TupleDescAttr(td, i);

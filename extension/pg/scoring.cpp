@@ -12,7 +12,7 @@ namespace gbdt_pg {
 void model_feature_columns(const RelInfo* rel, const gbdt::Model* m, ReaderColumn* cols) {
   int nf = m->n_features();
   for (int f = 0; f < nf; f++) {
-    const char* name = m->feature_names[f].c_str();
+    const char* name = model_to_server_string(m->feature_names[f].c_str());
     Form_pg_attribute a = find_column(rel, name);
     if (a == nullptr)
       ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),

@@ -237,6 +237,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
 
   FeatureSet fs;
   resolve_features(rel, target, feat_arr, &fs);
+  fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
+  for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
   int nf = fs.n;
 
   // ---- load ----

@@ -115,7 +115,7 @@ void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nul
 void set_names(const LoadSpec& spec, gbdt::BinnedInput* d) {
   const FeatureSet* fs = spec.features;
   for (int f = 0; f < fs->n; f++) {
-    d->feature_names.emplace_back(fs->names[f]);
+    d->feature_names.emplace_back(fs->model_names[f]);
     d->feature_types.push_back(feature_type_for(fs->kinds[f]));
   }
 }

@@ -23,7 +23,8 @@ namespace gbdt_pg {
 
 struct FeatureSet {
   int n;
-  const char** names;
+  const char** names;        // column names (database encoding)
+  const char** model_names;  // the same in UTF-8, as stored in the model
   ValKind* kinds;
 };
 
