@@ -16,6 +16,7 @@
 #  8. pg_prove test/sql/*.sql      (pgTAP suite)
 #  8u. upgrade 0.1->0.2            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
 #  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
+#  8s. TreeSHAP parity             (test/parity/shap_parity.py: gbdt_explain_table vs pred_contribs)
 #  8b. pg_cron retraining          (scripts/test-cron.sh, its own cluster; GBDT_SKIP_CRON=1 skips)
 #  8c. ASan/UBSan                  (scripts/test-sanitize.sh short: sanitizer build, own cluster; GBDT_SKIP_SANITIZE=1 skips)
 #  8d. cancel/terminate soak       (scripts/soak.sh, 60 s against this cluster; GBDT_SKIP_SOAK=1 skips)
@@ -339,6 +340,20 @@ if [ "$interop_rc" = 0 ]; then
 else
   record "xgboost interop" FAIL "${interop_line:-see output above}"
 fi
+# ---- 8s. TreeSHAP parity (issue 13) -----------------------------------------
+# gbdt_explain_table / gbdt_explain_interactions vs XGBoost pred_contribs /
+# pred_interactions on every test row, within 1e-5 (test/parity/shap_parity.py).
+banner "TreeSHAP parity (test/parity/shap_parity.py)"
+SHAP_LOG=$GBDT_CLUSTER_DIR/shap_parity.out
+$PY "$ROOT/test/parity/shap_parity.py" "$DATA_DIR" 2>&1 | tee "$SHAP_LOG"
+shap_rc=${PIPESTATUS[0]}
+shap_line=$(grep -E '^shap parity overall' "$SHAP_LOG" | sed 's/^shap parity overall //')
+if [ "$shap_rc" = 0 ]; then
+  record "treeshap parity" ok "$shap_line"
+else
+  record "treeshap parity" FAIL "${shap_line:-see output above}"
+fi
+# ---- end of TreeSHAP parity step --------------------------------------------
 # 8b. pg_cron retraining recipe: its own throw-away cluster with
 #     shared_preload_libraries = 'pg_cron' (scripts/test-cron.sh).
 banner "pg_cron retraining (scripts/test-cron.sh)"

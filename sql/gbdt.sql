@@ -617,3 +617,37 @@ $$;
 
 COMMENT ON FUNCTION gbdt_retrain(text) IS
   'Re-runs the stored training spec of a model on the current data, with the rights of the name''s owner, and saves (and deploys per the stored strategy) a new version';
+
+-- ---- explanations (issue 13) ----
+
+CREATE FUNCTION gbdt_explain(model gbdt_model, "row" record, top_k int DEFAULT NULL)
+  RETURNS TABLE(feature text, value float8, contribution float8, class float8)
+  AS 'MODULE_PATHNAME', 'gbdt_explain'
+  LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_explain(gbdt_model, record, int) IS
+  'Exact TreeSHAP contributions of one row (as XGBoost pred_contribs): one row per feature with its value, plus a bias row; they sum to the margin; per class for multiclass models; top_k keeps the k largest |contribution| per class';
+
+CREATE FUNCTION gbdt_explain_interactions(model gbdt_model, "row" record)
+  RETURNS TABLE(feature1 text, feature2 text, interaction float8, class float8)
+  AS 'MODULE_PATHNAME', 'gbdt_explain_interactions'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_explain_interactions(gbdt_model, record) IS
+  'SHAP interaction values of one row (as XGBoost pred_interactions): every pair of features plus the bias, per class';
+
+CREATE FUNCTION gbdt_explain_table(model gbdt_model, relation regclass, key text)
+  RETURNS TABLE(key text, feature text, contribution float8, class float8)
+  AS 'MODULE_PATHNAME', 'gbdt_explain_table'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gbdt_explain_table(gbdt_model, regclass, text) IS
+  'TreeSHAP contributions of every row of a table or view: (key, feature, contribution, class), a bias row per row and class';
+
+CREATE FUNCTION gbdt_feature_importance(model gbdt_model, kind text, relation regclass)
+  RETURNS TABLE(feature text, importance float8)
+  AS 'MODULE_PATHNAME', 'gbdt_feature_importance_shap'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gbdt_feature_importance(gbdt_model, text, regclass) IS
+  'Global importance over the rows of a relation: kind ''shap'' = mean |TreeSHAP contribution| per feature (summed over classes), most important first';

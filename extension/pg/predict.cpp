@@ -99,6 +99,8 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
   return rm;
 }
 
+}  // namespace
+
 // The row's features as floats (NULL/NaN -> NaN), in a buffer of the cache.
 const float* row_features(FunctionCallInfo fcinfo, const gbdt::Model* m, HeapTupleHeader th) {
   CallCache* c = get_call_cache(fcinfo);
@@ -128,7 +130,6 @@ const float* row_features(FunctionCallInfo fcinfo, const gbdt::Model* m, HeapTup
   return rm->x;
 }
 
-}  // namespace
 }  // namespace gbdt_pg
 
 using namespace gbdt_pg;

@@ -32,6 +32,11 @@ size_t predict_table_batch_rows(int n_features, size_t raw_stride, int K);
 // classes as well as rows.  At least 1.
 size_t budget_rows(int K, size_t other_bytes_per_row);
 
+// The features of a whole-row argument as floats (NULL/NaN -> NaN), in a
+// buffer of the call site's cache (CallCache::extra); a missing column or
+// one of an unsupported type is an error naming it (predict.cpp).
+const float* row_features(FunctionCallInfo fcinfo, const gbdt::Model* m, HeapTupleHeader th);
+
 // Threads for predict_batch.
 int scoring_threads();
 
