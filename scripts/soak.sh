@@ -8,8 +8,8 @@
 # pg_current_logfile()).  Creates the tables soak_data (GBDT_SOAK_ROWS rows) and
 # soak_models (a small and a big model) in the current database, then for
 # SECONDS runs GBDT_SOAK_SESSIONS concurrent sessions, each picking at random
-# gbdt_train, gbdt_predict_table, gbdt_evaluate, gbdt_predict over the table,
-# or gbdt_trees / gbdt_feature_importance / gbdt_model_info on the big model,
+# gbdt_train, gbdt_predict_table, gbdt_evaluate, gbdt_predict, gbdt_explain_table,
+# SHAP importance over the table, or gbdt_trees / gbdt_feature_importance / gbdt_model_info on the big model,
 # a third of them under a random statement_timeout (30-800 ms), while a killer
 # loop sleeps 10 ms - 1 s and then cancels (pg_cancel_backend) or terminates
 # (pg_terminate_backend) one random busy soak backend.  When the time is up it
@@ -120,6 +120,8 @@ OPS=(
   "SELECT count(*) FROM soak_models m, gbdt_trees(m.model) t, generate_series(1, 20) WHERE m.name = 'big'"
   "SELECT count(*) FROM soak_models m, gbdt_feature_importance(m.model, 'cover'), generate_series(1, 200) WHERE m.name = 'big'"
   "SELECT count(*) FROM soak_models m, generate_series(1, 300), LATERAL gbdt_model_info(m.model) i WHERE m.name = 'big'"
+  "SELECT count(*) FROM soak_models m, gbdt_explain_table(m.model, 'soak_data', 'id') e WHERE m.name = 'big'"
+  "SELECT count(*) FROM soak_models m, gbdt_feature_importance(m.model, 'shap', 'soak_data') WHERE m.name = 'big'"
 )
 # GBDT_SOAK_ONLY=REGEX keeps the operations whose SQL matches (to narrow a find down).
 if [ -n "${GBDT_SOAK_ONLY:-}" ]; then

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "convert.h"
 #include "guard.h"
 #include "model_type.h"
 #include "scoring.h"
@@ -37,8 +38,7 @@ void class_datum(const gbdt::Model* m, int k, Datum* v, bool* isnull) {
 
 Datum feature_name(const gbdt::Model* m, int f) {
   if (f >= m->n_features()) return CStringGetTextDatum("bias");
-  return PointerGetDatum(cstring_to_text_with_len(m->feature_names[f].data(),
-                                                  (int)m->feature_names[f].size()));
+  return PointerGetDatum(cstring_to_text(model_to_server_string(m->feature_names[f].c_str())));
 }
 
 }  // namespace

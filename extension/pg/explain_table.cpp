@@ -13,6 +13,7 @@
 #include <cmath>
 #include <vector>
 
+#include "convert.h"
 #include "guard.h"
 #include "model_type.h"
 #include "relation_reader.h"
@@ -227,8 +228,7 @@ Datum gbdt_explain_table(PG_FUNCTION_ARGS) {
   const int nf = m->n_features();
   s->names = (Datum*)palloc(sizeof(Datum) * (nf + 1));
   for (int f = 0; f < nf; f++)
-    s->names[f] = PointerGetDatum(cstring_to_text_with_len(m->feature_names[f].data(),
-                                                           (int)m->feature_names[f].size()));
+    s->names[f] = PointerGetDatum(cstring_to_text(model_to_server_string(m->feature_names[f].c_str())));
   s->names[nf] = CStringGetTextDatum("bias");
   explain_relation(s, m, relid, key);
   return (Datum)0;
@@ -261,8 +261,8 @@ Datum gbdt_feature_importance_shap(PG_FUNCTION_ARGS) {
   Datum values[2];
   bool nulls[2] = {false, s->rows == 0};
   for (int i = 0; i < nf; i++) {
-    values[0] = PointerGetDatum(cstring_to_text_with_len(
-        m->feature_names[e[i].feature].data(), (int)m->feature_names[e[i].feature].size()));
+    values[0] = PointerGetDatum(
+        cstring_to_text(model_to_server_string(m->feature_names[e[i].feature].c_str())));
     values[1] = Float8GetDatum(e[i].value);
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   }

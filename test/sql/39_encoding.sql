@@ -11,7 +11,7 @@ SET client_encoding = 'UTF8';
 SET client_min_messages = warning;
 CREATE EXTENSION pgtap;
 CREATE EXTENSION gbdt;
-SELECT plan(6);
+SELECT plan(7);
 
 CREATE TABLE t39 AS SELECT i AS id, sin(i) AS "größe", cos(i * 0.3) AS "maß", (i % 2) AS y
 FROM generate_series(1, 300) i;
@@ -30,6 +30,10 @@ SELECT is((SELECT gbdt_model_info(m)->'features'->0->>'name' FROM m39), 'größe
           'gbdt_model_info shows the name in the database encoding');
 SELECT is((SELECT gbdt_export(m)->'learner'->'feature_names'->>0 FROM m39), 'größe',
           'gbdt_export writes the name');
+
+SELECT is((SELECT array_agg(e.feature ORDER BY e.feature) FROM t39, m39, gbdt_explain(m39.m, t39) e
+           WHERE t39.id = 1 AND e.feature <> 'bias'),
+          ARRAY['größe', 'maß'], 'gbdt_explain shows the names in the database encoding');
 
 SELECT * FROM finish();
 \c gbdt_test
