@@ -23,14 +23,27 @@ struct PathElem {
   double w;   // permutation weight
 };
 
+// 1 / k for k = 0 .. kMaxShapDepth + 2 (index 0 unused): the path loops
+// multiply by these instead of dividing.
+struct Reciprocals {
+  double v[kMaxShapDepth + 3];
+  Reciprocals() {
+    v[0] = 0;
+    for (int k = 1; k < kMaxShapDepth + 3; ++k) v[k] = 1.0 / (double)k;
+  }
+};
+const Reciprocals kInv;
+
 // EXTEND: appends (pz, po, pi) to the path of length len (now len + 1) and
 // updates the subset-size weights.
 inline void extend(PathElem* m, int len, double pz, double po, int32_t pi) {
   m[len] = PathElem{pi, pz, po, len == 0 ? 1.0 : 0.0};
-  const double l1 = (double)(len + 1);
+  const double r = kInv.v[len + 1];
+  const double por = po * r, pzr = pz * r;
   for (int i = len - 1; i >= 0; --i) {
-    m[i + 1].w += po * m[i].w * (double)(i + 1) / l1;
-    m[i].w = pz * m[i].w * (double)(len - i) / l1;
+    const double wi = m[i].w;
+    m[i + 1].w += por * wi * (double)(i + 1);
+    m[i].w = pzr * wi * (double)(len - i);
   }
 }
 
@@ -42,13 +55,15 @@ inline void unwind(PathElem* m, int len, int i) {
   double n = m[l].w;
   const double l1 = (double)(l + 1);
   if (o != 0) {
+    const double a = l1 / o, b = z * kInv.v[l + 1];
     for (int j = l - 1; j >= 0; --j) {
       const double t = m[j].w;
-      m[j].w = n * l1 / ((double)(j + 1) * o);
-      n = t - m[j].w * z * (double)(l - j) / l1;
+      m[j].w = n * a * kInv.v[j + 1];
+      n = t - m[j].w * b * (double)(l - j);
     }
   } else {
-    for (int j = l - 1; j >= 0; --j) m[j].w = m[j].w * l1 / (z * (double)(l - j));
+    const double a = l1 / z;
+    for (int j = l - 1; j >= 0; --j) m[j].w = m[j].w * a * kInv.v[l - j];
   }
   for (int j = i; j < l; ++j) {
     m[j].d = m[j + 1].d;
@@ -65,14 +80,16 @@ inline double unwound_sum(const PathElem* m, int len, int i) {
   const double l1 = (double)(l + 1);
   double total = 0;
   if (o != 0) {
+    const double a = l1 / o, b = z * kInv.v[l + 1];
     double n = m[l].w;
     for (int j = l - 1; j >= 0; --j) {
-      const double t = n * l1 / ((double)(j + 1) * o);
+      const double t = n * a * kInv.v[j + 1];
       total += t;
-      n = m[j].w - t * z * (double)(l - j) / l1;
+      n = m[j].w - t * b * (double)(l - j);
     }
   } else if (z != 0) {
-    for (int j = l - 1; j >= 0; --j) total += m[j].w * l1 / (z * (double)(l - j));
+    for (int j = l - 1; j >= 0; --j) total += m[j].w * kInv.v[l - j];
+    total *= l1 / z;
   }
   return total;
 }
