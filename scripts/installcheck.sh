@@ -37,12 +37,11 @@ if [ "$have" != t ]; then
   echo "== installcheck: loading the test fixtures into $("${PSQL[@]}" -At -c 'SELECT current_database()') (from $SHARED)"
   DATA_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gbdt-installcheck.XXXXXX")
   trap 'rm -rf "$DATA_DIR"' EXIT
-  "$PY" test/parity/reference.py "$DATA_DIR" --shared "$SHARED" || { echo "installcheck: test/parity/reference.py failed" >&2; exit 2; }
-  "${PSQL[@]}" -f test/parity/schema.sql || exit 2
-  for t in higgs_train higgs_test multi_train multi_test reg_train reg_test parity_reference parity_predictions; do
-    "${PSQL[@]}" -c "\\copy $t FROM '$DATA_DIR/$t.csv' WITH (FORMAT csv, HEADER true)" || exit 2
-  done
-  "${PSQL[@]}" -c "VACUUM ANALYZE" || exit 2
+  # shellcheck source=scripts/lib-testdata.sh
+  source scripts/lib-testdata.sh
+  cluster_psql() { "${PSQL[@]}" "$@"; }  # what lib-testdata.sh calls
+  testdata_reference "$DATA_DIR" "$SHARED" || { echo "installcheck: test/parity/reference.py failed" >&2; exit 2; }
+  testdata_load "$DATA_DIR" || exit 2
 fi
 
 # shellcheck disable=SC2206

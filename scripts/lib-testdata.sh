@@ -1,5 +1,5 @@
 # The pgTAP suite's data, for a cluster started with scripts/lib-cluster.sh
-# (sourced by scripts/test-sanitize.sh; scripts/test.sh steps 5-6 do the same).
+# (sourced by scripts/test.sh steps 5-6, scripts/test-sanitize.sh and scripts/installcheck.sh).
 #
 #   source scripts/lib-testdata.sh
 #   testdata_reference DIR SHARED   # test/parity/reference.py: splits + XGBoost figures as CSV in DIR

@@ -204,8 +204,9 @@ record "cluster" ok "$GBDT_CLUSTER_DIR"
 # ---- 5. XGBoost reference --------------------------------------------------
 banner "XGBoost reference (test/parity/reference.py)"
 DATA_DIR=$GBDT_CLUSTER_DIR/parity
-mkdir -p "$DATA_DIR"
-if $PY "$ROOT/test/parity/reference.py" "$DATA_DIR" --shared "$SHARED"; then
+# shellcheck source=scripts/lib-testdata.sh
+source "$ROOT/scripts/lib-testdata.sh"
+if testdata_reference "$DATA_DIR" "$SHARED"; then
   record "xgboost reference" ok
 else
   record "xgboost reference" FAIL
@@ -214,20 +215,7 @@ fi
 # ---- 6. test data ----------------------------------------------------------
 banner "test data"
 load_ok=1
-if cluster_psql -f "$ROOT/test/parity/schema.sql"; then
-  for ds in higgs multi reg; do
-    for part in train test; do
-      f=$DATA_DIR/${ds}_${part}.csv
-      [ -f "$f" ] || { echo "missing $f" >&2; load_ok=0; continue; }
-      cluster_psql -c "\\copy ${ds}_${part} FROM '$f' WITH (FORMAT csv, HEADER true)" || load_ok=0
-    done
-  done
-  for t in parity_reference parity_predictions; do
-    f=$DATA_DIR/$t.csv
-    [ -f "$f" ] || { echo "missing $f" >&2; load_ok=0; continue; }
-    cluster_psql -c "\\copy $t FROM '$f' WITH (FORMAT csv, HEADER true)" || load_ok=0
-  done
-  cluster_psql -c "VACUUM ANALYZE" || load_ok=0
+if testdata_load "$DATA_DIR"; then
   cluster_psql -At -c "SELECT string_agg(format('%s=%s', relname, n_live_tup), ' ' ORDER BY relname)
                        FROM pg_stat_user_tables"
 else

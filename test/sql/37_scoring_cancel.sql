@@ -13,16 +13,7 @@ SELECT plan(9);
 
 \ir lib/chain_model.sql
 
-CREATE FUNCTION pg_temp.timed(q text, OUT err text, OUT seconds float8) LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz := clock_timestamp();
-BEGIN
-  EXECUTE q;
-  err := 'no error';
-  seconds := extract(epoch FROM clock_timestamp() - t0);
-EXCEPTION WHEN query_canceled THEN
-  GET STACKED DIAGNOSTICS err = MESSAGE_TEXT;
-  seconds := extract(epoch FROM clock_timestamp() - t0);
-END $$;
+\ir lib/timed.sql
 
 CREATE TEMP TABLE t32_model AS SELECT gbdt_import(pg_temp.chain_model(2000, 40)) AS m;
 CREATE TEMP TABLE t32_rows AS SELECT i AS id, 0.25::float8 AS a, 1.0::float8 AS y FROM generate_series(1, 65536) i;

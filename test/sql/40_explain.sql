@@ -160,16 +160,7 @@ SELECT is((SELECT sum(contribution) FROM xa x, gbdt_explain(gbdt_import(pg_temp.
 -- = 1 s stops explain_table and the shap importance promptly: inside the
 -- batch (the calling thread polls between trees, the workers stop at their
 -- next tree), not after it.  WHEN OTHERS does not catch query_canceled.
-CREATE FUNCTION pg_temp.timed(q text, OUT err text, OUT seconds float8) LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz := clock_timestamp();
-BEGIN
-  EXECUTE q;
-  err := 'no error';
-  seconds := extract(epoch FROM clock_timestamp() - t0);
-EXCEPTION WHEN query_canceled THEN
-  GET STACKED DIAGNOSTICS err = MESSAGE_TEXT;
-  seconds := extract(epoch FROM clock_timestamp() - t0);
-END $$;
+\ir lib/timed.sql
 CREATE TEMP TABLE xc_model AS SELECT gbdt_import(pg_temp.chain_model(1000, 40, 40)) AS m;
 DO $$ BEGIN
   EXECUTE format('CREATE TEMP TABLE xc_rows AS SELECT i AS id, %s FROM generate_series(1, 65536) i',
