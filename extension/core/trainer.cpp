@@ -43,9 +43,6 @@ MemoryEstimate estimate_training_memory(const TrainShape& s) {
 
 namespace {
 
-// Most classes multi:softprob trains: the model format's limit.
-constexpr int kMaxTrainClasses = kMaxClasses;
-
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -76,20 +73,20 @@ void resolve_objective(const float* y, size_t n, const std::string& target, Trai
       *class_labels = {0.0, 1.0};
       break;
     case Objective::kSoftprob: {
-      if (p->num_class > kMaxTrainClasses)
+      if (p->num_class > kMaxClasses)
         throw InvalidInput("parameter \"num_class\" = " + std::to_string(p->num_class) +
-                           " is out of range: at most " + std::to_string(kMaxTrainClasses) +
+                           " is out of range: at most " + std::to_string(kMaxClasses) +
                            " classes");
       float mx = 0;
       for (size_t i = 0; i < n; ++i) {
         if (y[i] < 0 || y[i] != std::floor(y[i]))
           throw InvalidInput("target column \"" + target + "\" has value " + fmtd(y[i]) +
                              ": multi:softprob needs class labels 0, 1, ..., num_class-1");
-        if (y[i] > (float)(kMaxTrainClasses - 1))
+        if (y[i] > (float)(kMaxClasses - 1))
           throw InvalidInput("target column \"" + target + "\" has class " + fmtd(y[i]) +
                              ": multi:softprob supports at most " +
-                             std::to_string(kMaxTrainClasses) + " classes (labels 0 to " +
-                             std::to_string(kMaxTrainClasses - 1) + ")");
+                             std::to_string(kMaxClasses) + " classes (labels 0 to " +
+                             std::to_string(kMaxClasses - 1) + ")");
         mx = std::max(mx, y[i]);
       }
       int k = (int)mx + 1;
