@@ -12,7 +12,10 @@
 
 namespace gbdt {
 
-enum class FeatureType : uint8_t { kFloat = 0, kInt = 1, kBool = 2 };
+// kCategorical: the feature's values are category codes 0..n-1 (as floats,
+// NaN = missing) whose names are Model::categories[f].
+enum class FeatureType : uint8_t { kFloat = 0, kInt = 1, kBool = 2, kCategorical = 3 };
+constexpr int kNumFeatureTypes = 4;
 
 struct TrainingReport {
   uint64_t rows_used = 0;        // rows trained on (after validation split)
@@ -35,12 +38,24 @@ struct Model {
   std::vector<std::string> feature_names;
   std::vector<FeatureType> feature_types;
   std::vector<double> class_labels;      // classification: label value of class i
+  // Classification with text/enum/bool labels: the label of class i (UTF-8);
+  // empty when the labels are numbers (class_labels).
+  std::vector<std::string> class_names;
+  // Categorical features: categories[f][c] is the value (UTF-8) of category
+  // code c of feature f; empty for numeric features.  Either empty (no
+  // categorical feature) or one entry per feature.
+  std::vector<std::vector<std::string>> categories;
   Cuts cuts;                             // bin boundaries used in training
   std::vector<Tree> trees;
   std::vector<int32_t> tree_group;       // output group of each tree
   std::vector<std::pair<std::string, std::string>> params;  // canonical training params
   TrainingReport report;
 
+  bool has_categorical() const {
+    for (const auto& c : categories)
+      if (!c.empty()) return true;
+    return false;
+  }
   int n_features() const { return (int)feature_names.size(); }
   int num_rounds() const { return num_output_group ? (int)trees.size() / num_output_group : 0; }
 };

@@ -1,5 +1,9 @@
 // The serialized model: versioned, length-checked, checksummed.
 //   "GBDTMDL\0" | u32 version | u64 payload length | payload | u64 FNV-1a of all before
+// Version 2 appends to version 1's payload a list of tagged sections (u32
+// count, then per section u32 tag and u64 byte length) for what version 1
+// cannot hold (categorical features and splits, class names); a model that
+// needs none of them is written as version 1, byte for byte as before.
 // Every integer and float is little-endian, written and read explicitly
 // (put_le/get_le), so the bytes are the same on any host.  Every count is
 // checked against the bytes left and the limits of model_limits.h before
@@ -19,7 +23,14 @@ namespace gbdt {
 namespace {
 
 constexpr char kMagic[8] = {'G', 'B', 'D', 'T', 'M', 'D', 'L', '\0'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
+
+// Version 2 sections.  Tags are never reused; an unknown tag is an error.
+enum SectionTag : uint32_t {
+  kSectionCategories = 1,   // per feature: u32 count, then the category names
+  kSectionClassNames = 2,   // u32 count, then the names
+  kSectionCatSplits = 3,    // per tree: split_type, cat_offset, cat_bits (empty vectors: none)
+};
 const char* kTextPrefix = "gbdt1:";
 
 uint64_t fnv1a(const uint8_t* p, size_t n) {
@@ -126,6 +137,11 @@ class Reader {
     return s;
   }
   size_t left() const { return (size_t)(end_ - p_); }
+  const uint8_t* here() const { return p_; }
+  void skip(size_t n) {
+    need(n, "section");
+    p_ += n;
+  }
   void need(size_t n, const char* what) {
     if ((size_t)(end_ - p_) < n)
       throw CorruptModel(std::string("truncated model data (reading ") + what + ")");
@@ -164,6 +180,81 @@ void read_tree(Reader& r, Tree* t) {
 
 void bad(const std::string& m) { throw CorruptModel(m); }
 
+bool any_categorical_split(const Model& m) {
+  for (const Tree& t : m.trees)
+    if (t.has_categorical()) return true;
+  return false;
+}
+
+// The version 2 sections a model needs, as (tag, bytes); empty for a
+// model that version 1 holds.
+std::vector<std::pair<uint32_t, std::vector<uint8_t>>> model_sections(const Model& m) {
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> out;
+  if (!m.categories.empty()) {
+    Writer w;
+    w.pod<uint32_t>((uint32_t)m.categories.size());
+    for (const auto& cats : m.categories) {
+      w.pod<uint32_t>((uint32_t)cats.size());
+      for (const std::string& c : cats) w.str(c);
+    }
+    out.emplace_back(kSectionCategories, std::move(w.buf));
+  }
+  if (!m.class_names.empty()) {
+    Writer w;
+    w.pod<uint32_t>((uint32_t)m.class_names.size());
+    for (const std::string& c : m.class_names) w.str(c);
+    out.emplace_back(kSectionClassNames, std::move(w.buf));
+  }
+  if (any_categorical_split(m)) {
+    Writer w;
+    for (const Tree& t : m.trees) {
+      w.vec(t.split_type);
+      w.vec(t.cat_offset);
+      w.vec(t.cat_bits);
+    }
+    out.emplace_back(kSectionCatSplits, std::move(w.buf));
+  }
+  return out;
+}
+
+void read_section(uint32_t tag, Reader& r, Model* m) {
+  switch (tag) {
+    case kSectionCategories: {
+      uint32_t nf = r.pod<uint32_t>("categories");
+      if (nf != m->feature_names.size()) bad("category lists do not match the features");
+      m->categories.resize(nf);
+      for (uint32_t f = 0; f < nf; ++f) {
+        uint32_t nc = r.pod<uint32_t>("categories");
+        if (nc > (uint32_t)kMaxCategories)
+          bad("feature " + std::to_string(f) + " has " + std::to_string(nc) +
+              " categories, more than the limit of " + std::to_string(kMaxCategories));
+        r.need((size_t)nc * 4, "categories");
+        m->categories[f].reserve(nc);
+        for (uint32_t c = 0; c < nc; ++c) m->categories[f].push_back(r.str("category"));
+      }
+      break;
+    }
+    case kSectionClassNames: {
+      uint32_t n = r.pod<uint32_t>("class names");
+      if (n > (uint32_t)kMaxClasses)
+        bad(std::to_string(n) + " class names exceed the limit of " + std::to_string(kMaxClasses));
+      r.need((size_t)n * 4, "class names");
+      for (uint32_t i = 0; i < n; ++i) m->class_names.push_back(r.str("class name"));
+      break;
+    }
+    case kSectionCatSplits:
+      for (Tree& t : m->trees) {
+        r.vec(&t.split_type, "categorical splits", kMaxTreeNodes);
+        r.vec(&t.cat_offset, "categorical splits", kMaxTreeNodes + 1);
+        r.vec(&t.cat_bits, "categorical splits");
+      }
+      break;
+    default:
+      bad("unsupported model section " + std::to_string(tag) +
+          " (written by a newer version of gbdt?)");
+  }
+}
+
 }  // namespace
 
 // Which stored floats may be non-finite (everything else must be finite):
@@ -195,7 +286,30 @@ void validate_model(const Model& m) {
         std::to_string(kMaxFeatures));
   if ((int)m.feature_types.size() != d) bad("feature type count does not match features");
   for (FeatureType t : m.feature_types)
-    if ((int)t > 2) bad("unknown feature type");
+    if ((int)t >= kNumFeatureTypes) bad("unknown feature type");
+  if (!m.categories.empty() && (int)m.categories.size() != d)
+    bad("category lists do not match the features");
+  for (int f = 0; f < (int)m.categories.size(); ++f) {
+    const bool cat = m.feature_types[f] == FeatureType::kCategorical;
+    if (cat != !m.categories[f].empty())
+      bad("feature " + std::to_string(f) +
+          (cat ? " is categorical without categories" : " has categories but is not categorical"));
+    if (m.categories[f].size() > (size_t)kMaxCategories)
+      bad("feature " + std::to_string(f) + " has more than " + std::to_string(kMaxCategories) +
+          " categories");
+    for (const std::string& c : m.categories[f])
+      if (c.size() > kMaxStringBytes || !valid_utf8(c))
+        bad("category \"" + printable(c) + "\" of feature " + std::to_string(f) +
+            " is not valid UTF-8 (or holds a NUL byte or is too long)");
+  }
+  if (m.categories.empty())
+    for (FeatureType t : m.feature_types)
+      if (t == FeatureType::kCategorical) bad("categorical feature without categories");
+  if (!m.class_names.empty() && m.class_names.size() != m.class_labels.size())
+    bad("class name count does not match the classes");
+  for (const std::string& c : m.class_names)
+    if (c.size() > kMaxStringBytes || !valid_utf8(c))
+      bad("class name \"" + printable(c) + "\" is not valid UTF-8 (or holds a NUL byte or is too long)");
   for (int f = 0; f < d; ++f) {
     const std::string& n = m.feature_names[f];
     if (n.size() > kMaxStringBytes || !valid_utf8(n))
@@ -250,6 +364,24 @@ void validate_model(const Model& m) {
         t.split_bin.size() != nn || t.threshold.size() != nn || t.default_left.size() != nn ||
         t.value.size() != nn || t.gain.size() != nn || t.cover.size() != nn)
       bad(at + ": node arrays differ in length");
+    if (t.has_categorical()) {
+      if (t.split_type.size() != nn || t.cat_offset.size() != nn + 1 || t.cat_offset[0] != 0 ||
+          t.cat_offset[nn] != t.cat_bits.size())
+        bad(at + ": categorical split arrays do not match the nodes");
+      for (size_t n = 0; n < nn; ++n) {
+        if (t.split_type[n] > 1) bad(at + ": bad split type");
+        if (t.cat_offset[n + 1] < t.cat_offset[n] ||
+            t.cat_offset[n + 1] - t.cat_offset[n] > (uint32_t)(kMaxCategories / 32))
+          bad(at + ": bad category set of node " + std::to_string(n));
+        if (t.split_type[n] == 1 &&
+            (t.left[n] < 0 || t.feature[n] < 0 || t.feature[n] >= d ||
+             m.feature_types[t.feature[n]] != FeatureType::kCategorical))
+          bad(at + ": categorical split of node " + std::to_string(n) +
+              " is not on a categorical feature");
+      }
+    } else if (!t.cat_offset.empty() || !t.cat_bits.empty()) {
+      bad(at + ": category sets without categorical splits");
+    }
     // Every node reachable from the root exactly once (no cycles, no sharing).
     std::vector<uint8_t> seen(nn, 0);
     std::vector<int32_t> stack{0};
@@ -316,10 +448,19 @@ std::vector<uint8_t> serialize_model(const Model& m) {
   p.pod<int32_t>(r.best_iteration);
   // Timings and the backend name stay out of the bytes: the same inputs give
   // the same model whatever the thread count or device.
+  const auto sections = model_sections(m);
+  if (!sections.empty()) {
+    p.pod<uint32_t>((uint32_t)sections.size());
+    for (const auto& sec : sections) {
+      p.pod<uint32_t>(sec.first);
+      p.pod<uint64_t>((uint64_t)sec.second.size());
+      p.buf.insert(p.buf.end(), sec.second.begin(), sec.second.end());
+    }
+  }
 
   Writer w;
   w.buf.insert(w.buf.end(), kMagic, kMagic + 8);
-  w.pod<uint32_t>(kFormatVersion);
+  w.pod<uint32_t>(sections.empty() ? 1u : kFormatVersion);
   w.pod<uint64_t>((uint64_t)p.buf.size());
   w.buf.insert(w.buf.end(), p.buf.begin(), p.buf.end());
   w.pod<uint64_t>(fnv1a(w.buf.data(), w.buf.size()));
@@ -386,6 +527,22 @@ Model deserialize_model(const uint8_t* data, size_t len) {
   r.vec(&rep.train_metric, "report");
   r.vec(&rep.validation_metric, "report");
   rep.best_iteration = r.pod<int32_t>("report");
+  if (version >= 2) {
+    uint32_t ns = r.pod<uint32_t>("sections");
+    if (ns == 0 || ns > 64) bad("bad section count " + std::to_string(ns));
+    uint32_t last_tag = 0;
+    for (uint32_t i = 0; i < ns; ++i) {
+      uint32_t tag = r.pod<uint32_t>("section tag");
+      if (tag <= last_tag) bad("model sections out of order");
+      last_tag = tag;
+      uint64_t slen = r.pod<uint64_t>("section length");
+      r.need((size_t)slen, "section");
+      Reader sr(r.here(), (size_t)slen);
+      read_section(tag, sr, &m);
+      if (sr.left() != 0) bad("trailing bytes in model section " + std::to_string(tag));
+      r.skip((size_t)slen);
+    }
+  }
   if (r.left() != 0) bad("trailing bytes after the model");
   validate_model(m);
   return m;

@@ -20,6 +20,8 @@ constexpr size_t kMaxStringBytes = 4096;
 constexpr size_t kMaxModelParams = 256;
 // Trees of a model and nodes of one tree.  num_round <= 100000 and depth <=
 // 16 (2^17 - 1 nodes) for trained models; imported ones may be deeper.
+// Categories per categorical feature (codes 0 .. kMaxCategories - 1).
+constexpr int kMaxCategories = 1 << 16;
 constexpr size_t kMaxTrees = 10000000;
 constexpr size_t kMaxTreeNodes = (size_t)1 << 24;
 // Nodes of all trees together (about 40 bytes each once decoded).

@@ -17,6 +17,18 @@ struct Tree {
   std::vector<float> value;          // leaf: eta * weight; internal: eta * weight of the node
   std::vector<float> gain;           // loss change of the split (0 for leaves)
   std::vector<double> cover;         // hessian sum of the node
+  // Categorical splits; all three empty when the tree has none.  Otherwise
+  // split_type[n] is 1 for a categorical split of node n (0: numeric), and
+  // its category set is the bit field cat_bits[cat_offset[n] ..
+  // cat_offset[n + 1]) (32 categories per word, code c in word c / 32, bit
+  // c % 32): a category code in the set goes RIGHT, every other code
+  // (including codes never seen in training) goes LEFT, missing follows
+  // default_left (XGBoost's rule).  cat_offset has num_nodes() + 1 entries.
+  std::vector<uint8_t> split_type;
+  std::vector<uint32_t> cat_offset;
+  std::vector<uint32_t> cat_bits;
+
+  bool has_categorical() const { return !split_type.empty(); }
 
   int32_t num_nodes() const { return (int32_t)left.size(); }
   bool is_leaf(int32_t n) const { return left[n] < 0; }

@@ -164,3 +164,56 @@ TEST(ModelFormat, ChecksumFixedCorruptionStillValidated) {
   RecordProperty("rejected", rejected);
   EXPECT_GT(rejected, 0);
 }
+
+// Version 2: categories, class names and categorical split sets are kept;
+// a model without them is still written as version 1.
+TEST(ModelFormat, Version2SectionsRoundTrip) {
+  const Model& base = small_model();
+  uint32_t v1 = 0;
+  std::vector<uint8_t> b1 = serialize_model(base);
+  std::memcpy(&v1, b1.data() + 8, 4);
+  EXPECT_EQ(v1, 1u);
+
+  Model m = base;
+  m.feature_types[0] = FeatureType::kCategorical;
+  m.categories.assign((size_t)m.n_features(), {});
+  m.categories[0] = {"red", "green", "blue"};
+  for (size_t i = 0; i < m.class_labels.size(); ++i) m.class_names.push_back("class " + std::to_string(i));
+  ASSERT_FALSE(m.class_names.empty());
+  Tree& t = m.trees[0];
+  ASSERT_FALSE(t.is_leaf(0));
+  t.feature[0] = 0;
+  t.split_bin[0] = 0;
+  const size_t nn = (size_t)t.num_nodes();
+  t.split_type.assign(nn, 0);
+  t.split_type[0] = 1;
+  t.cat_offset.assign(nn + 1, 1);
+  t.cat_offset[0] = 0;
+  t.cat_bits = {0x5u};  // codes 0 and 2 go right
+  validate_model(m);
+  std::vector<uint8_t> b = serialize_model(m);
+  uint32_t v = 0;
+  std::memcpy(&v, b.data() + 8, 4);
+  EXPECT_EQ(v, 2u);
+  Model m2 = deserialize_model(b.data(), b.size());
+  EXPECT_EQ(m2.categories, m.categories);
+  EXPECT_EQ(m2.class_names, m.class_names);
+  EXPECT_EQ(m2.trees[0].split_type, t.split_type);
+  EXPECT_EQ(m2.trees[0].cat_offset, t.cat_offset);
+  EXPECT_EQ(m2.trees[0].cat_bits, t.cat_bits);
+  EXPECT_FALSE(m2.trees[1].has_categorical());
+  EXPECT_EQ(serialize_model(m2), b);
+
+  // Inconsistent sections are refused.
+  Model bad = m;
+  bad.categories[1] = {"x"};  // feature 1 is not categorical
+  EXPECT_THROW(validate_model(bad), CorruptModel);
+  bad = m;
+  bad.class_names.pop_back();
+  EXPECT_THROW(validate_model(bad), CorruptModel);
+  bad = m;
+  bad.trees[0].cat_offset[nn] = 7;
+  EXPECT_THROW(validate_model(bad), CorruptModel);
+  // Every truncation of a version 2 model is an error, not a crash.
+  for (size_t n = 0; n < b.size(); n += 7) EXPECT_FALSE(decode_and_use(std::vector<uint8_t>(b.begin(), b.begin() + n)));
+}
