@@ -74,7 +74,7 @@ std::vector<double> feature_importance(const Model& m, const std::string& kind,
 }
 
 std::string model_info_json(const Model& m) {
-  static const char* types[] = {"float", "int", "bool"};
+  static const char* types[] = {"float", "int", "bool", "categorical"};
   std::ostringstream o;
   o << "{\"objective\": " << json_escape(objective_name(m.objective));
   o << ", \"num_class\": " << (m.objective == Objective::kSoftprob ? m.num_output_group : (m.objective == Objective::kLogistic ? 2 : 0));
@@ -84,7 +84,11 @@ std::string model_info_json(const Model& m) {
   o << "], \"features\": [";
   for (int f = 0; f < m.n_features(); ++f)
     o << (f ? ", " : "") << "{\"name\": " << json_escape(m.feature_names[f])
-      << ", \"type\": \"" << types[(int)m.feature_types[f]] << "\"}";
+      << ", \"type\": \"" << types[(int)m.feature_types[f]] << "\""
+      << ((size_t)f < m.categories.size() && !m.categories[f].empty()  // B: category count
+              ? ", \"categories\": " + std::to_string(m.categories[f].size())
+              : std::string())
+      << "}";
   size_t nodes = 0;
   for (const Tree& t : m.trees) nodes += t.num_nodes();
   o << "], \"rounds\": " << m.num_rounds() << ", \"trees\": " << m.trees.size()

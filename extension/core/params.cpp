@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "model_limits.h"
+#include "category_params.h"  // B
 
 namespace gbdt {
 
@@ -193,6 +194,8 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
       if (kv.value != "depthwise")
         throw InvalidInput("parameter \"grow_policy\" = \"" + kv.value +
                            "\" is not supported: only depthwise");
+    } else if (k == "categorical_features" || k == "max_categories") {
+      apply_category_param(kv, p);  // B
     } else {
       throw InvalidInput("unknown parameter \"" + k +
                          "\": allowed are eta (learning_rate), max_depth, min_child_weight, "
@@ -200,7 +203,7 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
                          "max_delta_step, max_bin, bin_sample_rows, subsample, colsample_bytree, base_score, "
                          "num_round (n_estimators), seed, nthread, num_class, objective, "
                          "validation_fraction, early_stopping_rounds, eval_metric, device, "
-                         "verbose, tree_method, grow_policy");
+                         "verbose, tree_method, grow_policy, categorical_features, max_categories");
     }
   }
   (void)get_bool;
@@ -228,6 +231,7 @@ std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams&
   if (p.early_stopping_rounds > 0)
     r.emplace_back("early_stopping_rounds", std::to_string(p.early_stopping_rounds));
   if (!p.eval_metric.empty()) r.emplace_back("eval_metric", p.eval_metric);
+  category_params_to_kv(p, &r);  // B
   return r;
 }
 

@@ -47,6 +47,11 @@ struct TrainParams {
   std::string eval_metric;       // empty = objective's default
   std::string device = "";       // "", "auto", "cpu", "cuda"
   bool verbose = false;
+  // B (categorical columns, read by the PostgreSQL loader): integer columns
+  // declared categorical (text/enum/bool columns are categorical anyway),
+  // and the most distinct values a categorical column may have.
+  std::vector<std::string> categorical_features;
+  int max_categories = 65536;  // kMaxCategories
 
   double effective_max_delta_step() const {
     if (max_delta_step_set) return max_delta_step;

@@ -250,6 +250,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   m.feature_names = in.feature_names;
   m.feature_types = in.feature_types;
   if ((int)m.feature_types.size() != d) m.feature_types.assign((size_t)d, FeatureType::kFloat);
+  for (const auto& c : in.categories)
+    if (!c.empty()) m.categories = in.categories;
   m.base_margin = estimate_base_margin(p, y, n, K);
   m.base_score = p.objective == Objective::kLogistic ? 1.0 / (1.0 + std::exp(-m.base_margin[0]))
                  : p.objective == Objective::kPoisson ? std::exp(m.base_margin[0])
@@ -482,6 +484,7 @@ BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int
   b.labels.assign(in.labels, in.labels + in.features.n_rows);
   b.feature_names = in.feature_names;
   b.feature_types = in.feature_types;
+  b.categories = in.categories;
   b.rows_skipped = in.rows_skipped;
   b.seconds_load = in.seconds_load;
   return b;

@@ -18,6 +18,8 @@ struct TrainInput {
   const float* labels = nullptr;           // n_rows, no NULLs (skipped by the loader)
   std::vector<std::string> feature_names;
   std::vector<FeatureType> feature_types;
+  // Categorical features: category names per feature (Model::categories).
+  std::vector<std::vector<std::string>> categories;
   uint64_t rows_skipped = 0;               // NULL labels, for the report
   double seconds_load = 0;                 // for the report
 };
@@ -30,6 +32,7 @@ struct BinnedInput {
   std::vector<float> labels;               // matrix.n_rows
   std::vector<std::string> feature_names;
   std::vector<FeatureType> feature_types;
+  std::vector<std::vector<std::string>> categories;  // as TrainInput::categories
   uint64_t rows_skipped = 0;
   double seconds_load = 0;
   double seconds_bin = 0;

@@ -21,6 +21,7 @@ enum class ValKind : uint8_t {
   kInt8,
   kNumeric,
   kBool,
+  kCategory,  // categorical feature: code from ReaderColumn::cat (category_dict.h)
 };
 
 // Kind for a column type (domains resolved to their base type); kNone if
@@ -33,6 +34,7 @@ inline gbdt::FeatureType feature_type_for(ValKind k) {
     case ValKind::kInt2:
     case ValKind::kInt4:
     case ValKind::kInt8: return gbdt::FeatureType::kInt;
+    case ValKind::kCategory: return gbdt::FeatureType::kCategorical;
     default: return gbdt::FeatureType::kFloat;
   }
 }
@@ -49,7 +51,8 @@ inline double datum_to_double(Datum d, ValKind k) {
     case ValKind::kBool: return DatumGetBool(d) ? 1.0 : 0.0;
     case ValKind::kNumeric:
       return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, d));
-    case ValKind::kNone: break;
+    case ValKind::kNone:
+    case ValKind::kCategory: break;
   }
   return NAN;
 }

@@ -120,7 +120,7 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
   int nf = m->n_features();
   ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
   cols[0] = ReaderColumn{target, tkind, true, true};
-  model_feature_columns(rel, m, cols + 1);
+  model_feature_columns(rel, m, get_call_cache(fcinfo)->categories, cols + 1);
 
   EvalSink s;
   memset(&s, 0, sizeof(s));

@@ -143,7 +143,8 @@ void reader_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* 
 
 // Reads the relation (with the key column when key != NULL) and explains
 // every row into s (whose output fields the caller has set).
-void explain_relation(Sink* s, const gbdt::Model* m, Oid relid, const char* key) {
+void explain_relation(Sink* s, const gbdt::Model* m, const ModelCategories* mc, Oid relid,
+                      const char* key) {
   RelInfo* rel = open_rel_info(relid);
   const int nf = m->n_features();
   ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
@@ -153,7 +154,7 @@ void explain_relation(Sink* s, const gbdt::Model* m, Oid relid, const char* key)
     cols[0] = ReaderColumn{key, ValKind::kNone, false, false};
     first = 1;
   }
-  model_feature_columns(rel, m, cols + first);
+  model_feature_columns(rel, m, mc, cols + first);
   if (first == 0) {
     // The reader hands column 0 as the key: read the first feature twice
     // rather than special-case the row callback.
@@ -230,7 +231,7 @@ Datum gbdt_explain_table(PG_FUNCTION_ARGS) {
   for (int f = 0; f < nf; f++)
     s->names[f] = PointerGetDatum(cstring_to_text(model_to_server_string(m->feature_names[f].c_str())));
   s->names[nf] = CStringGetTextDatum("bias");
-  explain_relation(s, m, relid, key);
+  explain_relation(s, m, get_call_cache(fcinfo)->categories, relid, key);
   return (Datum)0;
 }
 
@@ -250,7 +251,7 @@ Datum gbdt_feature_importance_shap(PG_FUNCTION_ARGS) {
   const int nf = m->n_features();
   Sink* s = (Sink*)palloc0(sizeof(Sink));
   s->abs_sum = (double*)palloc0(sizeof(double) * (nf > 0 ? nf : 1));
-  explain_relation(s, m, relid, nullptr);
+  explain_relation(s, m, get_call_cache(fcinfo)->categories, relid, nullptr);
 
   ImpEntry* e = (ImpEntry*)palloc(sizeof(ImpEntry) * (nf > 0 ? nf : 1));
   for (int f = 0; f < nf; f++)

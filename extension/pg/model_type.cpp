@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "category_dict.h"
 #include "guard.h"
 #include "model_identity.h"
 
@@ -24,6 +25,8 @@ namespace {
 
 void cache_cleanup(void* arg) {
   CallCache* c = (CallCache*)arg;
+  delete_model_categories(c->categories);  // noexcept
+  c->categories = nullptr;
   delete c->model;  // noexcept
   c->model = nullptr;
   c->bytes = nullptr;  // memory of mcxt, going away with it
@@ -58,8 +61,17 @@ void decode_into_cache(CallCache* c, const uint8_t* data, size_t len) {
   uint8_t* copy = (uint8_t*)MemoryContextAllocHuge(c->mcxt, len > 0 ? len : 1);
   if (len > 0) std::memcpy(copy, data, len);
   gbdt::Model* fresh = nullptr;
+  ModelCategories* cats = nullptr;
   ErrorStyle style{ERRCODE_DATA_CORRUPTED, ERRCODE_DATA_CORRUPTED, "invalid gbdt_model: "};
-  run_engine([&] { fresh = new gbdt::Model(gbdt::deserialize_model(data, len)); }, style);
+  run_engine(
+      [&] {
+        std::unique_ptr<gbdt::Model> m(new gbdt::Model(gbdt::deserialize_model(data, len)));
+        cats = build_model_categories(*m);  // once per decoded model
+        fresh = m.release();
+      },
+      style);
+  delete_model_categories(c->categories);
+  c->categories = cats;
   delete c->model;
   if (c->bytes != nullptr) pfree(c->bytes);
   c->model = fresh;

@@ -9,9 +9,12 @@
 
 namespace gbdt_pg {
 
+struct ModelCategories;  // category_dict.h
+
 // Per call site state kept in flinfo->fn_extra (allocated in fn_mcxt).
 struct CallCache {
   gbdt::Model* model;       // decoded model (C++ heap), owned; deleted with fn_mcxt
+  ModelCategories* categories;  // lookups of model's category names (NULL: none), owned
   uint64_t generation;      // bumped whenever `model` is replaced
   // Identity of the value `model` was decoded from: a copy of all its
   // payload bytes (in mcxt), and the on-disk TOAST pointer it came from

@@ -2,6 +2,7 @@
 // gbdt_predict_proba(model, record).
 #include <cmath>
 
+#include "category_dict.h"
 #include "guard.h"
 #include "predict.h"
 #include "model_type.h"
@@ -27,6 +28,7 @@ struct RowMap {
   int nf;
   int* attidx;      // per feature: 0-based attribute index
   ValKind* kinds;   // per feature
+  CategoryColumn** cats;  // per feature: categorical lookups (NULL: numeric)
   Datum* values;    // natts
   bool* nulls;      // natts
   float* x;         // nf
@@ -36,6 +38,7 @@ void free_row_map(RowMap* rm) {
   FreeTupleDesc(rm->desc);
   pfree(rm->attidx);
   pfree(rm->kinds);
+  pfree(rm->cats);
   pfree(rm->values);
   pfree(rm->nulls);
   pfree(rm->x);
@@ -56,6 +59,7 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
   rm->nf = nf;
   rm->attidx = (int*)palloc(sizeof(int) * (nf > 0 ? nf : 1));
   rm->kinds = (ValKind*)palloc(sizeof(ValKind) * (nf > 0 ? nf : 1));
+  rm->cats = (CategoryColumn**)palloc0(sizeof(CategoryColumn*) * (nf > 0 ? nf : 1));
   rm->values = (Datum*)palloc(sizeof(Datum) * (td->natts > 0 ? td->natts : 1));
   rm->nulls = (bool*)palloc(sizeof(bool) * (td->natts > 0 ? td->natts : 1));
   rm->x = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
@@ -76,11 +80,16 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
     }
     Oid t = TupleDescAttr(td, found)->atttypid;
     ValKind k = kind_for_type(t);
-    if (k == ValKind::kNone) {
+    if (k == ValKind::kNone && (c->categories == nullptr)) {
       badtype_col = name;
       badtype = t;
       break;
     }
+    // Categorical features, and type mismatches between the column and the
+    // model's feature (errors naming the column).
+    old = MemoryContextSwitchTo(c->mcxt);
+    k = scoring_column_kind(m, c->categories, f, t, name, &rm->cats[f]);
+    MemoryContextSwitchTo(old);
     rm->attidx[f] = found;
     rm->kinds[f] = k;
   }
@@ -125,7 +134,9 @@ const float* row_features(FunctionCallInfo fcinfo, const gbdt::Model* m, HeapTup
   heap_deform_tuple(&tmp, rm->desc, rm->values, rm->nulls);
   for (int f = 0; f < rm->nf; f++) {
     int i = rm->attidx[f];
-    rm->x[f] = rm->nulls[i] ? NAN : (float)datum_to_double(rm->values[i], rm->kinds[f]);
+    rm->x[f] = rm->nulls[i]                         ? NAN
+               : rm->kinds[f] == ValKind::kCategory ? category_code(rm->cats[f], rm->values[i])
+                                                    : (float)datum_to_double(rm->values[i], rm->kinds[f]);
   }
   return rm->x;
 }

@@ -461,7 +461,7 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   int nf = m->n_features();
   ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
   cols[0] = ReaderColumn{key, ValKind::kNone, false, false};
-  model_feature_columns(rel, m, cols + 1);
+  model_feature_columns(rel, m, get_call_cache(fcinfo)->categories, cols + 1);
 
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;

@@ -3,6 +3,8 @@
 #include <cfloat>
 #include <cmath>
 
+#include "category_dict.h"
+
 extern "C" {
 #include "access/table.h"
 #include "access/tableam.h"
@@ -101,6 +103,10 @@ bool receive_slot(TupleTableSlot* slot, DestReceiver* self) {
       continue;
     }
     Datum d = slot->tts_values[i];
+    if (c.kind == ValKind::kCategory) {
+      r->vals[i] = category_code(c.cat, d);
+      continue;
+    }
     double v = datum_to_double(d, c.kind);
     float f = (float)v;
     if (c.reject_infinity && std::isinf(f)) report_nonfinite(c.name, c.is_target, d, c.kind, v);
@@ -172,7 +178,8 @@ bool plan_fast_scan(const RelInfo* rel, const ReaderColumn* cols, int ncols, Fas
         getTypeOutputInfo(t, &outfn, &varlena);
         fmgr_info(outfn, &fs->outfns[i]);
       }
-    } else if (kind_for_type(t) != cols[i].kind) {
+    } else if (cols[i].kind == ValKind::kCategory ? !category_type_matches(cols[i].cat, t)
+                                                  : kind_for_type(t) != cols[i].kind) {
       return false;
     }
     fs->attnums[i] = a->attnum;
@@ -248,6 +255,10 @@ void convert_row(TablePasses* tp) {
       tp->vals[i] = NAN;
       if (!fs->is_text[i])
         out->tts_values[i] = PointerGetDatum(cstring_to_text(OutputFunctionCall(&fs->outfns[i], d)));
+      continue;
+    }
+    if (c.kind == ValKind::kCategory) {
+      tp->vals[i] = category_code(c.cat, d);
       continue;
     }
     double v = datum_to_double(d, c.kind);

@@ -33,11 +33,14 @@ Form_pg_attribute find_column(const RelInfo* rel, const char* name);
 // Error: column "x" of relation "t" does not exist.
 void report_missing_column(const RelInfo* rel, const char* name) pg_attribute_noreturn();
 
+struct CategoryColumn;  // category_dict.h
+
 struct ReaderColumn {
   const char* name;      // column name in the relation
   ValKind kind;          // conversion; kNone = pass the value through as text
   bool reject_infinity;  // +-Infinity (or float4 overflow) is an error
   bool is_target;        // for messages
+  CategoryColumn* cat = nullptr;  // kind kCategory: value -> category code
 };
 
 // Receives one row.  vals[i]: converted value (NaN for NULL, NaN values and

@@ -1,6 +1,7 @@
 #include "scoring.h"
 
 #include "module.h"
+#include "category_dict.h"
 
 #include <algorithm>
 
@@ -9,7 +10,8 @@
 
 namespace gbdt_pg {
 
-void model_feature_columns(const RelInfo* rel, const gbdt::Model* m, ReaderColumn* cols) {
+void model_feature_columns(const RelInfo* rel, const gbdt::Model* m, const ModelCategories* mc,
+                           ReaderColumn* cols) {
   int nf = m->n_features();
   for (int f = 0; f < nf; f++) {
     const char* name = model_to_server_string(m->feature_names[f].c_str());
@@ -18,14 +20,9 @@ void model_feature_columns(const RelInfo* rel, const gbdt::Model* m, ReaderColum
       ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                       errmsg("relation \"%s\" has no column \"%s\" required by the model",
                              rel->name, name)));
-    ValKind k = kind_for_type(a->atttypid);
-    if (k == ValKind::kNone)
-      ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-                      errmsg("column \"%s\" has unsupported type %s", name,
-                             format_type_be(a->atttypid)),
-                      errhint("Supported types are smallint, integer, bigint, real, double "
-                              "precision, numeric and boolean.")));
-    cols[f] = ReaderColumn{name, k, false, false};
+    CategoryColumn* cat = nullptr;
+    ValKind k = scoring_column_kind(m, mc, f, a->atttypid, name, &cat);
+    cols[f] = ReaderColumn{name, k, false, false, cat};
   }
 }
 

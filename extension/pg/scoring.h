@@ -11,7 +11,12 @@ namespace gbdt_pg {
 // Reader columns for the model's features, looked up by name in rel:
 // fills cols[0 .. n_features).  A missing column or one of an unsupported
 // type is an error naming it.  Infinity is accepted (scored as a value).
-void model_feature_columns(const RelInfo* rel, const gbdt::Model* m, ReaderColumn* cols);
+// Categorical features (mc: the call cache's lookups, NULL when the model
+// has none) read text/enum/bool/integer columns as category codes; a column
+// whose kind does not fit the model's feature is an error naming it.
+struct ModelCategories;
+void model_feature_columns(const RelInfo* rel, const gbdt::Model* m, const ModelCategories* mc,
+                           ReaderColumn* cols);
 
 // The scalar answer (gbdt_predict semantics) from one row of predict_batch
 // output (K values, already transformed): value / P(class 1) / class label

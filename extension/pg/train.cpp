@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "category_dict.h"
 #include "guard.h"
 #include "gucs.h"
 #include "module.h"
@@ -92,6 +93,16 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
       case jbvBool:
         param_add(out, key, v.val.boolean ? "true" : "false", false);
         break;
+      case jbvBinary:  // B: categorical_features may be a JSON array
+        if (strcmp(key, "categorical_features") == 0) {
+          param_add(out, key, JsonbToCString(nullptr, v.val.binary.data, v.val.binary.len), false);
+          break;
+        }
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("parameter \"%s\" must be a number, string or boolean, not a JSON "
+                               "object or array",
+                               key)));
+        break;
       case jbvNull:
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("parameter \"%s\" must not be null", key)));
@@ -107,7 +118,8 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
 
 // ---- feature resolution ----
 
-void resolve_features(const RelInfo* rel, const char* target, ArrayType* arr, FeatureSet* fs) {
+void resolve_features(const RelInfo* rel, const char* target, ArrayType* arr, FeatureSet* fs,
+                      const CategoricalDecl* cat_decl) {
   int natts = rel->desc->natts;
   fs->names = (const char**)palloc(sizeof(char*) * (natts + 1));
   fs->kinds = (ValKind*)palloc(sizeof(ValKind) * (natts + 1));
@@ -122,7 +134,7 @@ void resolve_features(const RelInfo* rel, const char* target, ArrayType* arr, Fe
       if (a->attisdropped) continue;
       const char* name = NameStr(a->attname);
       if (strcmp(name, target) == 0) continue;
-      ValKind k = kind_for_type(a->atttypid);
+      ValKind k = training_feature_kind(a, cat_decl);
       if (k == ValKind::kNone) {
         appendStringInfo(&skipped, "%s\"%s\" (%s)", nskipped ? ", " : "", name,
                          format_type_be(a->atttypid));
@@ -170,7 +182,10 @@ void resolve_features(const RelInfo* rel, const char* target, ArrayType* arr, Fe
       if (strcmp(fs->names[j], name) == 0)
         ereport(ERROR, (errcode(ERRCODE_DUPLICATE_COLUMN),
                         errmsg("feature column \"%s\" is listed more than once", name)));
-    fs->kinds[fs->n] = require_numeric_column(rel, name, "feature");
+    Form_pg_attribute a = find_column(rel, name);
+    fs->kinds[fs->n] = a != nullptr ? training_feature_kind(a, cat_decl) : ValKind::kNone;
+    if (fs->kinds[fs->n] == ValKind::kNone)
+      fs->kinds[fs->n] = require_numeric_column(rel, name, "feature");
     fs->names[fs->n] = name;
     fs->n++;
   }
@@ -205,6 +220,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   int max_bin = 256, nthread_requested = 0;
   size_t sample_rows = 0;
   MemoryShape memory{1, 1, 6, 256, 0.0, false};
+  CategoricalDecl* cat_decl = nullptr;
   {
     const ParamList* pl = &params;
     run_engine([&] {
@@ -221,6 +237,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       memory.max_bin = p.max_bin;
       memory.validation_fraction = p.validation_fraction;
       memory.subsample = p.subsample < 1.0;
+      cat_decl = categorical_decl_from_params(p);
     });
   }
   // At most gbdt.max_threads (a NOTICE when an explicit nthread is lowered).
@@ -236,7 +253,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     param_add(&params, "objective", "binary:logistic", true);
 
   FeatureSet fs;
-  resolve_features(rel, target, feat_arr, &fs);
+  resolve_features(rel, target, feat_arr, &fs, cat_decl);
+  check_categorical_decl(rel, target, fs.n, fs.names, cat_decl);
   fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
   for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
   int nf = fs.n;
@@ -245,6 +263,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   MemoryContext data_cxt =
       AllocSetContextCreate(CurrentMemoryContext, "gbdt training data", ALLOCSET_DEFAULT_SIZES);
   LoadSpec spec{rel, target, target_kind, &fs, max_bin, sample_rows, nthread, memory};
+  spec.max_categories = cat_decl->limit;
   LoadResult loaded;
   load_training_data(spec, data_cxt, &loaded);
   gbdt::BinnedInput* data = loaded.data;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "binned_matrix.h"
+#include "category_dict.h"
 #include "guard.h"
 #include "quantile.h"
 #include "module.h"
@@ -112,16 +113,22 @@ void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nul
   memcpy(x, vals + 1, sizeof(float) * s->nf);
 }
 
-void set_names(const LoadSpec& spec, gbdt::BinnedInput* d) {
+void set_names(const LoadSpec& spec, gbdt::BinnedInput* d, const TrainCategories* tcat) {
   const FeatureSet* fs = spec.features;
   for (int f = 0; f < fs->n; f++) {
     d->feature_names.emplace_back(fs->model_names[f]);
     d->feature_types.push_back(feature_type_for(fs->kinds[f]));
   }
+  if (tcat != nullptr) train_categories_names(tcat, &d->categories);
+}
+
+// Pass 1 with categorical features: counts the values of every row with a target.
+void count_categories_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
+  train_categories_count_row((TrainCategories*)arg, vals + 1);
 }
 
 // Bins float columns as the in-memory engine does; frees them.
-void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned) {
+void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned, const TrainCategories* tcat) {
   const FloatSink* cs = s;
   run_engine([&] {
     gbdt::TrainInput in;
@@ -130,7 +137,7 @@ void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned) {
     in.labels = cs->labels;
     in.rows_skipped = cs->skipped;
     owned->data = new gbdt::BinnedInput(gbdt::bin_input(in, spec.max_bin, spec.sample_rows, spec.nthread));
-    set_names(spec, owned->data);
+    set_names(spec, owned->data, tcat);
   });
   sink_free(s);
 }
@@ -162,6 +169,9 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   for (int f = 0; f < nf; f++)
     cols[f + 1] = ReaderColumn{spec.features->names[f], spec.features->kinds[f], true, false};
 
+  // Dictionaries of the categorical features (category_dict.h).
+  TrainCategories* tcat = train_categories_create(cxt, rel, cols, 1, nf, spec.max_categories);
+
   FloatSink fs;
   memset(&fs, 0, sizeof(fs));
   fs.rel = rel;
@@ -192,15 +202,24 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     out->passes = 1;
     out->sample_rows = std::min(fs.n, sample_cap);
     skipped = fs.skipped;
-    bin_floats(spec, &fs, owned);
+    if (tcat != nullptr) {
+      train_categories_count_columns(tcat, fs.cols, fs.n);
+      train_categories_finalize(tcat, fs.cols, fs.n);
+    }
+    bin_floats(spec, &fs, owned, tcat);
     seconds_bin = owned->data->seconds_bin;
   } else {
     if (rel->reltuples > 0)
       check_memory_estimate(rel->reltuples, nf, std::min(rel->reltuples, (double)sample_cap),
                             false, spec.memory);
     // Pass 1: rows with a target.
+    // With categorical features, every row's values are counted: the
+    // dictionaries are final before the sample and the bins are read.
     uint64 none = 0;
-    const uint64 n = table_pass(tp, &none, 0, nullptr, nullptr, &skipped);
+    const uint64 n = tcat != nullptr
+                         ? table_pass(tp, nullptr, 0, count_categories_row, tcat, &skipped)
+                         : table_pass(tp, &none, 0, nullptr, nullptr, &skipped);
+    if (tcat != nullptr && n > 0) train_categories_finalize(tcat, nullptr, 0);
     report_no_rows(spec, n + skipped, n);
     const size_t take = std::min((size_t)n, sample_cap);
     check_memory_estimate((double)n, nf, (double)take, false, spec.memory);
@@ -221,7 +240,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     if (take == n) {
       close_table_passes(tp);
       out->passes = 2;
-      bin_floats(spec, &fs, owned);
+      bin_floats(spec, &fs, owned, tcat);
       seconds_bin = owned->data->seconds_bin;
     } else {
       // Cuts from the sample; pass 3 bins every row as it is read.
@@ -258,7 +277,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
         seconds_bin += owned->binner->seconds_binning();
         delete owned->binner;
         owned->binner = nullptr;
-        set_names(spec, d);
+        set_names(spec, d, tcat);
       });
     }
   }

@@ -37,6 +37,7 @@ struct LoadSpec {
   size_t sample_rows;  // rows of the cut sample (0 = gbdt::cut_sample_rows)
   int nthread;
   MemoryShape memory;  // for the gbdt.max_memory checks
+  int max_categories = gbdt::kMaxCategories;  // distinct values of a categorical column
 };
 
 struct LoadResult {

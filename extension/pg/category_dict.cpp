@@ -1,0 +1,401 @@
+#include "category_dict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+
+#include "guard.h"
+#include "model_limits.h"
+
+namespace gbdt_pg {
+
+struct CategoryDict {
+  std::deque<std::string> store;          // training: the values (UTF-8)
+  std::vector<std::string_view> names;    // code -> value
+  std::unordered_map<std::string_view, int32_t> index;  // value -> code
+  std::vector<uint64_t> counts;           // training: rows per provisional code
+};
+
+struct ModelCategories {
+  std::vector<std::unique_ptr<CategoryDict>> dicts;  // per feature; null: numeric
+};
+
+struct TrainCategories {
+  int nf;
+  int limit;
+  CategoryColumn** cols;        // per feature; NULL: numeric
+  std::vector<CategoryDict*>* owned;
+};
+
+bool category_source_for(Oid typid, CatSource* out) {
+  const Oid base = getBaseType(typid);
+  switch (base) {
+    case TEXTOID:
+    case VARCHAROID: *out = CatSource::kText; return true;
+    case BPCHAROID: *out = CatSource::kBpchar; return true;
+    case BOOLOID: *out = CatSource::kBool; return true;
+    case INT2OID: *out = CatSource::kInt2; return true;
+    case INT4OID: *out = CatSource::kInt4; return true;
+    case INT8OID: *out = CatSource::kInt8; return true;
+    default: break;
+  }
+  if (type_is_enum(base)) {
+    *out = CatSource::kEnum;
+    return true;
+  }
+  return false;
+}
+
+bool is_default_categorical_type(Oid typid) {
+  CatSource s;
+  if (!category_source_for(typid, &s)) return false;
+  return s == CatSource::kText || s == CatSource::kBpchar || s == CatSource::kEnum ||
+         s == CatSource::kBool;
+}
+
+bool category_type_matches(const CategoryColumn* c, Oid typid) {
+  return c != nullptr && getBaseType(typid) == c->typid;
+}
+
+namespace {
+
+CategoryColumn* make_column(Oid typid, const char* colname, CategoryDict* dict, bool building) {
+  CategoryColumn* c = (CategoryColumn*)palloc0(sizeof(CategoryColumn));
+  if (!category_source_for(typid, &c->src))
+    elog(ERROR, "gbdt: column \"%s\" of type %s cannot be categorical", colname,
+         format_type_be(typid));
+  c->typid = getBaseType(typid);
+  if (c->src == CatSource::kEnum) {
+    Oid outfn;
+    bool varlena;
+    getTypeOutputInfo(c->typid, &outfn, &varlena);
+    fmgr_info(outfn, &c->out);
+  }
+  c->dict = dict;
+  c->building = building;
+  c->colname = pstrdup(colname);
+  return c;
+}
+
+void report_too_many(const char* colname, size_t count, int limit, bool at_least) {
+  ereport(ERROR,
+          (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+           errmsg("categorical column \"%s\" has %s%zu distinct values, more than the limit of "
+                  "%d (max_categories)",
+                  colname, at_least ? "more than " : "", count, limit),
+           errhint("Raise max_categories (at most %d), merge rare values into one (e.g. in a "
+                   "view), or leave the column out of the features.",
+                   gbdt::kMaxCategories)));
+}
+
+}  // namespace
+
+float category_code(CategoryColumn* c, Datum d) {
+  char buf[32];
+  const char* p = buf;
+  size_t len = 0;
+  switch (c->src) {
+    case CatSource::kText:
+    case CatSource::kBpchar: {
+      text* t = DatumGetTextPP(d);
+      p = VARDATA_ANY(t);
+      len = VARSIZE_ANY_EXHDR(t);
+      if (c->src == CatSource::kBpchar)
+        while (len > 0 && p[len - 1] == ' ') len--;
+      break;
+    }
+    case CatSource::kEnum:
+      p = OutputFunctionCall(&c->out, d);
+      len = strlen(p);
+      break;
+    case CatSource::kBool:
+      p = DatumGetBool(d) ? "true" : "false";
+      len = strlen(p);
+      break;
+    case CatSource::kInt2: len = (size_t)snprintf(buf, sizeof buf, "%d", (int)DatumGetInt16(d)); break;
+    case CatSource::kInt4: len = (size_t)snprintf(buf, sizeof buf, "%d", (int)DatumGetInt32(d)); break;
+    case CatSource::kInt8:
+      len = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)DatumGetInt64(d));
+      break;
+  }
+  if (GetDatabaseEncoding() != PG_UTF8 && len > 0) {
+    const char* u = pg_server_to_any(p, (int)len, PG_UTF8);
+    if (u != p) {
+      p = u;
+      len = strlen(u);
+    }
+  }
+  CategoryDict* dict = c->dict;
+  const std::string_view key(p, len);
+  auto it = dict->index.find(key);
+  if (it != dict->index.end()) return (float)it->second;
+  if (!c->building) return (float)dict->names.size();  // unseen: goes left
+  // Too many values: an error before the dictionary grows without bound
+  // (the exact count is reported by train_categories_finalize when lower).
+  if (dict->names.size() >= c->cap) report_too_many(c->colname, c->cap, c->limit, true);
+  if (len > gbdt::kMaxStringBytes)
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                    errmsg("categorical column \"%s\" has a value of %zu bytes, more than the "
+                           "limit of %zu bytes for a category",
+                           c->colname, len, gbdt::kMaxStringBytes)));
+  run_engine([&] {
+    dict->store.emplace_back(key);
+    const std::string_view sv(dict->store.back());
+    dict->index.emplace(sv, (int32_t)dict->names.size());
+    dict->names.push_back(sv);
+    dict->counts.push_back(0);
+  });
+  return (float)(dict->names.size() - 1);
+}
+
+// ---- training ----
+
+namespace {
+
+void delete_train_dicts(void* arg) {
+  TrainCategories* tc = (TrainCategories*)arg;
+  if (tc->owned == nullptr) return;
+  for (CategoryDict* d : *tc->owned) delete d;
+  delete tc->owned;
+  tc->owned = nullptr;
+}
+
+}  // namespace
+
+TrainCategories* train_categories_create(MemoryContext cxt, const RelInfo* rel,
+                                         ReaderColumn* cols, int first, int nf, int limit) {
+  bool any = false;
+  for (int f = 0; f < nf; f++) any = any || cols[first + f].kind == ValKind::kCategory;
+  if (!any) return nullptr;
+  MemoryContext old = MemoryContextSwitchTo(cxt);
+  TrainCategories* tc = (TrainCategories*)palloc0(sizeof(TrainCategories));
+  tc->nf = nf;
+  tc->limit = limit;
+  tc->cols = (CategoryColumn**)palloc0(sizeof(CategoryColumn*) * nf);
+  MemoryContextCallback* cb = (MemoryContextCallback*)palloc0(sizeof(MemoryContextCallback));
+  cb->func = delete_train_dicts;
+  cb->arg = tc;
+  run_engine([&] { tc->owned = new std::vector<CategoryDict*>(); });
+  MemoryContextRegisterResetCallback(cxt, cb);
+  for (int f = 0; f < nf; f++) {
+    ReaderColumn& rc = cols[first + f];
+    if (rc.kind != ValKind::kCategory) continue;
+    Form_pg_attribute a = find_column(rel, rc.name);
+    if (a == nullptr) report_missing_column(rel, rc.name);
+    CategoryDict* dict = nullptr;
+    run_engine([&] {
+      tc->owned->push_back(nullptr);
+      dict = new CategoryDict();
+      tc->owned->back() = dict;
+    });
+    CategoryColumn* c = make_column(a->atttypid, rc.name, dict, true);
+    c->limit = limit;
+    c->cap = (size_t)limit * 2 + 1000;
+    tc->cols[f] = c;
+    rc.cat = c;
+  }
+  MemoryContextSwitchTo(old);
+  return tc;
+}
+
+void train_categories_count_row(TrainCategories* tc, const float* vals) {
+  for (int f = 0; f < tc->nf; f++) {
+    CategoryColumn* c = tc->cols[f];
+    if (c == nullptr || std::isnan(vals[f])) continue;
+    c->dict->counts[(size_t)vals[f]]++;
+  }
+}
+
+void train_categories_count_columns(TrainCategories* tc, float* const* cols, size_t n) {
+  for (int f = 0; f < tc->nf; f++) {
+    CategoryColumn* c = tc->cols[f];
+    if (c == nullptr) continue;
+    uint64_t* counts = c->dict->counts.data();
+    const float* col = cols[f];
+    for (size_t i = 0; i < n; i++)
+      if (!std::isnan(col[i])) counts[(size_t)col[i]]++;
+  }
+}
+
+void train_categories_finalize(TrainCategories* tc, float* const* cols, size_t n) {
+  for (int f = 0; f < tc->nf; f++) {
+    CategoryColumn* c = tc->cols[f];
+    if (c == nullptr) continue;
+    CategoryDict* d = c->dict;
+    size_t kept = 0;
+    for (uint64_t k : d->counts) kept += k > 0;
+    if (kept == 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("categorical column \"%s\" has no non-NULL values in the rows with "
+                             "a target",
+                             c->colname),
+                      errhint("Leave the column out of the features.")));
+    if (kept > (size_t)tc->limit) report_too_many(c->colname, kept, tc->limit, false);
+    std::vector<int32_t>* remap = nullptr;
+    run_engine([&] {
+      std::vector<int32_t> order;
+      for (size_t i = 0; i < d->counts.size(); i++)
+        if (d->counts[i] > 0) order.push_back((int32_t)i);
+      std::sort(order.begin(), order.end(), [d](int32_t a, int32_t b) {
+        if (d->counts[a] != d->counts[b]) return d->counts[a] > d->counts[b];
+        return d->names[a] < d->names[b];
+      });
+      remap = new std::vector<int32_t>(d->names.size(), -1);
+      std::vector<std::string_view> names;
+      names.reserve(order.size());
+      for (size_t k = 0; k < order.size(); k++) {
+        (*remap)[order[k]] = (int32_t)k;
+        names.push_back(d->names[order[k]]);
+      }
+      d->index.clear();
+      for (size_t k = 0; k < names.size(); k++) d->index.emplace(names[k], (int32_t)k);
+      d->names.swap(names);
+      d->counts.assign(d->names.size(), 0);
+    });
+    c->building = false;
+    if (cols != nullptr) {
+      float* col = cols[f];
+      const int32_t* r = remap->data();
+      for (size_t i = 0; i < n; i++)
+        if (!std::isnan(col[i])) col[i] = (float)r[(size_t)col[i]];
+    }
+    delete remap;
+  }
+}
+
+void train_categories_names(const TrainCategories* tc,
+                            std::vector<std::vector<std::string>>* out) {
+  out->assign((size_t)tc->nf, {});
+  for (int f = 0; f < tc->nf; f++) {
+    const CategoryColumn* c = tc->cols[f];
+    if (c == nullptr) continue;
+    for (std::string_view v : c->dict->names) (*out)[f].emplace_back(v);
+  }
+}
+
+// ---- scoring ----
+
+ModelCategories* build_model_categories(const gbdt::Model& m) {
+  if (!m.has_categorical()) return nullptr;
+  std::unique_ptr<ModelCategories> mc(new ModelCategories());
+  mc->dicts.resize(m.categories.size());
+  for (size_t f = 0; f < m.categories.size(); f++) {
+    if (m.categories[f].empty()) continue;
+    std::unique_ptr<CategoryDict> d(new CategoryDict());
+    d->names.reserve(m.categories[f].size());
+    d->index.reserve(m.categories[f].size());
+    for (const std::string& s : m.categories[f]) {
+      d->index.emplace(std::string_view(s), (int32_t)d->names.size());
+      d->names.emplace_back(s);
+    }
+    mc->dicts[f] = std::move(d);
+  }
+  return mc.release();
+}
+
+void delete_model_categories(ModelCategories* mc) noexcept { delete mc; }
+
+ValKind scoring_column_kind(const gbdt::Model* m, const ModelCategories* mc, int f, Oid typid,
+                            const char* colname, CategoryColumn** cat) {
+  *cat = nullptr;
+  const bool model_cat = mc != nullptr && f < (int)mc->dicts.size() && mc->dicts[f] != nullptr;
+  if (model_cat) {
+    CatSource src;
+    if (!category_source_for(typid, &src))
+      ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                      errmsg("column \"%s\" has type %s, but the model's feature \"%s\" is "
+                             "categorical",
+                             colname, format_type_be(typid), colname),
+                      errhint("Pass the column as text, varchar, char, an enum, boolean or an "
+                              "integer type holding the category values.")));
+    *cat = make_column(typid, colname, mc->dicts[f].get(), false);
+    return ValKind::kCategory;
+  }
+  ValKind k = kind_for_type(typid);
+  if (k == ValKind::kNone) {
+    CatSource src;
+    const bool could_be_cat = category_source_for(typid, &src);
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                    errmsg("column \"%s\" has unsupported type %s", colname,
+                           format_type_be(typid)),
+                    could_be_cat ? errhint("The model's feature \"%s\" is numeric: it was not "
+                                           "trained on a categorical column.",
+                                           colname)
+                                 : errhint("Supported types are smallint, integer, bigint, real, "
+                                           "double precision, numeric and boolean, and for "
+                                           "categorical features text, varchar, char and enums.")));
+  }
+  (void)m;
+  return k;
+}
+
+}  // namespace gbdt_pg
+
+namespace gbdt_pg {
+
+CategoricalDecl* categorical_decl_from_params(const gbdt::TrainParams& p) {
+  CategoricalDecl* d =
+      (CategoricalDecl*)context_alloc_nothrow(CurrentMemoryContext, sizeof(CategoricalDecl));
+  d->n = (int)p.categorical_features.size();
+  d->limit = p.max_categories;
+  d->names = (char**)context_alloc_nothrow(CurrentMemoryContext, sizeof(char*) * (d->n + 1));
+  for (int i = 0; i < d->n; i++) d->names[i] = pstrdup_nothrow(p.categorical_features[i]);
+  return d;
+}
+
+namespace {
+bool declared(const CategoricalDecl* decl, const char* name) {
+  if (decl == nullptr) return false;
+  for (int i = 0; i < decl->n; i++)
+    if (strcmp(decl->names[i], name) == 0) return true;
+  return false;
+}
+}  // namespace
+
+ValKind training_feature_kind(Form_pg_attribute a, const CategoricalDecl* decl) {
+  if (is_default_categorical_type(a->atttypid)) return ValKind::kCategory;
+  CatSource src;
+  if (declared(decl, NameStr(a->attname)) && category_source_for(a->atttypid, &src))
+    return ValKind::kCategory;
+  return kind_for_type(a->atttypid);
+}
+
+void check_categorical_decl(const RelInfo* rel, const char* target, int nfeatures,
+                            const char* const* features, const CategoricalDecl* decl) {
+  if (decl == nullptr) return;
+  for (int i = 0; i < decl->n; i++) {
+    const char* name = decl->names[i];
+    Form_pg_attribute a = find_column(rel, name);
+    if (a == nullptr)
+      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                      errmsg("categorical_features names column \"%s\", which relation \"%s\" "
+                             "does not have",
+                             name, rel->name)));
+    CatSource src;
+    if (!category_source_for(a->atttypid, &src))
+      ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                      errmsg("categorical_features names column \"%s\" of type %s, which cannot "
+                             "be categorical",
+                             name, format_type_be(a->atttypid)),
+                      errhint("Categorical columns are of an integer type (smallint, integer, "
+                              "bigint), text, varchar, char, an enum or boolean; cast a float "
+                              "column holding codes to integer in a view.")));
+    if (strcmp(name, target) == 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("categorical_features names column \"%s\", which is the target",
+                             name)));
+    bool is_feature = false;
+    for (int f = 0; f < nfeatures && !is_feature; f++) is_feature = strcmp(features[f], name) == 0;
+    if (!is_feature)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("categorical_features names column \"%s\", which is not among the "
+                             "features",
+                             name),
+                      errhint("Add it to the features or leave it out of categorical_features.")));
+  }
+}
+
+}  // namespace gbdt_pg
