@@ -31,8 +31,17 @@ COMMENT ON FUNCTION gbdt_predict_table(gbdt_model, regclass, text) IS
 COMMENT ON FUNCTION gbdt_model_info(gbdt_model) IS
   'Model summary as jsonb: objective, features, classes, trees, parameters and the training report';
 
+-- gbdt_trees gains a column: the categories of a categorical split.
+DROP FUNCTION gbdt_trees(gbdt_model);
+CREATE FUNCTION gbdt_trees(model gbdt_model)
+  RETURNS TABLE(tree int, node int, class int, feature text, threshold float8,
+                default_left bool, left_child int, right_child int, leaf_value float8,
+                gain float8, cover float8, categories text[])
+  AS 'MODULE_PATHNAME', 'gbdt_trees'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 COMMENT ON FUNCTION gbdt_trees(gbdt_model) IS
-  'Every node of every tree: split feature, threshold, missing-value direction, children, leaf value, gain and cover';
+  'Every node of every tree: split feature, threshold, missing-value direction, children, leaf value, gain and cover; a categorical split has no threshold and lists in categories the values that go to the right child (all others, and unseen ones, go left)';
 
 COMMENT ON FUNCTION gbdt_feature_importance(gbdt_model, text) IS
   'Feature importance by kind: gain, total_gain, weight, cover or total_cover';

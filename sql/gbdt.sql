@@ -105,12 +105,12 @@ COMMENT ON FUNCTION gbdt_model_info(gbdt_model) IS
 CREATE FUNCTION gbdt_trees(model gbdt_model)
   RETURNS TABLE(tree int, node int, class int, feature text, threshold float8,
                 default_left bool, left_child int, right_child int, leaf_value float8,
-                gain float8, cover float8)
+                gain float8, cover float8, categories text[])
   AS 'MODULE_PATHNAME', 'gbdt_trees'
   LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gbdt_trees(gbdt_model) IS
-  'Every node of every tree: split feature, threshold, missing-value direction, children, leaf value, gain and cover';
+  'Every node of every tree: split feature, threshold, missing-value direction, children, leaf value, gain and cover; a categorical split has no threshold and lists in categories the values that go to the right child (all others, and unseen ones, go left)';
 
 CREATE FUNCTION gbdt_feature_importance(model gbdt_model, kind text DEFAULT 'gain')
   RETURNS TABLE(feature text, importance float8)

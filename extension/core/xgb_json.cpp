@@ -10,6 +10,7 @@
 #include "explain.h"
 #include "json_parse.h"
 #include "utf8.h"
+#include "xgb_json_categorical.h"
 
 namespace gbdt {
 
@@ -146,6 +147,7 @@ void write_tree(std::ostringstream& o, const Tree& t, int id, int num_feature, f
     right[n] = leaf ? -1 : t.right[n];
     parents[n] = t.parent[n] < 0 ? 2147483647 : t.parent[n];
     split_indices[n] = leaf ? 0 : t.feature[n];
+    if (!leaf && t.has_categorical()) split_type[n] = t.split_type[n];
     default_left[n] = leaf ? 0 : (t.default_left[n] ? 1 : 0);
     float v = shift != 0.0f ? shift + t.value[n] : t.value[n];
     base_weights[n] = v;
@@ -155,8 +157,7 @@ void write_tree(std::ostringstream& o, const Tree& t, int id, int num_feature, f
   }
   o << '{';
   write_float_array(o, "base_weights", base_weights);
-  o << ",\"categories\":[],\"categories_nodes\":[],\"categories_segments\":[],"
-       "\"categories_sizes\":[],";
+  write_xgb_tree_categories(o, t);
   write_int_array(o, "default_left", default_left);
   o << ",\"id\":" << id << ',';
   write_int_array(o, "left_children", left);
@@ -226,9 +227,10 @@ std::string export_xgboost_json(const Model& m) {
   for (int f = 0; f < d; ++f) o << (f ? "," : "") << json_escape(m.feature_names[f]);
   o << "],\"feature_types\":[";
   for (int f = 0; f < d; ++f) {
-    const char* t = m.feature_types[f] == FeatureType::kInt    ? "int"
-                    : m.feature_types[f] == FeatureType::kBool ? "i"
-                                                               : "float";
+    const char* t = m.feature_types[f] == FeatureType::kInt           ? "int"
+                    : m.feature_types[f] == FeatureType::kBool        ? "i"
+                    : m.feature_types[f] == FeatureType::kCategorical ? "c"
+                                                                      : "float";
     o << (f ? "," : "") << '"' << t << '"';
   }
   o << "],\"gradient_booster\":{\"model\":{\"gbtree_model_param\":{\"num_parallel_tree\":\"1\","
@@ -243,7 +245,9 @@ std::string export_xgboost_json(const Model& m) {
     float s = (int)i == first_tree[m.tree_group[i]] ? shift[m.tree_group[i]] : 0.0f;
     write_tree(o, m.trees[i], (int)i, d, s);
   }
-  o << "]},\"name\":\"gbtree\"},\"learner_model_param\":{\"base_score\":\"" << base_score
+  o << "]";
+  write_xgb_cats(o, m);
+  o << "},\"name\":\"gbtree\"},\"learner_model_param\":{\"base_score\":\"" << base_score
     << "\",\"boost_from_average\":\"1\",\"num_class\":\"" << (multi ? K : 0)
     << "\",\"num_feature\":\"" << d << "\",\"num_target\":\"1\"},\"objective\":{\"name\":\""
     << xgb_objective(m.objective) << "\",";
@@ -502,8 +506,8 @@ Model import_xgboost_json(const std::string& json) {
     bool has_lo = lo.valid() && lo.is_array() && lo.size() == nn;
     bool has_sh = sh.valid() && sh.is_array() && sh.size() == nn;
     bool has_st = st.valid() && st.is_array() && st.size() == nn;
-    JsonRef cn = tj.get("categories_nodes");
-    if (cn.valid() && cn.is_array() && cn.size() > 0) unsupported("categorical splits (" + at + ")");
+    const std::vector<std::vector<int32_t>> cat_sets = read_xgb_tree_categories(tj, nn, at);
+    std::vector<std::vector<int32_t>> new_sets;  // by new node id
 
     // Reachable nodes from the root, renumbered in their original order
     // (drops nodes deleted by pruning).
@@ -541,14 +545,18 @@ Model import_xgboost_json(const std::string& json) {
       double cover = has_sh ? (double)as_float(sh.at(n), at + " sum_hessian") : 0.0;
       t.add_node(-1, leaf ? cond : w, cover);
       int32_t me = (int32_t)t.num_nodes() - 1;
+      new_sets.emplace_back();
       if (leaf) continue;
-      if (has_st && as_int(st.at(n), at + " split_type") != 0)
-        unsupported("categorical splits (" + at + ")");
+      const bool cat_split = has_st && as_int(st.at(n), at + " split_type") != 0;
+      if (cat_split) {
+        new_sets.back() = cat_sets[n];
+        if (new_sets.back().empty()) new_sets.back().push_back(-1);  // empty set
+        cond = 0.0f;  // no threshold
+      }
       long long f = as_int(si.at(n), at + " split_indices");
       if (f < 0 || f >= d)
         malformed(at + ": split feature " + std::to_string(f) + " out of range (num_feature " +
                   std::to_string(d) + ")");
-      if (categorical[f]) unsupported("categorical feature \"" + m.feature_names[f] + "\"");
       if (std::isnan(cond) || cond == -INFINITY)
         malformed(at + ": split condition of node " + std::to_string(n) + " is NaN or -Infinity");
       t.left[me] = newid[L[n]];
@@ -563,12 +571,15 @@ Model import_xgboost_json(const std::string& json) {
         t.parent[t.left[n]] = n;
         t.parent[t.right[n]] = n;
       }
+    set_tree_category_sets(&t, new_sets);
     m.trees.push_back(std::move(t));
     m.tree_group.push_back((int32_t)g);
   }
   if (m.trees.size() % (size_t)K != 0)
     malformed(std::to_string(m.trees.size()) + " trees is not a multiple of " +
               std::to_string(K) + " classes");
+
+  finish_imported_categories(&m, categorical, read_xgb_cats(gm, d));
 
   // Bin cuts from the split thresholds: per feature the sorted distinct
   // thresholds plus one cut above them, so that threshold == cut[split_bin].
@@ -578,7 +589,8 @@ Model import_xgboost_json(const std::string& json) {
   std::vector<std::vector<float>> th((size_t)d);
   for (const Tree& t : m.trees)
     for (int32_t n = 0; n < t.num_nodes(); ++n)
-      if (!t.is_leaf(n)) th[t.feature[n]].push_back(t.threshold[n]);
+      if (!t.is_leaf(n) && !(t.has_categorical() && t.split_type[n] == 1))
+        th[t.feature[n]].push_back(t.threshold[n]);
   m.cuts.ptr.assign(1, 0);
   for (int f = 0; f < d; ++f) {
     auto& v = th[f];

@@ -16,9 +16,10 @@ std::string export_xgboost_json(const Model& m);
 
 // Reads an XGBoost JSON model: gbtree booster; objectives reg:squarederror
 // (alias reg:linear), binary:logistic, multi:softprob, multi:softmax,
-// count:poisson; numeric splits.  The result scores rows like XGBoost.
+// count:poisson; numeric and categorical splits (xgb_json_categorical.h).
+// The result scores rows like XGBoost.
 // Bin cuts are rebuilt from the split thresholds.  Anything else (gblinear,
-// dart, categorical splits, vector leaves, other objectives) throws
+// dart, vector leaves, other objectives) throws
 // InvalidInput saying what is not supported.
 Model import_xgboost_json(const std::string& json);
 

@@ -30,14 +30,39 @@ Datum gbdt_model_info(PG_FUNCTION_ARGS) {
 
 // gbdt_trees(model gbdt_model) -> TABLE(tree int, node int, class int,
 //   feature text, threshold float8, default_left bool, left_child int,
-//   right_child int, leaf_value float8, gain float8, cover float8)
+//   right_child int, leaf_value float8, gain float8, cover float8,
+//   categories text[])
+// A categorical split (Tree::split_type 1) has a NULL threshold and lists
+// the categories that go right; the 0.1 declaration has no categories
+// column (the library serves both until ALTER EXTENSION UPDATE).
+namespace {
+Datum right_categories(const gbdt::Model* m, const gbdt::Tree& tr, int32 n, int f) {
+  const uint32_t lo = tr.cat_offset[n], hi = tr.cat_offset[n + 1];
+  const std::vector<std::string>* names =
+      f >= 0 && (size_t)f < m->categories.size() ? &m->categories[f] : nullptr;
+  int count = 0;
+  Datum* elems = (Datum*)palloc(sizeof(Datum) * ((hi - lo) * 32 + 1));
+  for (uint32_t w = lo; w < hi; w++)
+    for (int b = 0; b < 32; b++) {
+      if (!((tr.cat_bits[w] >> b) & 1u)) continue;
+      const size_t code = (size_t)(w - lo) * 32 + b;
+      const char* name = names != nullptr && code < names->size()
+                             ? model_to_server_string((*names)[code].c_str())
+                             : psprintf("%zu", code);
+      elems[count++] = CStringGetTextDatum(name);
+    }
+  return PointerGetDatum(construct_array(elems, count, TEXTOID, -1, false, TYPALIGN_INT));
+}
+}  // namespace
+
 Datum gbdt_trees(PG_FUNCTION_ARGS) {
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
   int nf = m->n_features();
-  Datum values[11];
-  bool nulls[11];
+  Datum values[12];
+  bool nulls[12];
+  const bool has_cat_column = rsinfo->setDesc->natts >= 12;
   uint64 emitted = 0;
   for (size_t t = 0; t < m->trees.size(); t++) {
     const gbdt::Tree& tr = m->trees[t];
@@ -51,6 +76,7 @@ Datum gbdt_trees(PG_FUNCTION_ARGS) {
     int group = t < m->tree_group.size() ? m->tree_group[t] : 0;
     for (int32 n = 0; n < nn; n++) {
       memset(nulls, 0, sizeof(nulls));
+      nulls[11] = true;
       values[0] = Int32GetDatum((int32)t);
       values[1] = Int32GetDatum(n);
       values[2] = Int32GetDatum(group);
@@ -64,6 +90,13 @@ Datum gbdt_trees(PG_FUNCTION_ARGS) {
         else
           nulls[3] = true;
         values[4] = Float8GetDatum((double)tr.threshold[n]);
+        if (tr.has_categorical() && tr.split_type[n] == 1) {
+          nulls[4] = true;
+          if (has_cat_column) {
+            values[11] = right_categories(m, tr, n, f);
+            nulls[11] = false;
+          }
+        }
         values[5] = BoolGetDatum(tr.default_left[n] != 0);
         values[6] = Int32GetDatum(tr.left[n]);
         values[7] = Int32GetDatum(tr.right[n]);
@@ -73,6 +106,7 @@ Datum gbdt_trees(PG_FUNCTION_ARGS) {
       values[10] = Float8GetDatum(tr.cover[n]);
       tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
       if (!nulls[3]) pfree(DatumGetPointer(values[3]));
+      if (!nulls[11]) pfree(DatumGetPointer(values[11]));
       if ((++emitted & 4095) == 0) CHECK_FOR_INTERRUPTS();
     }
   }
