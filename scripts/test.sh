@@ -17,6 +17,7 @@
 #  8u. upgrade 0.1->0.2            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
 #  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
 #  8s. TreeSHAP parity             (test/parity/shap_parity.py: gbdt_explain_table vs pred_contribs)
+#  8k. categorical interop         (test/parity/categorical_interop.py: text columns <-> xgboost)
 #  8b. pg_cron retraining          (scripts/test-cron.sh, its own cluster; GBDT_SKIP_CRON=1 skips)
 #  8c. ASan/UBSan                  (scripts/test-sanitize.sh short: sanitizer build, own cluster; GBDT_SKIP_SANITIZE=1 skips)
 #  8d. cancel/terminate soak       (scripts/soak.sh, 60 s against this cluster; GBDT_SKIP_SOAK=1 skips)
@@ -342,6 +343,21 @@ else
   record "treeshap parity" FAIL "${shap_line:-see output above}"
 fi
 # ---- end of TreeSHAP parity step --------------------------------------------
+# ---- 8k. categorical interop (issue 11) -------------------------------------
+# Text/enum/bool columns trained in SQL, exported to XGBoost 3.x (pandas
+# category columns) and XGBoost enable_categorical models imported, within
+# 1e-6 (test/parity/categorical_interop.py).
+banner "Categorical interop (test/parity/categorical_interop.py)"
+CATI_LOG=$GBDT_CLUSTER_DIR/categorical_interop.out
+$PY "$ROOT/test/parity/categorical_interop.py" 2>&1 | tee "$CATI_LOG"
+cati_rc=${PIPESTATUS[0]}
+cati_line=$(grep -E '^categorical interop overall' "$CATI_LOG" | sed 's/^categorical interop overall //')
+if [ "$cati_rc" = 0 ]; then
+  record "categorical interop" ok "$cati_line"
+else
+  record "categorical interop" FAIL "${cati_line:-see output above}"
+fi
+# ---- end of categorical interop step ----------------------------------------
 # 8b. pg_cron retraining recipe: its own throw-away cluster with
 #     shared_preload_libraries = 'pg_cron' (scripts/test-cron.sh).
 banner "pg_cron retraining (scripts/test-cron.sh)"

@@ -37,8 +37,9 @@ SELECT throws_like($$SELECT gbdt_train('e_data', 'nope')$$,
                    '%column "nope" of relation "e_data" does not exist%', 'unknown target column');
 SELECT throws_like($$SELECT gbdt_train('e_data', 'y', ARRAY['x1', 'nope'])$$,
                    '%column "nope" of relation "e_data" does not exist%', 'unknown feature column');
-SELECT throws_like($$SELECT gbdt_train('e_data', 'y', ARRAY['x1', 'note'])$$,
-                   '%column "note" has unsupported type text%', 'unsupported feature type named explicitly');
+CREATE TEMP VIEW e_point AS SELECT x1, point(x1, x1) AS pt, y FROM e_data;
+SELECT throws_like($$SELECT gbdt_train('e_point', 'y', ARRAY['x1', 'pt'])$$,
+                   '%column "pt" has unsupported type point%', 'unsupported feature type named explicitly');
 SELECT throws_like($$SELECT gbdt_train('e_data', 'note')$$,
                    '%column "note" has unsupported type text%', 'unsupported target type');
 SELECT throws_like($$SELECT gbdt_train('e_data', 'y', ARRAY['x1', 'y'])$$,
