@@ -71,8 +71,8 @@ ALTER TABLE nm ADD COLUMN back gbdt_model;
 UPDATE nm SET back = gbdt_import(gbdt_export(m));
 SELECT is((SELECT gbdt_export(m)->'learner'->'feature_names' FROM nm), '["Col A", "b-2", "flag ü"]'::jsonb,
           'exported feature names are the column names');
-SELECT is((SELECT gbdt_export(m)->'learner'->'feature_types' FROM nm), '["float", "int", "i"]'::jsonb,
-          'exported feature types: float, int, indicator');
+SELECT is((SELECT gbdt_export(m)->'learner'->'feature_types' FROM nm), '["float", "int", "c"]'::jsonb,
+          'exported feature types: float, int, categorical (a boolean column)');
 SELECT is((SELECT gbdt_model_info(gbdt_import(gbdt_export(m)))->'features' FROM nm),
           (SELECT gbdt_model_info(m)->'features' FROM nm), 'imported names and types equal the original''s');
 SELECT is((SELECT count(*)::int FROM named_src t, nm
@@ -124,8 +124,9 @@ SELECT throws_ok($$SELECT gbdt_import(pg_temp.doc('reg:squarederror', '0.5', 0, 
                  'XGBoost model not supported: booster "dart" (only gbtree)', 'dart is not supported');
 SELECT throws_like($$SELECT gbdt_import(pg_temp.doc('reg:gamma', '0.5'))$$,
                    'XGBoost model not supported: objective "reg:gamma"%', 'other objectives are not supported');
-SELECT throws_ok($$SELECT gbdt_import(pg_temp.doc('reg:squarederror', '0.5', 1))$$, '0A000',
-                 'XGBoost model not supported: categorical splits (tree 0)', 'categorical splits are not supported');
+SELECT throws_like($$SELECT gbdt_import(pg_temp.doc('reg:squarederror', '0.5', 1))$$,
+                   '%splits feature "a" by categories, but its feature type is not "c"%',
+                   'a categorical split on a feature not typed "c"');
 SELECT throws_ok($$SELECT gbdt_import(pg_temp.doc('reg:squarederror', '0.5', 0, 'gbtree', 2))$$, '0A000',
                  'XGBoost model not supported: multi-target models (num_target > 1)', 'multi-target is not supported');
 SELECT throws_ok($$SELECT gbdt_import('{"version": [3, 0, 0]}')$$, '22023',
