@@ -781,6 +781,14 @@ std::string cuda_build_info_json() {
 }
 
 std::unique_ptr<TreeBackend> make_cuda_backend(const BoostData& data) {
+  // Categorical splits are CPU-only for now: ResourceError, so device
+  // 'auto' falls back to the CPU with a NOTICE and device 'cuda' fails.
+  if (data.n_categories)
+    for (size_t f = 0; f < data.n_categories->size(); ++f)
+      if ((*data.n_categories)[f] > 0)
+        throw ResourceError("the CUDA backend does not support categorical features yet (feature " +
+                            std::to_string(f + 1) +
+                            " is categorical); train with device 'cpu' or 'auto'");
   cudaError_t err = cudaSuccess;
   if (device_count(&err) == 0)
     throw ResourceError("device 'cuda' requested but no CUDA device is available: " +
