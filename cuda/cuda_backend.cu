@@ -145,6 +145,7 @@ struct FeatGroup {
 
 struct Sizes {
   size_t n, d, K, T, nfb, groups, lmax, tree_nodes, tasks, cub_bytes, hist_slot_bytes;
+  size_t ncat = 0;  // categorical features
   size_t base_bytes() const {
     size_t b = 0;
     b += n * d;                       // bins
@@ -160,6 +161,10 @@ struct Sizes {
                  sizeof(SplitCandidate) + 4 + 4 + sizeof(LeafSeg) + sizeof(SubTask));
     b += tree_nodes * sizeof(DevNode);
     b += tasks * sizeof(HistTask);
+    // Categorical split candidates and sets (per level node x categorical
+    // feature), the partition's and the tree's sets.
+    b += ncat * 4 + lmax * ncat * (sizeof(SplitCandidate) + sizeof(CatBinSet)) +
+         (lmax + tree_nodes) * sizeof(CatBinSet);
     return b;
   }
 };
@@ -336,6 +341,7 @@ class CudaBackend final : public TreeBackend {
     sz.tasks = (n_ / kMinTaskRows + sz.lmax + 1) * sz.groups;
     sz.cub_bytes = cub_bytes;
     sz.hist_slot_bytes = (size_t)T_ * sizeof(GradSum);
+    sz.ncat = (size_t)ncat_;
     lmax_ = sz.lmax;
     tree_cap_ = sz.tree_nodes;
     task_cap_ = sz.tasks;
