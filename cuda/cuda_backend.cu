@@ -145,6 +145,7 @@ struct FeatGroup {
 
 struct Sizes {
   size_t n, d, K, T, nfb, groups, lmax, tree_nodes, tasks, cub_bytes, hist_slot_bytes;
+  size_t ncat = 0;  // categorical features
   size_t base_bytes() const {
     size_t b = 0;
     b += n * d;                       // bins
@@ -160,6 +161,10 @@ struct Sizes {
                  sizeof(SplitCandidate) + 4 + 4 + sizeof(LeafSeg) + sizeof(SubTask));
     b += tree_nodes * sizeof(DevNode);
     b += tasks * sizeof(HistTask);
+    // Categorical split candidates and sets (per level node x categorical
+    // feature), the partition's and the tree's sets.
+    b += ncat * 4 + lmax * ncat * (sizeof(SplitCandidate) + sizeof(CatBinSet)) +
+         (lmax + tree_nodes) * sizeof(CatBinSet);
     return b;
   }
 };
@@ -182,6 +187,7 @@ class CudaBackend final : public TreeBackend {
     upload(d_margins_.get(), init_margins.data(), n_ * (size_t)K_, stream_);
     upload(d_off_.get(), off_.data(), (size_t)nf_, stream_);
     upload(d_nbins_.get(), nbins_.data(), (size_t)nf_, stream_);
+    if (ncat_ > 0) upload(d_cat_feats_.get(), cat_feats_.data(), (size_t)ncat_, stream_);
     if (d.subsample >= 1.0) {
       GBDT_LAUNCH(cuda::k_iota, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(d_sampled_.get(), n_);
       GBDT_CUDA_LAUNCHED();
@@ -224,7 +230,13 @@ class CudaBackend final : public TreeBackend {
     } else {
       ns_ = n_;
     }
-    upload(d_fmask_.get(), feature_mask.data(), (size_t)nf_, stream_);
+    // k_eval_splits scans the numeric features of the mask; the categorical
+    // ones are masked on the host (evaluate()).
+    fmask_ = feature_mask;
+    fmask_num_ = feature_mask;
+    for (int f = 0; f < nf_; ++f)
+      if (is_cat_[f]) fmask_num_[f] = 0;
+    upload(d_fmask_.get(), fmask_num_.data(), (size_t)nf_, stream_);
     sync();
     t_grad_ += since(t0);
     for (int k = 0; k < K_; ++k) {
@@ -256,6 +268,16 @@ class CudaBackend final : public TreeBackend {
     }
     T_ = c.total_hist_bins();
     nfb_ = (nf_ + cuda::kEvalFeatPerBlock - 1) / cuda::kEvalFeatPerBlock;
+    // Categorical features: evaluated by k_eval_cat, never by k_eval_splits.
+    cat_feats_.clear();
+    is_cat_.assign((size_t)nf_, 0);
+    if (d.n_categories)
+      for (int f = 0; f < nf_ && f < (int)d.n_categories->size(); ++f)
+        if ((*d.n_categories)[f] > 0) {
+          cat_feats_.push_back(f);
+          is_cat_[f] = 1;
+        }
+    ncat_ = (int)cat_feats_.size();
 
     GBDT_CUDA_CHECK(cudaGetDevice(&dev_));
     cudaDeviceProp prop;
@@ -319,6 +341,7 @@ class CudaBackend final : public TreeBackend {
     sz.tasks = (n_ / kMinTaskRows + sz.lmax + 1) * sz.groups;
     sz.cub_bytes = cub_bytes;
     sz.hist_slot_bytes = (size_t)T_ * sizeof(GradSum);
+    sz.ncat = (size_t)ncat_;
     lmax_ = sz.lmax;
     tree_cap_ = sz.tree_nodes;
     task_cap_ = sz.tasks;
@@ -372,6 +395,11 @@ class CudaBackend final : public TreeBackend {
     d_nleft_.alloc(lmax_, "split table");
     d_leaves_.alloc(lmax_, "leaf table");
     d_subs_.alloc(lmax_, "subtraction table");
+    d_cat_feats_.alloc(std::max(1, ncat_), "categorical features");
+    d_cat_cand_.alloc(std::max<size_t>(1, lmax_ * (size_t)ncat_), "categorical split candidates");
+    d_cat_sets_.alloc(std::max<size_t>(1, lmax_ * (size_t)ncat_), "categorical split sets");
+    d_part_sets_.alloc(std::max<size_t>(1, lmax_), "categorical split sets");
+    d_tree_sets_.alloc(tree_cap_, "categorical split sets");
     d_tree_.alloc(tree_cap_, "tree");
     d_tasks_.alloc(task_cap_, "histogram tasks");
     d_hist_[0].alloc(cap_ * (size_t)T_, "histograms");
@@ -471,6 +499,27 @@ class CudaBackend final : public TreeBackend {
     GBDT_CUDA_LAUNCHED();
     download(out, d_best_.get(), count, stream_);
     sync();
+    if (ncat_ == 0) return;
+    const size_t nc = count * (size_t)ncat_;
+    GBDT_LAUNCH(cuda::k_eval_cat, grid_for(nc, 64, 65535), 64, 0, stream_)(
+        hist, (size_t)T_, d_node_sum_.get(), (int)count, ncat_, d_cat_feats_.get(), d_off_.get(),
+        d_nbins_.get(), data_.split, q, data_.cat_split, d_cat_cand_.get(), d_cat_sets_.get());
+    GBDT_CUDA_LAUNCHED();
+    cat_cand_.resize(nc);
+    cat_sets_.resize(nc);
+    download(cat_cand_.data(), d_cat_cand_.get(), nc, stream_);
+    download(cat_sets_.data(), d_cat_sets_.get(), nc, stream_);
+    sync();
+    // better_split is a strict total order: the CPU's best over all features.
+    for (size_t i = 0; i < count; ++i)
+      for (int j = 0; j < ncat_; ++j) {
+        if (!fmask_[cat_feats_[j]]) continue;
+        const SplitCandidate& c = cat_cand_[i * ncat_ + j];
+        if (better_split(c, out[i])) {
+          out[i] = c;
+          best_set_[first + i] = cat_sets_[i * ncat_ + j];
+        }
+      }
   }
 
   // ---- one tree ----
@@ -512,6 +561,7 @@ class CudaBackend final : public TreeBackend {
       check_cancel(data_.cancel);
       const size_t L = level.size();
       best.assign(L, no_split());
+      if (ncat_ > 0) best_set_.resize(L);
       if (resident) {
         auto ts = Clock::now();
         evaluate(level, 0, L, d_hist_[cur].get(), q, best.data());
@@ -535,12 +585,18 @@ class CudaBackend final : public TreeBackend {
       // Host: split nodes in level order, leaves.
       std::vector<size_t> split_idx;
       std::vector<PartNode> pn(L);
+      std::vector<CatBinSet> psets;
       for (size_t i = 0; i < L; ++i) {
         const SplitCandidate& s = best[i];
-        pn[i] = PartNode{-1, 0, 0, 0, level[i].begin, level[i].end, -1, 0};
+        pn[i] = PartNode{-1, 0, 0, 0, level[i].begin, level[i].end, -1, -1};
         if (s.feature >= 0) {
+          int32_t cat = -1;
+          if (is_cat_[s.feature]) {
+            cat = (int32_t)psets.size();
+            psets.push_back(best_set_[i]);
+          }
           pn[i] = PartNode{s.feature, s.bin, s.default_left, nbins_[s.feature], level[i].begin,
-                           level[i].end, (int32_t)(2 * split_idx.size()), 0};
+                           level[i].end, (int32_t)(2 * split_idx.size()), cat};
           split_idx.push_back(i);
         } else {
           leaves.push_back(level[i]);
@@ -557,8 +613,10 @@ class CudaBackend final : public TreeBackend {
       for (size_t i = 0; i < nsplit; ++i) sids[i] = (int32_t)split_idx[i];
       upload(d_part_.get(), pn.data(), L, stream_);
       upload(d_split_ids_.get(), sids.data(), nsplit, stream_);
+      if (!psets.empty()) upload(d_part_sets_.get(), psets.data(), psets.size(), stream_);
       GBDT_LAUNCH(cuda::k_part_flags, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
-          d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_bins_.get(), nf_, d_flags_.get());
+          d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_part_sets_.get(), d_bins_.get(), nf_,
+          d_flags_.get());
       GBDT_CUDA_LAUNCHED();
       scan_flags(ns);
       if (ns) {
@@ -583,7 +641,12 @@ class CudaBackend final : public TreeBackend {
       next.reserve(2 * nsplit);
       for (size_t j = 0; j < nsplit; ++j) {
         const LNode& p = level[split_idx[j]];
-        SplitChildren c = apply_split(tree, p.id, p.sum, best[split_idx[j]], sp, q);
+        const SplitCandidate& bs = best[split_idx[j]];
+        SplitChildren c =
+            is_cat_[bs.feature]
+                ? apply_split(tree, p.id, p.sum, bs, sp, q, &best_set_[split_idx[j]],
+                              (*data_.n_categories)[bs.feature])
+                : apply_split(tree, p.id, p.sum, bs, sp, q);
         next.push_back(LNode{c.left, p.begin, p.begin + nleft[j], c.left_sum});
         next.push_back(LNode{c.right, p.begin + nleft[j], p.end, c.right_sum});
       }
@@ -636,13 +699,27 @@ class CudaBackend final : public TreeBackend {
     }
     if (ns < n_) {
       std::vector<DevNode> dn((size_t)tree->num_nodes());
-      for (int32_t i = 0; i < tree->num_nodes(); ++i)
+      std::vector<CatBinSet> tsets;
+      for (int32_t i = 0; i < tree->num_nodes(); ++i) {
+        int32_t cat = -1;
+        if (tree->is_categorical(i)) {
+          // Bin b stands for code b (the other bin 254 for codes >= 254,
+          // all or none of which the code set holds).
+          CatBinSet bs;
+          cat_set_clear(&bs);
+          for (uint32_t w = 0; w < (uint32_t)kCatSetWords && tree->cat_offset[i] + w < tree->cat_offset[i + 1]; ++w)
+            bs.w[w] = tree->cat_bits[tree->cat_offset[i] + w];
+          cat = (int32_t)tsets.size();
+          tsets.push_back(bs);
+        }
         dn[i] = DevNode{tree->left[i], tree->right[i], tree->feature[i], tree->split_bin[i],
-                        tree->default_left[i], tree->value[i]};
+                        tree->default_left[i], tree->value[i], cat};
+      }
       upload(d_tree_.get(), dn.data(), dn.size(), stream_);
+      if (!tsets.empty()) upload(d_tree_sets_.get(), tsets.data(), tsets.size(), stream_);
       GBDT_LAUNCH(cuda::k_update_unsampled, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(
           d_in_sample_.get(), n_, d_bins_.get(), nf_, d_nbins_.get(), d_tree_.get(),
-          d_margins_.get(), K_, k);
+          d_tree_sets_.get(), d_margins_.get(), K_, k);
       GBDT_CUDA_LAUNCHED();
     }
     sync();
@@ -680,6 +757,17 @@ class CudaBackend final : public TreeBackend {
   DevArray<SubTask> d_subs_;
   DevArray<DevNode> d_tree_;
   DevArray<HistTask> d_tasks_;
+  // Categorical features (categorical_split.h).
+  int ncat_ = 0;
+  std::vector<int32_t> cat_feats_;          // their feature ids, ascending
+  std::vector<uint8_t> is_cat_;             // per feature
+  std::vector<uint8_t> fmask_, fmask_num_;  // the round's mask; without categorical features
+  std::vector<SplitCandidate> cat_cand_;    // evaluate(): node x categorical feature
+  std::vector<CatBinSet> cat_sets_;
+  std::vector<CatBinSet> best_set_;         // per level node: right set of its categorical best
+  DevArray<int32_t> d_cat_feats_;
+  DevArray<SplitCandidate> d_cat_cand_;
+  DevArray<CatBinSet> d_cat_sets_, d_part_sets_, d_tree_sets_;
 
   double t_transfer_ = 0, t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };

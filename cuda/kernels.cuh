@@ -34,6 +34,7 @@
 #define GBDT_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
 #endif
 
+#include "categorical_split.h"
 #include "gradients.h"
 #include "split_math.h"
 
@@ -61,7 +62,7 @@ struct PartNode {
   int32_t nbins;       // nbins(feature)
   uint32_t begin, end; // segment of row_idx
   int32_t child_left;  // level index of the left child (right = +1)
-  int32_t pad;
+  int32_t cat;         // categorical split: index of its right bin set, else -1
 };
 
 struct SubTask {
@@ -77,6 +78,7 @@ struct DevNode {
   int32_t left, right, feature, split_bin;
   int32_t default_left;
   float value;
+  int32_t cat;  // categorical split: index of its right bin set, else -1
 };
 
 __device__ __forceinline__ size_t gtid() { return blockIdx.x * (size_t)blockDim.x + threadIdx.x; }
@@ -361,22 +363,39 @@ __global__ void k_reduce_splits(const SplitCandidate* in, int nnodes, int nfb, S
   out[node] = best;
 }
 
+// Categorical features (categorical_split.h): one thread per (node,
+// categorical feature j): the CPU's best_categorical_split on the same
+// histogram; out / sets[node * ncat + j].
+__global__ void k_eval_cat(const GradSum* hist, size_t total_bins, const GradSum* node_sum,
+                           int nnodes, int ncat, const int32_t* cat_feats, const uint32_t* off,
+                           const int32_t* nbins, SplitParams sp, Quantizer q, CatSplitParams cp,
+                           SplitCandidate* out, CatBinSet* sets) {
+  for (size_t t = gtid(); t < (size_t)nnodes * ncat; t += gstride()) {
+    const size_t node = t / ncat;
+    const int f = cat_feats[t % ncat];
+    out[t] = best_categorical_split(hist + node * total_bins + off[f], nbins[f], f, node_sum[node],
+                                    sp, q, cp, &sets[t]);
+  }
+}
+
 // ---- partition ----
-__device__ __forceinline__ bool goes_left(uint8_t b, const PartNode& pn) {
+__device__ __forceinline__ bool goes_left(uint8_t b, const PartNode& pn, const CatBinSet* sets) {
   if ((int)b == pn.nbins) return pn.default_left != 0;
+  if (pn.cat >= 0) return !cat_set_has(sets[pn.cat], b);
   return (int)b <= pn.bin;
 }
 
 // flags[p] = 1 when position p belongs to a split node and its row goes left;
 // flags[ns] = 0 (the scan runs over ns + 1 entries).
 __global__ void k_part_flags(const uint32_t* row_idx, const int32_t* slot, size_t ns,
-                             const PartNode* nodes, const uint8_t* bins, int d, uint32_t* flags) {
+                             const PartNode* nodes, const CatBinSet* sets, const uint8_t* bins,
+                             int d, uint32_t* flags) {
   for (size_t p = gtid(); p < ns; p += gstride()) {
     int32_t s = slot[p];
     uint32_t fl = 0;
     if (s >= 0) {
       const PartNode pn = nodes[s];
-      if (pn.feature >= 0) fl = goes_left(bins[(size_t)row_idx[p] * d + pn.feature], pn) ? 1 : 0;
+      if (pn.feature >= 0) fl = goes_left(bins[(size_t)row_idx[p] * d + pn.feature], pn, sets) ? 1 : 0;
     }
     flags[p] = fl;
   }
@@ -443,15 +462,17 @@ __global__ void k_update_leaves(const uint32_t* row_idx, size_t ns, const LeafSe
 
 // Rows outside this round's sample walk the tree.
 __global__ void k_update_unsampled(const uint8_t* in_sample, size_t n, const uint8_t* bins, int d,
-                                   const int32_t* nbins, const DevNode* tree, float* margins,
-                                   int K, int k) {
+                                   const int32_t* nbins, const DevNode* tree,
+                                   const CatBinSet* sets, float* margins, int K, int k) {
   for (size_t r = gtid(); r < n; r += gstride()) {
     if (in_sample[r]) continue;
     int32_t node = 0;
     while (tree[node].left >= 0) {
       const DevNode t = tree[node];
       const uint8_t b = bins[r * (size_t)d + t.feature];
-      const bool left = (int)b == nbins[t.feature] ? t.default_left != 0 : (int)b <= t.split_bin;
+      const bool left = (int)b == nbins[t.feature] ? t.default_left != 0
+                        : t.cat >= 0                 ? !cat_set_has(sets[t.cat], b)
+                                                     : (int)b <= t.split_bin;
       node = left ? t.left : t.right;
     }
     float* m = &margins[r * (size_t)K + k];

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "binned_matrix.h"
+#include "categorical_split.h"
 #include "common.h"
 #include "memory_budget.h"
 #include "params.h"
@@ -32,6 +33,10 @@ struct BoostData {
   // Histograms and per-level buffers whose number depends on the data are
   // charged here as they are made (null: no limit).
   MemoryBudget* budget = nullptr;
+  // Categorical features (categorical_split.h): per feature its number of
+  // categories, 0 for numeric ones; null when no feature is categorical.
+  const std::vector<uint32_t>* n_categories = nullptr;
+  CatSplitParams cat_split{4, 64};
 };
 
 class TreeBackend {

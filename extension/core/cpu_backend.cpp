@@ -23,6 +23,7 @@
 #endif
 
 #include "backend.h"
+#include "categorical_split.h"
 #include "gradients.h"
 #include "thread_pool.h"
 #include "tree_growth.h"
@@ -315,6 +316,11 @@ class CpuBackend final : public TreeBackend {
     row_idx_.resize(n_);
     tmp_idx_.resize(n_);
     if (d.subsample < 1.0) in_sample_.assign(n_, 1);  // only sampled rounds read it
+    is_cat_.assign((size_t)nf_, 0);
+    if (d.n_categories)
+      for (int f = 0; f < nf_ && f < (int)d.n_categories->size(); ++f)
+        is_cat_[f] = (*d.n_categories)[f] > 0;
+    any_cat_ = std::find(is_cat_.begin(), is_cat_.end(), 1) != is_cat_.end();
   }
 
   void margins(std::vector<float>* out) override { *out = margins_; }
@@ -577,13 +583,33 @@ class CpuBackend final : public TreeBackend {
     return best;
   }
 
+  // ---- categorical splits (categorical_split.h) ----
+  // Rows idx[b..e) of a categorical split with right set `set`: like the
+  // numeric loop in partition(); returns the number of left rows.
+  static size_t partition_categorical(const CatBinSet& set, int nb, bool dl, const uint8_t* col,
+                                      size_t d, const uint32_t* idx, uint32_t* tmp, size_t b,
+                                      size_t e) {
+    size_t l = b, r = e;
+    for (size_t i = b; i < e; ++i) {
+      const uint32_t row = idx[i];
+      const unsigned bin = col[(size_t)row * d];
+      const bool left = bin == (unsigned)nb ? dl : !cat_set_has(set, bin);
+      tmp[l] = row;
+      tmp[r - 1] = row;
+      l += left;
+      r -= !left;
+    }
+    return l - b;
+  }
+
   // ---- partition ----
   // Stable partition of each split node's segment: left rows first.  Returns
   // the number of left rows per node.  One pass over the bins per piece: left
   // rows go forward from the piece's start in tmp_idx_, right rows backward
   // from its end; a second (sequential) pass moves both runs to their places.
   std::vector<size_t> partition(const std::vector<LevelNode*>& nodes,
-                                const std::vector<SplitCandidate>& splits) {
+                                const std::vector<SplitCandidate>& splits,
+                                const std::vector<const CatBinSet*>& split_sets) {
     const size_t chunk = 65536;
     struct Piece { size_t node, begin, end, nleft, out_left, out_right; };
     std::vector<Piece> pieces;
@@ -606,6 +632,10 @@ class CpuBackend final : public TreeBackend {
       const bool dl = s.default_left != 0;
       size_t l = p.begin, r = p.end;
       const size_t pf = 32;
+      if (split_sets[p.node]) {
+        p.nleft = partition_categorical(*split_sets[p.node], nb, dl, col, d, idx, tmp, p.begin, p.end);
+        return;
+      }
       for (size_t i = p.begin; i < p.end; ++i) {
         if (i + pf < p.end) __builtin_prefetch(col + (size_t)idx[i + pf] * d);
         const uint32_t row = idx[i];
@@ -686,6 +716,7 @@ class CpuBackend final : public TreeBackend {
           "lower max_depth (now " + std::to_string(data_.max_depth) +
               ") or the number of features");
       std::vector<SplitCandidate> cand(L * nf_, no_split());
+      if (any_cat_) cand_sets_.resize(L * (size_t)nf_);
       // Tasks: (node, block of features).
       const int fb = 32;
       const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
@@ -718,14 +749,20 @@ class CpuBackend final : public TreeBackend {
           if (!feature_mask[f]) continue;
           for (size_t j = 0; j < gsz; ++j) {
             const size_t i = i0 + j;
-            cand[i * nf_ + f] = fast ? best_split_feature_fast(level[i], f, k[j], s)
-                                     : best_split_feature(level[i], f, q);
+            if (is_cat_[f])
+              cand[i * nf_ + f] = best_categorical_split(
+                  level[i].hist + off_[f], data_.cuts->nbins(f), f, level[i].sum, sp, q,
+                  data_.cat_split, &cand_sets_[i * nf_ + f]);
+            else
+              cand[i * nf_ + f] = fast ? best_split_feature_fast(level[i], f, k[j], s)
+                                       : best_split_feature(level[i], f, q);
           }
         }
       });
       for (LevelNode& ln : level) ln.pending_small = nullptr;
       std::vector<LevelNode*> split_nodes;
       std::vector<SplitCandidate> splits;
+      std::vector<const CatBinSet*> split_sets;  // null: numeric split
       for (size_t i = 0; i < L; ++i) {
         SplitCandidate best = no_split();
         for (int f = 0; f < nf_; ++f)
@@ -733,6 +770,7 @@ class CpuBackend final : public TreeBackend {
         if (best.feature >= 0) {
           split_nodes.push_back(&level[i]);
           splits.push_back(best);
+          split_sets.push_back(is_cat_[best.feature] ? &cand_sets_[i * nf_ + best.feature] : nullptr);
         } else {
           hist_pool_->put(level[i].hist);
           level[i].hist = nullptr;
@@ -745,7 +783,7 @@ class CpuBackend final : public TreeBackend {
         break;
       }
       auto tp = Clock::now();
-      std::vector<size_t> nleft = partition(split_nodes, splits);
+      std::vector<size_t> nleft = partition(split_nodes, splits, split_sets);
       t_part_ += since(tp);
 
       auto th = Clock::now();
@@ -754,7 +792,10 @@ class CpuBackend final : public TreeBackend {
       next.reserve(split_nodes.size() * 2);
       for (size_t i = 0; i < split_nodes.size(); ++i) {
         const LevelNode& p = *split_nodes[i];
-        SplitChildren c = apply_split(tree, p.id, p.sum, splits[i], sp, q);
+        SplitChildren c =
+            split_sets[i] ? apply_split(tree, p.id, p.sum, splits[i], sp, q, split_sets[i],
+                                        (*data_.n_categories)[splits[i].feature])
+                          : apply_split(tree, p.id, p.sum, splits[i], sp, q);
         next.push_back(LevelNode{c.left, p.begin, p.begin + nleft[i], c.left_sum, nullptr});
         next.push_back(LevelNode{c.right, p.begin + nleft[i], p.end, c.right_sum, nullptr});
       }
@@ -814,8 +855,7 @@ class CpuBackend final : public TreeBackend {
           while (!tree->is_leaf(node)) {
             int f = tree->feature[node];
             uint8_t bin = m.at(r, f);
-            bool left = bin == c.nbins(f) ? tree->default_left[node] != 0
-                                          : bin <= tree->split_bin[node];
+            bool left = tree->bin_goes_left(node, bin, c.nbins(f));
             node = left ? tree->left[node] : tree->right[node];
           }
           margins_[r * K + k] += tree->value[node];
@@ -843,6 +883,9 @@ class CpuBackend final : public TreeBackend {
   std::vector<uint32_t> row_idx_, tmp_idx_;
   std::vector<uint8_t> in_sample_;
   size_t n_sampled_ = 0;
+  std::vector<uint8_t> is_cat_;          // per feature: categorical splits
+  bool any_cat_ = false;
+  std::vector<CatBinSet> cand_sets_;     // right sets of the level's candidates
   double t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };
 

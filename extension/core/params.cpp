@@ -186,6 +186,10 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
       p->device = kv.value == "gpu" ? "cuda" : kv.value;
     } else if (k == "verbose" || k == "verbosity") {
       p->verbose = kv.value != "0" && kv.value != "false";
+    } else if (k == "max_cat_to_onehot") {  // A
+      p->max_cat_to_onehot = (int)get_int(kv, 1, 65536, "an integer in [1, 65536]");
+    } else if (k == "max_cat_threshold") {  // A
+      p->max_cat_threshold = (int)get_int(kv, 1, 65536, "an integer in [1, 65536]");
     } else if (k == "tree_method") {
       if (kv.value != "hist" && kv.value != "auto" && kv.value != "gpu_hist")
         throw InvalidInput("parameter \"tree_method\" = \"" + kv.value +
@@ -203,7 +207,8 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
                          "max_delta_step, max_bin, bin_sample_rows, subsample, colsample_bytree, base_score, "
                          "num_round (n_estimators), seed, nthread, num_class, objective, "
                          "validation_fraction, early_stopping_rounds, eval_metric, device, "
-                         "verbose, tree_method, grow_policy, categorical_features, max_categories");
+                         "verbose, tree_method, grow_policy, max_cat_to_onehot, max_cat_threshold, "
+                         "categorical_features, max_categories");
     }
   }
   (void)get_bool;
@@ -232,6 +237,9 @@ std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams&
     r.emplace_back("early_stopping_rounds", std::to_string(p.early_stopping_rounds));
   if (!p.eval_metric.empty()) r.emplace_back("eval_metric", p.eval_metric);
   category_params_to_kv(p, &r);  // B
+  // A: categorical split params, only when set away from the defaults.
+  if (p.max_cat_to_onehot != 4) r.emplace_back("max_cat_to_onehot", std::to_string(p.max_cat_to_onehot));
+  if (p.max_cat_threshold != 64) r.emplace_back("max_cat_threshold", std::to_string(p.max_cat_threshold));
   return r;
 }
 

@@ -52,6 +52,10 @@ struct TrainParams {
   // and the most distinct values a categorical column may have.
   std::vector<std::string> categorical_features;
   int max_categories = 65536;  // kMaxCategories
+  // A: categorical splits (categorical_split.h); params_to_kv lists them
+  // only when not at their defaults.
+  int max_cat_to_onehot = 4;     // one-hot splits below this many categories
+  int max_cat_threshold = 64;    // most categories in a partition split's set
 
   double effective_max_delta_step() const {
     if (max_delta_step_set) return max_delta_step;

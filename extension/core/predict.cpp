@@ -48,6 +48,12 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
     const size_t cnt = std::min(G, ntrees - i0);
     int32_t nd[G] = {};
     const Tree* const tr = m.trees.data() + i0;
+    bool cat = false;
+    for (size_t j = 0; j < cnt; ++j) cat |= tr[j].has_categorical();
+    if (cat) {  // categorical splits: each tree's own walk (Tree::goes_left)
+      for (size_t j = 0; j < cnt; ++j) a[m.tree_group[i0 + j]] += tr[j].value[tr[j].leaf_of(x)];
+      continue;
+    }
     for (;;) {
       unsigned active = 0;
       for (size_t j = 0; j < cnt; ++j) {
@@ -157,6 +163,7 @@ struct FlatForest {
   std::vector<uint32_t> start;  // first node of each tree
   std::vector<int32_t> depth;   // max depth of each tree (0: a single leaf)
   bool perfect = false;         // every tree is in perf (depth <= kMaxPerfectDepth)
+  bool categorical = false;     // some tree has categorical splits: Tree::leaf_of walks
   std::vector<PerfNode> perf;
   std::vector<uint32_t> perf_start;
 };
@@ -203,6 +210,7 @@ void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
   ff->nodes.resize(total);
   ff->start.resize(ntrees);
   ff->depth.assign(ntrees, 0);
+  ff->categorical = false;
   size_t o = 0;
   std::vector<std::pair<int32_t, int32_t>> stack;
   for (size_t t = 0; t < ntrees; ++t) {
@@ -236,6 +244,7 @@ void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
     }
     ff->depth[t] = dmax;
     o += tr.left.size();
+    ff->categorical |= tr.has_categorical();
   }
   flatten_perfect(m, ntrees, ff);
 }
@@ -441,16 +450,27 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   }
   for (size_t i = 0; i < rows; ++i)
     for (int k = 0; k < K; ++k) a[i * K + k] = (float)m.base_margin[k];
+  if (ff.categorical) {
+    // Categorical splits: row by row with each tree's own walk, trees in
+    // order (the float additions of predict_margin_row).
+    for (size_t t = 0; t < ntrees; ++t) {
+      if (stop != nullptr && (*stop)()) return false;
+      const Tree& tr = m.trees[t];
+      const int g = tg[t];
+      for (size_t i = 0; i < rows; ++i) a[i * K + g] += tr.value[tr.leaf_of(xb + i * (size_t)d)];
+    }
+  }
   const int kernel = g_kernel.load(std::memory_order_relaxed);
-  const bool perfect = ff.perfect && kernel != 2;
+  const bool perfect = ff.perfect && kernel != 2 && !ff.categorical;
   const bool simd = perfect && kernel == 0 && cpu_has_avx512();
   if (simd) perfect_trees_avx512(ff, tg, K, xb, rows, d, a, stop);
+  const bool flat = !perfect && !ff.categorical;
   for (size_t t = 0; !simd && perfect && t < ntrees; ++t) {
     if (stop != nullptr && (*stop)()) return false;
     walk_tree_lockstep<16, uint32_t>(ff.perf.data() + ff.perf_start[t], ff.depth[t], tg[t], K, xb,
                                      rows, d, a, perf_step);
   }
-  for (size_t t = 0; !perfect && t < ntrees; ++t) {
+  for (size_t t = 0; flat && t < ntrees; ++t) {
     if (stop != nullptr && (*stop)()) return false;
     walk_tree_lockstep<8, int32_t>(fn + ff.start[t], ff.depth[t], tg[t], K, xb, rows, d, a, step);
   }

@@ -91,13 +91,34 @@ void feature_cuts(std::vector<float>& s, int max_bins, std::vector<float>* out) 
   out->push_back(last_cut_above(hi));  // every candidate is <= hi < it
 }
 
-Cuts cuts_impl(const ColumnInput& in, const std::vector<size_t>* rows, int max_bin, int nthread) {
+}  // namespace
+
+void categorical_cuts(uint32_t n, std::vector<float>* out) {
+  out->clear();
+  if (n <= (uint32_t)kMaxValueBins) {
+    for (uint32_t c = 1; c <= n; ++c) out->push_back((float)c);
+  } else {
+    // Codes 0 .. 253 one bin each, codes >= 254 the "other" bin [254, n).
+    for (uint32_t c = 1; c < (uint32_t)kMaxValueBins; ++c) out->push_back((float)c);
+    out->push_back((float)n);
+  }
+  if (out->empty()) out->push_back(1.0f);  // no categories: one (empty) bin
+}
+
+namespace {
+
+Cuts cuts_impl(const ColumnInput& in, const std::vector<size_t>* rows, int max_bin, int nthread,
+               const std::vector<uint32_t>* n_categories) {
   const int d = (int)in.columns.size();
   const size_t m = rows ? rows->size() : in.n_rows;
   const int max_bins = std::min(max_bin, kMaxValueBins);
   std::vector<std::vector<float>> per_feature(d);
   ThreadPool pool(nthread);
   pool.run((size_t)d, [&](size_t f, int) {
+    if (n_categories && f < n_categories->size() && (*n_categories)[f] > 0) {
+      categorical_cuts((*n_categories)[f], &per_feature[f]);  // never sketched
+      return;
+    }
     const float* col = in.columns[f];
     std::vector<float> s;
     s.reserve(m);
@@ -125,8 +146,9 @@ size_t cut_sample_rows(int n_features) {
   return std::min<size_t>(1u << 18, std::max<size_t>(1u << 13, (1u << 24) / d));
 }
 
-Cuts cuts_from_sample(const ColumnInput& sample, int max_bin, int nthread) {
-  return cuts_impl(sample, nullptr, max_bin, nthread);
+Cuts cuts_from_sample(const ColumnInput& sample, int max_bin, int nthread,
+                      const std::vector<uint32_t>* n_categories) {
+  return cuts_impl(sample, nullptr, max_bin, nthread, n_categories);
 }
 
 void set_value_range(Cuts* c, const std::vector<float>& mins, const std::vector<float>& maxs) {
@@ -138,18 +160,19 @@ void set_value_range(Cuts* c, const std::vector<float>& mins, const std::vector<
   }
 }
 
-Cuts compute_cuts(const ColumnInput& in, int max_bin, int nthread, size_t sample_rows) {
+Cuts compute_cuts(const ColumnInput& in, int max_bin, int nthread, size_t sample_rows,
+                  const std::vector<uint32_t>* n_categories) {
   const int d = (int)in.columns.size();
   const size_t n = in.n_rows;
   if (sample_rows == 0) sample_rows = cut_sample_rows(d);
   const size_t take = std::min(n, sample_rows);
   Cuts c;
   if (take == n) {
-    c = cuts_impl(in, nullptr, max_bin, nthread);
+    c = cuts_impl(in, nullptr, max_bin, nthread, n_categories);
   } else {
     std::vector<size_t> rows(take);
     for (size_t i = 0; i < take; ++i) rows[i] = cut_sample_row(i, n, take);
-    c = cuts_impl(in, &rows, max_bin, nthread);
+    c = cuts_impl(in, &rows, max_bin, nthread, n_categories);
   }
   std::vector<float> mins((size_t)d, INFINITY), maxs((size_t)d, -INFINITY);
   ThreadPool pool(nthread);

@@ -65,7 +65,16 @@ inline size_t cut_sample_row(size_t i, size_t n, size_t take) {
 // Equal-frequency cuts from the rows of `sample` only, at most
 // min(max_bin, 255) bins per feature; the last cut lies above the sample's
 // maximum.  Call set_value_range() with the whole data's range afterwards.
-Cuts cuts_from_sample(const ColumnInput& sample, int max_bin, int nthread);
+// n_categories (null: none): per feature its number of categories when it
+// is categorical with at least one category (0 otherwise); such a feature
+// gets categorical_cuts(), not sketched from the data, whatever max_bin.
+Cuts cuts_from_sample(const ColumnInput& sample, int max_bin, int nthread,
+                      const std::vector<uint32_t>* n_categories = nullptr);
+
+// Cuts of a categorical feature with n categories (codes 0 .. n-1): 1, 2,
+// ..., n when n <= 255, so that bin(c) = c; else 1, ..., 254, n: codes >= 254
+// share the "other" bin 254 (see categorical_split.h).  n == 0: {1}.
+void categorical_cuts(uint32_t n, std::vector<float>* out);
 
 // Per-feature range of all rows (NaN/+-inf for a feature without values):
 // the last cut is moved above the true maximum (so that every row's value
@@ -92,6 +101,7 @@ struct ValueRange {
 // take) for i < take = min(n, sample_rows) (0 = cut_sample_rows(d)), then
 // set_value_range() over all rows.  The streaming loader builds the same
 // cuts from the same sample rows.
-Cuts compute_cuts(const ColumnInput& in, int max_bin, int nthread, size_t sample_rows = 0);
+Cuts compute_cuts(const ColumnInput& in, int max_bin, int nthread, size_t sample_rows = 0,
+                  const std::vector<uint32_t>* n_categories = nullptr);
 
 }  // namespace gbdt

@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "binned_matrix.h"
+#include "categorical_input.h"
 #include "gradients.h"
 #include "metrics.h"
 #include "model_limits.h"
@@ -176,6 +177,8 @@ std::vector<uint8_t> feature_mask_for(int round, int d, const TrainParams& p) {
   return mask;
 }
 
+// A categorical node's split_bin is 0: its threshold is the feature's first
+// cut, which no categorical decision reads.
 void fill_thresholds(const Cuts& c, Tree* t) {
   for (int32_t n = 0; n < t->num_nodes(); ++n)
     if (!t->is_leaf(n)) t->threshold[n] = c.values[c.ptr[t->feature[n]] + t->split_bin[n]];
@@ -250,8 +253,9 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   m.feature_names = in.feature_names;
   m.feature_types = in.feature_types;
   if ((int)m.feature_types.size() != d) m.feature_types.assign((size_t)d, FeatureType::kFloat);
-  for (const auto& c : in.categories)
-    if (!c.empty()) m.categories = in.categories;
+  m.categories = in.categories;
+  const std::vector<uint32_t> n_categories =
+      category_counts(in.feature_names, m.feature_types, in.categories);
   m.base_margin = estimate_base_margin(p, y, n, K);
   m.base_score = p.objective == Objective::kLogistic ? 1.0 / (1.0 + std::exp(-m.base_margin[0]))
                  : p.objective == Objective::kPoisson ? std::exp(m.base_margin[0])
@@ -319,6 +323,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.nthread = nthread;
   bd.cancel = hooks.cancel;
   bd.budget = hooks.budget;
+  if (!n_categories.empty()) bd.n_categories = &n_categories;
+  bd.cat_split = CatSplitParams{p.max_cat_to_onehot, p.max_cat_threshold};
 
   std::string device = p.device.empty() ? hooks.default_device : p.device;
   std::unique_ptr<TreeBackend> backend;
@@ -445,6 +451,7 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
                        " entries for " + std::to_string(d) + " columns");
   if (in.labels.size() != n_all || in.cuts.n_features() != d)
     throw std::logic_error("train_binned: labels or cuts do not match the matrix");
+  check_categorical_cuts(in.cuts, category_counts(in.feature_names, in.feature_types, in.categories));
   for (size_t i = 0; i < n_all; ++i)
     if (!std::isfinite(in.labels[i]))
       throw InvalidInput("target column \"" + target_name + "\" contains " + fmtd(in.labels[i]) +
@@ -478,7 +485,11 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
 BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int nthread) {
   auto tb = Clock::now();
   BinnedInput b;
-  b.cuts = compute_cuts(in.features, max_bin, nthread, sample_rows);
+  const std::vector<uint32_t> counts =
+      category_counts(in.feature_names, in.feature_types, in.categories);
+  check_category_codes(in.features, in.feature_names, counts);
+  b.cuts = compute_cuts(in.features, max_bin, nthread, sample_rows,
+                        counts.empty() ? nullptr : &counts);
   b.matrix = bin_matrix(in.features, b.cuts, nthread);
   b.seconds_bin = since(tb);
   b.labels.assign(in.labels, in.labels + in.features.n_rows);

@@ -18,7 +18,10 @@ struct TrainInput {
   const float* labels = nullptr;           // n_rows, no NULLs (skipped by the loader)
   std::vector<std::string> feature_names;
   std::vector<FeatureType> feature_types;
-  // Categorical features: category names per feature (Model::categories).
+  // Categorical features: category names per feature (empty for numeric
+  // ones; the whole vector empty when none is categorical); such a feature
+  // is FeatureType::kCategorical and its values are codes 0..n-1 (NaN =
+  // missing).  Copied into Model::categories.
   std::vector<std::vector<std::string>> categories;
   uint64_t rows_skipped = 0;               // NULL labels, for the report
   double seconds_load = 0;                 // for the report
@@ -32,7 +35,9 @@ struct BinnedInput {
   std::vector<float> labels;               // matrix.n_rows
   std::vector<std::string> feature_names;
   std::vector<FeatureType> feature_types;
-  std::vector<std::vector<std::string>> categories;  // as TrainInput::categories
+  // As TrainInput::categories; the cuts of a categorical feature must be
+  // categorical_cuts() (cuts_from_sample with the category counts).
+  std::vector<std::vector<std::string>> categories;
   uint64_t rows_skipped = 0;
   double seconds_load = 0;
   double seconds_bin = 0;

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "categorical_split.h"
+
 namespace gbdt {
 
 struct Tree {
@@ -24,6 +26,8 @@ struct Tree {
   // c % 32): a category code in the set goes RIGHT, every other code
   // (including codes never seen in training) goes LEFT, missing follows
   // default_left (XGBoost's rule).  cat_offset has num_nodes() + 1 entries.
+  // Training writes split_bin 0 at a categorical node (threshold: the
+  // feature's first cut, never read by a categorical decision).
   std::vector<uint8_t> split_type;
   std::vector<uint32_t> cat_offset;
   std::vector<uint32_t> cat_bits;
@@ -33,9 +37,30 @@ struct Tree {
   int32_t num_nodes() const { return (int32_t)left.size(); }
   bool is_leaf(int32_t n) const { return left[n] < 0; }
 
+  bool is_categorical(int32_t n) const { return !split_type.empty() && split_type[n] != 0; }
+
+  // Whether the non-missing value v goes right at categorical node n.
+  bool cat_right(int32_t n, float v) const {
+    return cat_goes_right(cat_bits.data() + cat_offset[n], cat_offset[n + 1] - cat_offset[n], v);
+  }
+
+  // The decision of split node n for value v (NaN = missing): the one rule
+  // of every tree walk (leaf_of, prediction, TreeSHAP).
+  bool goes_left(int32_t n, float v) const {
+    if (v != v) return default_left[n] != 0;
+    if (is_categorical(n)) return !cat_right(n, v);
+    return v < threshold[n];
+  }
+
   // The leaf row x (features as float, NaN = missing) falls into: value <
-  // threshold goes left, missing follows default_left.
+  // threshold goes left, missing follows default_left; categorical nodes:
+  // see categorical_split.h.
   int32_t leaf_of(const float* x) const {
+    if (has_categorical()) {
+      int32_t nd = 0;
+      while (left[nd] >= 0) nd = goes_left(nd, x[feature[nd]]) ? left[nd] : right[nd];
+      return nd;
+    }
     const int32_t* L = left.data();
     const int32_t* R = right.data();
     const int32_t* F = feature.data();
@@ -53,6 +78,16 @@ struct Tree {
     return nd;
   }
 
+  // Whether bin b of node n's feature goes left (missing_bin: the feature's
+  // number of value bins).  At a categorical node bin b stands for code b
+  // (the "other" bin 254 for all codes >= 254, which a code set holds all
+  // or none of).
+  bool bin_goes_left(int32_t n, int b, int missing_bin) const {
+    if (b == missing_bin) return default_left[n] != 0;
+    if (is_categorical(n)) return !cat_right(n, (float)b);
+    return b <= split_bin[n];
+  }
+
   // The leaf a binned training row falls into: bin <= split_bin goes left,
   // the missing bin (missing_bin[f] = the feature's number of value bins)
   // follows default_left.  The same leaf as leaf_of() on the row's values
@@ -60,6 +95,13 @@ struct Tree {
   // from), since bin(v) <= b exactly when v < cut[b] = threshold.
   int32_t leaf_of_bins(const uint8_t* row, const int* missing_bin) const {
     int32_t nd = 0;
+    if (has_categorical()) {
+      while (left[nd] >= 0) {
+        const int f = feature[nd];
+        nd = bin_goes_left(nd, row[f], missing_bin[f]) ? left[nd] : right[nd];
+      }
+      return nd;
+    }
     while (left[nd] >= 0) {
       const int f = feature[nd];
       const int b = row[f];
@@ -67,6 +109,22 @@ struct Tree {
       nd = go_left ? left[nd] : right[nd];
     }
     return nd;
+  }
+
+  // Makes split node n categorical with the code set words[0 .. nwords)
+  // (creating the categorical arrays on the first one).  The words go in
+  // at cat_offset[n], so nodes may be split in any order.
+  void set_categorical(int32_t n, const uint32_t* words, uint32_t nwords) {
+    if (split_type.empty()) {
+      split_type.assign(left.size(), 0);
+      cat_offset.assign(left.size() + 1, 0);
+      cat_bits.clear();
+    }
+    const uint32_t at = cat_offset[n], old = cat_offset[n + 1] - at;
+    cat_bits.erase(cat_bits.begin() + at, cat_bits.begin() + at + old);
+    cat_bits.insert(cat_bits.begin() + at, words, words + nwords);
+    for (size_t i = (size_t)n + 1; i < cat_offset.size(); ++i) cat_offset[i] = cat_offset[i] - old + nwords;
+    split_type[n] = 1;
   }
 
   int32_t add_node(int32_t parent_id, float node_value, double node_cover) {
@@ -80,6 +138,10 @@ struct Tree {
     value.push_back(node_value);
     gain.push_back(0.0f);
     cover.push_back(node_cover);
+    if (!split_type.empty()) {
+      split_type.push_back(0);
+      cat_offset.push_back(cat_offset.back());
+    }
     return (int32_t)left.size() - 1;
   }
 };

@@ -3,6 +3,7 @@
 // left child then right child).
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "split_math.h"
 #include "tree.h"
@@ -14,10 +15,32 @@ struct SplitChildren {
   GradSum left_sum, right_sum;  // their quantized gradient sums
 };
 
+// The code set of a categorical split from its bin set (categorical_split.h):
+// bin b is code b, and the "other" bin of a feature with n_codes > 255
+// categories stands for codes 254 .. n_codes - 1.  Trailing zero words are
+// left out (codes past the field go left anyway).
+inline std::vector<uint32_t> cat_codes_of_bins(const CatBinSet& bins, uint32_t n_codes) {
+  std::vector<uint32_t> w;
+  auto add = [&w](uint32_t c) {
+    if (w.size() <= (c >> 5)) w.resize((c >> 5) + 1, 0);
+    w[c >> 5] |= 1u << (c & 31);
+  };
+  for (uint32_t b = 0; b < 32u * kCatSetWords; ++b) {
+    if (!cat_set_has(bins, b)) continue;
+    if (n_codes > 255 && b == (uint32_t)kCatOtherBin)
+      for (uint32_t c = b; c < n_codes; ++c) add(c);
+    else
+      add(b);
+  }
+  return w;
+}
+
 // Turns leaf `node` (gradient sum `sum`) into a split by `s` and appends its
-// two children as leaves valued eta * weight.
+// two children as leaves valued eta * weight.  A categorical split passes
+// its bin set `cats` and the feature's number of categories.
 inline SplitChildren apply_split(Tree* tree, int32_t node, GradSum sum, const SplitCandidate& s,
-                                 const SplitParams& sp, const Quantizer& q) {
+                                 const SplitParams& sp, const Quantizer& q,
+                                 const CatBinSet* cats = nullptr, uint32_t n_codes = 0) {
   SplitChildren c;
   c.left_sum = s.left;
   c.right_sum = gs_sub(sum, s.left);
@@ -29,6 +52,11 @@ inline SplitChildren apply_split(Tree* tree, int32_t node, GradSum sum, const Sp
   tree->split_bin[node] = s.bin;
   tree->default_left[node] = (uint8_t)s.default_left;
   tree->gain[node] = (float)s.gain;
+  if (cats) {
+    const std::vector<uint32_t> w = cat_codes_of_bins(*cats, n_codes);
+    tree->split_bin[node] = 0;
+    tree->set_categorical(node, w.data(), (uint32_t)w.size());
+  }
   return c;
 }
 

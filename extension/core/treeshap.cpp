@@ -128,7 +128,7 @@ void recurse(const Walk& w, int32_t node, const PathElem* parent, int plen, doub
   }
   const int32_t d = t.feature[node];
   const float xv = w.x[d];
-  const bool go_left = std::isnan(xv) ? t.default_left[node] != 0 : xv < t.threshold[node];
+  const bool go_left = t.goes_left(node, xv);  // numeric or categorical (tree.h)
   const int32_t hot = go_left ? t.left[node] : t.right[node];
   const int32_t cold = go_left ? t.right[node] : t.left[node];
   const double cover = t.cover[node];

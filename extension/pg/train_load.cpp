@@ -113,13 +113,23 @@ void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nul
   memcpy(x, vals + 1, sizeof(float) * s->nf);
 }
 
-void set_names(const LoadSpec& spec, gbdt::BinnedInput* d, const TrainCategories* tcat) {
+template <class Input>
+void set_names(const LoadSpec& spec, Input* d, const TrainCategories* tcat) {
   const FeatureSet* fs = spec.features;
   for (int f = 0; f < fs->n; f++) {
     d->feature_names.emplace_back(fs->model_names[f]);
     d->feature_types.push_back(feature_type_for(fs->kinds[f]));
   }
   if (tcat != nullptr) train_categories_names(tcat, &d->categories);
+}
+
+// Categories per feature (0: numeric) for the cuts of categorical features.
+std::vector<uint32_t> category_counts(const TrainCategories* tcat) {
+  std::vector<std::vector<std::string>> names;
+  train_categories_names(tcat, &names);
+  std::vector<uint32_t> counts;
+  for (const auto& n : names) counts.push_back((uint32_t)n.size());
+  return counts;
 }
 
 // Pass 1 with categorical features: counts the values of every row with a target.
@@ -136,8 +146,8 @@ void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned, const TrainCat
     in.features.columns.assign(cs->cols, cs->cols + cs->nf);
     in.labels = cs->labels;
     in.rows_skipped = cs->skipped;
+    set_names(spec, &in, tcat);  // bin_input makes categorical cuts from the categories
     owned->data = new gbdt::BinnedInput(gbdt::bin_input(in, spec.max_bin, spec.sample_rows, spec.nthread));
-    set_names(spec, owned->data, tcat);
   });
   sink_free(s);
 }
@@ -252,7 +262,10 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
         sample.n_rows = cs->n;
         sample.columns.assign(cs->cols, cs->cols + cs->nf);
         owned->data = new gbdt::BinnedInput();
-        owned->data->cuts = gbdt::cuts_from_sample(sample, spec.max_bin, spec.nthread);
+        const std::vector<uint32_t> counts =
+            tcat != nullptr ? category_counts(tcat) : std::vector<uint32_t>();
+        owned->data->cuts = gbdt::cuts_from_sample(sample, spec.max_bin, spec.nthread,
+                                                   tcat != nullptr ? &counts : nullptr);
         owned->data->labels.resize(n);
         owned->binner = new gbdt::RowBinner(owned->data->cuts, n, spec.nthread);
       });

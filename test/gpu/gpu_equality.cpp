@@ -126,6 +126,7 @@ struct Case {
   int K = 1;
   std::vector<std::pair<std::string, std::string>> params;
   int max_hist_nodes = 0;  // > 0: GBDT_CUDA_MAX_HIST_NODES for the CUDA run
+  int cat_levels = 0;      // > 0: features 0 and 1 categorical (make_categorical)
   bool quick = false;      // part of --quick (compute-sanitizer) runs
 };
 
@@ -209,6 +210,20 @@ std::vector<Case> all_cases() {
     i = add("n30k_d12_chunked_hist1_softprob", 30000, 12, 0.0, O::kSoftprob, 3, 7, 64, 3);
     cs[i].max_hist_nodes = 1;
   }
+  // Categorical features (features 0 and 1; see make_categorical).
+  {
+    size_t i = add("cat30_n5000_d6_miss2_reg", 5000, 6, 0.02, O::kSquaredError, 1, 6, 256, 5, {}, true);
+    cs[i].cat_levels = 30;
+    i = add("cat400_n20k_d6_miss2_bin_subsample", 20000, 6, 0.02, O::kLogistic, 1, 6, 256, 5,
+            {{"subsample", "0.7"}, {"max_cat_threshold", "16"}}, true);
+    cs[i].cat_levels = 400;
+    i = add("cat12_n5000_d6_softprob_onehot", 5000, 6, 0.1, O::kSoftprob, 3, 5, 64, 4,
+            {{"max_cat_to_onehot", "16"}, {"colsample_bytree", "0.7"}}, true);
+    cs[i].cat_levels = 12;
+    i = add("cat50_n10k_d8_chunked_hist", 10000, 8, 0.02, O::kLogistic, 1, 7, 256, 3, {}, true);
+    cs[i].cat_levels = 50;
+    cs[i].max_hist_nodes = 3;
+  }
   // Shared data files.
   {
     Case c;
@@ -230,6 +245,27 @@ std::vector<Case> all_cases() {
     cs.push_back(c);
   }
   return cs;
+}
+
+// Features 0 (uniform) and 1 (7 distinct values) of a synthetic set as
+// categorical codes: feature 0 bucketed into `levels` buckets whose codes
+// are scrambled (so the codes are not in the value's order), feature 1's
+// values 0..6 as codes.  Returns the category names per feature.
+std::vector<std::vector<std::string>> make_categorical(Dataset* D, int levels) {
+  std::vector<std::vector<std::string>> cats((size_t)D->d);
+  for (int f = 0; f < std::min(D->d, 2); ++f) {
+    const int n = f == 0 ? levels : 7;
+    for (int k = 0; k < n; ++k) cats[f].push_back("v" + std::to_string(k));
+    for (size_t r = 0; r < D->n; ++r) {
+      float& v = D->cols[f][r];
+      if (v != v) continue;
+      if (f == 0) {
+        int b = std::min(levels - 1, (int)((v + 1.0f) * 0.5f * (float)levels));
+        v = (float)((int)(((long long)b * 7919) % levels));
+      }
+    }
+  }
+  return cats;
 }
 
 // First difference between two models' trees, for the failure message.
@@ -289,7 +325,8 @@ double max_pred_diff(const gbdt::Model& a, const gbdt::Model& b, const Dataset& 
 }
 
 gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, std::string>>& kv,
-                     const std::string& device, std::string* notice) {
+                     const std::string& device, std::string* notice,
+                     const std::vector<std::vector<std::string>>* cats = nullptr) {
   std::vector<gbdt::ParamKV> kvs;
   for (auto& p : kv) kvs.push_back({p.first, p.second, p.first == "objective"});
   gbdt::TrainParams p;
@@ -300,7 +337,13 @@ gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, 
   hooks.notice = [notice](const std::string& s) {
     if (notice) *notice += s;
   };
-  return gbdt::train_model(D.n ? D.input() : gbdt::TrainInput{}, p, hooks);
+  gbdt::TrainInput in = D.n ? D.input() : gbdt::TrainInput{};
+  if (cats) {
+    in.categories = *cats;
+    for (size_t f = 0; f < cats->size(); ++f)
+      if (!(*cats)[f].empty()) in.feature_types[f] = gbdt::FeatureType::kCategorical;
+  }
+  return gbdt::train_model(in, p, hooks);
 }
 
 Dataset load_file(const std::string& path) {
@@ -430,14 +473,17 @@ int main(int argc, char** argv) {
       } else {
         D = make_synth(c.n, c.d, c.missing, c.obj, c.K, std::hash<std::string>()(c.name) & 0xFFFF);
       }
+      std::vector<std::vector<std::string>> cats;
+      if (c.cat_levels > 0) cats = make_categorical(&D, c.cat_levels);
+      const auto* cp = c.cat_levels > 0 ? &cats : nullptr;
       auto t0 = Clock::now();
-      gbdt::Model mc = train_on(D, c.params, "cpu", nullptr);
+      gbdt::Model mc = train_on(D, c.params, "cpu", nullptr, cp);
       double tc = since(t0);
       if (c.max_hist_nodes > 0) setenv("GBDT_CUDA_MAX_HIST_NODES", std::to_string(c.max_hist_nodes).c_str(), 1);
       auto t1 = Clock::now();
       gbdt::Model mg;
       try {
-        mg = train_on(D, c.params, "cuda", nullptr);
+        mg = train_on(D, c.params, "cuda", nullptr, cp);
       } catch (...) {
         unsetenv("GBDT_CUDA_MAX_HIST_NODES");
         throw;
@@ -445,6 +491,11 @@ int main(int argc, char** argv) {
       unsetenv("GBDT_CUDA_MAX_HIST_NODES");
       double tg = since(t1);
       if (mg.report.backend != "cuda") throw std::runtime_error("the CUDA run used backend " + mg.report.backend);
+      if (c.cat_levels > 0) {  // the case must exercise categorical splits
+        bool any = false;
+        for (const auto& t : mc.trees) any |= t.has_categorical();
+        if (!any) throw std::runtime_error("no categorical split in the CPU model");
+      }
       std::vector<uint8_t> bc = gbdt::serialize_model(mc), bg = gbdt::serialize_model(mg);
       size_t nodes = 0;
       for (const auto& t : mc.trees) nodes += (size_t)t.num_nodes();

@@ -6,7 +6,7 @@
 -- heap scan and the SPI path build the same model; gbdt_trees shows the
 -- categories of a categorical split; errors name the column at fault.
 BEGIN;
-SELECT plan(39);
+SELECT plan(40);
 
 CREATE TYPE mood45 AS ENUM ('sad', 'ok', 'happy');
 CREATE TABLE c45 AS
@@ -105,6 +105,10 @@ SELECT throws_ok($$SELECT * FROM gbdt_predict_table(pg_temp.m('all'), 'c45f', 'i
 SELECT is((SELECT array_agg(f->>'name' ORDER BY o) FROM jsonb_array_elements(gbdt_model_info(
              gbdt_train('c45', 'y', NULL, NULL, '{"num_round": 2}'))->'features') WITH ORDINALITY a(f, o)),
           ARRAY['id', 'color', 'v', 'ch', 'm', 'b', 'zip', 'x'], 'default features include the categorical columns');
+
+SELECT ok((SELECT bool_and(categories <@ ARRAY['red', 'blue', 'green'] AND threshold IS NULL)
+           AND count(*) > 0 FROM gbdt_trees(pg_temp.m('all')) WHERE feature = 'color' AND categories IS NOT NULL),
+          'gbdt_trees shows the category names of the trained categorical splits');
 
 -- gbdt_trees on a model with a categorical split (an XGBoost model).
 CREATE FUNCTION pg_temp.xgb(cats jsonb) RETURNS jsonb LANGUAGE sql AS $$

@@ -1,0 +1,151 @@
+// Categorical splits, shared by the CPU and CUDA backends (GBDT_HD) and by
+// every tree walk (prediction, TreeSHAP), so they cannot drift.
+//
+// Semantics (XGBoost's, src/common/categorical.h `Decision` and
+// src/predictor/predict_fn.h): a categorical node holds a set of category
+// codes; a code IN the set goes RIGHT, every other code goes LEFT, including
+// codes never seen in training (beyond the stored bit field) and negative or
+// infinite values; a non-integer code is truncated toward zero (XGBoost's
+// AsCat); missing (NaN) follows default_left and is handled by the caller.
+//
+// Binning of a categorical feature with n categories (quantile.cpp): one
+// bin per code when n <= 255 (bin(c) = c); when n > 255, codes 0..253 get
+// their own bins and all codes >= 254 share bin 254, the "other" bin: a
+// training cannot separate categories rarer than the 254 most frequent (the
+// glue orders codes by descending frequency), but the tree stores the exact
+// code set (the other bin expanded to all of its codes).
+//
+// Split search (XGBoost's hist semantics):
+//  - fewer than max_cat_to_onehot value bins: one-hot splits, each non-empty
+//    category alone on the right, the rest on the left;
+//  - otherwise partition splits: the non-empty categories sorted by their
+//    weight (calc_weight of the category's gradient sums; ties by bin), and
+//    every prefix and every suffix of that order of at most
+//    max_cat_threshold categories is a candidate right set;
+//  - each candidate with missing values right, then left (when there are any).
+// Empty categories (no gradient, no hessian) never enter a set.  The first
+// candidate with the largest gain in that order wins (strictly greater
+// replaces): deterministic.
+#pragma once
+#include <cstdint>
+
+#include "common.h"
+#include "split_math.h"
+
+namespace gbdt {
+
+// The most value bins a feature has (quantile.h's kMaxValueBins) fit 256 bits.
+constexpr int kCatSetWords = 8;
+// The "other" bin of a feature with more than 255 categories.
+constexpr int kCatOtherBin = 254;
+
+// A set of bins of one feature (bit b of word b / 32 = bin b).
+struct CatBinSet {
+  uint32_t w[kCatSetWords];
+};
+
+GBDT_HD void cat_set_clear(CatBinSet* s) {
+  for (int i = 0; i < kCatSetWords; ++i) s->w[i] = 0;
+}
+GBDT_HD void cat_set_add(CatBinSet* s, int b) { s->w[b >> 5] |= 1u << (b & 31); }
+GBDT_HD bool cat_set_has(const CatBinSet& s, unsigned b) {
+  return b < 32u * kCatSetWords && ((s.w[b >> 5] >> (b & 31)) & 1u) != 0;
+}
+
+// Whether the (non-missing) value v goes RIGHT at a categorical node whose
+// code set is bits[0 .. nwords).
+GBDT_HD bool cat_goes_right(const uint32_t* bits, uint32_t nwords, float v) {
+  // Negative, too large (unseen), +inf: left.  NaN never reaches here, and
+  // would fail the comparison as well.
+  if (!(v >= 0.0f) || !(v < 32.0f * (float)nwords)) return false;
+  const uint32_t c = (uint32_t)v;  // truncation toward zero
+  return ((bits[c >> 5] >> (c & 31)) & 1u) != 0;
+}
+
+struct CatSplitParams {
+  int max_cat_to_onehot;  // one-hot splits below this many value bins
+  int max_cat_threshold;  // at most this many categories in a partition set
+};
+
+// The best categorical split of one feature of one node: h[0 .. nb) the
+// feature's value bins, h[nb] its missing bin.  Returns no_split() when no
+// candidate is useful; else the candidate (bin = 0, left = left child sums,
+// missing included when default_left) and its right set in *set.
+GBDT_HD SplitCandidate best_categorical_split(const GradSum* h, int nb, int feature, GradSum parent,
+                                              const SplitParams& sp, const Quantizer& q,
+                                              const CatSplitParams& cp, CatBinSet* set) {
+  SplitCandidate best = no_split();
+  cat_set_clear(set);
+  const GradSum miss = h[nb];
+  const bool has_miss = miss.g != 0 || miss.h != 0;
+  const double pg = parent_gain(sp, q, parent);
+  // Non-empty bins in bin order.
+  int order[256];
+  double wt[256];
+  int m = 0;
+  for (int b = 0; b < nb; ++b)
+    if (h[b].g != 0 || h[b].h != 0) order[m++] = b;
+  if (m == 0) return best;
+  // Tries right-set sums sr (missing right, then left); true when it became best.
+  int best_kind = -1, best_pos = 0;
+  auto consider = [&](GradSum sr, int kind, int pos) {
+    // Missing right: left = parent - sr - miss.
+    const GradSum lr = gs_sub(gs_sub(parent, sr), miss);
+    SplitCandidate c{split_gain_given_parent(sp, q, parent, lr, pg), feature, 0, 0, lr};
+    if (split_is_useful(sp, c.gain) && (best.feature < 0 || c.gain > best.gain)) {
+      best = c;
+      best_kind = kind;
+      best_pos = pos;
+    }
+    if (has_miss) {
+      const GradSum ll = gs_sub(parent, sr);
+      SplitCandidate c2{split_gain_given_parent(sp, q, parent, ll, pg), feature, 0, 1, ll};
+      if (split_is_useful(sp, c2.gain) && (best.feature < 0 || c2.gain > best.gain)) {
+        best = c2;
+        best_kind = kind;
+        best_pos = pos;
+      }
+    }
+  };
+  if (nb < cp.max_cat_to_onehot) {
+    // One-hot: kind 0, pos = index into order.
+    for (int i = 0; i < m; ++i) consider(h[order[i]], 0, i);
+    if (best_kind == 0) cat_set_add(set, order[best_pos]);
+    return best;
+  }
+  // Partition: stable insertion sort of the non-empty bins by weight.
+  for (int i = 0; i < m; ++i) wt[i] = calc_weight(sp, to_g(q, h[order[i]].g), to_h(q, h[order[i]].h));
+  for (int i = 1; i < m; ++i) {
+    const int o = order[i];
+    const double w = wt[i];
+    int j = i - 1;
+    while (j >= 0 && wt[j] > w) {
+      order[j + 1] = order[j];
+      wt[j + 1] = wt[j];
+      --j;
+    }
+    order[j + 1] = o;
+    wt[j + 1] = w;
+  }
+  int lim = m - 1;  // a set never takes every non-empty category
+  if (cp.max_cat_threshold < lim) lim = cp.max_cat_threshold;
+  // Forward: prefixes order[0 .. k] (kind 1, pos k); backward: suffixes
+  // order[m-1-k .. m-1] (kind 2, pos k).
+  GradSum acc{0, 0};
+  for (int k = 0; k < lim; ++k) {
+    acc = gs_add(acc, h[order[k]]);
+    consider(acc, 1, k);
+  }
+  acc = GradSum{0, 0};
+  for (int k = 0; k < lim; ++k) {
+    acc = gs_add(acc, h[order[m - 1 - k]]);
+    consider(acc, 2, k);
+  }
+  if (best_kind == 1)
+    for (int k = 0; k <= best_pos; ++k) cat_set_add(set, order[k]);
+  else if (best_kind == 2)
+    for (int k = 0; k <= best_pos; ++k) cat_set_add(set, order[m - 1 - k]);
+  return best;
+}
+
+}  // namespace gbdt
