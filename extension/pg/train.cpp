@@ -16,6 +16,7 @@
 #include "train_load.h"
 
 #include "model.h"
+#include "objective.h"
 #include "params.h"
 #include "trainer.h"
 
@@ -216,7 +217,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       max_bin = p.max_bin;
       sample_rows = (size_t)p.bin_sample_rows;
       nthread_requested = p.nthread;
-      memory.num_class = p.objective == gbdt::Objective::kSoftprob && p.num_class > 0 ? p.num_class : 1;
+      memory.num_class = gbdt::objective_info(p.objective).multiclass && p.num_class > 0 ? p.num_class : 1;
       memory.max_depth = p.max_depth;
       memory.max_bin = p.max_bin;
       memory.validation_fraction = p.validation_fraction;
