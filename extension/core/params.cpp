@@ -133,8 +133,8 @@ struct ParamDef {
 bool uses(const TrainParams& p, Objective o) { return p.objective == o; }
 
 const ParamDef kParams[] = {
-    {"objective", "", "string", "", "reg:squarederror (binary:logistic for 0/1 labels)",
-     "Learning task (XGBoost's names; see Objectives)",
+    {"objective", "", "string", "", "inferred (see Objectives)",
+     "The learning task, by XGBoost's name (see Objectives)",
      [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
        if (!parse_objective(kv.value, &p->objective))
          throw InvalidInput("parameter \"objective\" = \"" + kv.value +
@@ -146,11 +146,11 @@ const ParamDef kParams[] = {
        if (objective_info(p.objective).multiclass)
          r->emplace_back("num_class", std::to_string(p.num_class));
      }},
-    {"num_class", "", "integer", "an integer in [2, 256]", "from the labels",
-     "Number of classes (multi:softprob, multi:softmax)",
+    {"num_class", "", "integer", "an integer in [2, 10000]", "max label + 1",
+     "Number of classes; `multi:softprob` and `multi:softmax` only",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
-       p->num_class = (int)get_int(kv, 2, kMaxClasses,
-                                   ("an integer in [2, " + std::to_string(kMaxClasses) + "]").c_str());
+       static_assert(kMaxClasses == 10000, "update num_class's range text");
+       p->num_class = (int)get_int(kv, 2, kMaxClasses, d.range);
      },
      nullptr},  // recorded with the objective
     {"eta", "learning_rate", "number", "in (0, 1]", "0.3", "Step size shrinkage of each tree",
@@ -161,7 +161,7 @@ const ParamDef kParams[] = {
        p->max_depth = (int)get_int(kv, 1, 16, d.range);
      },
      [](const TrainParams& p, KVList* r) { r->emplace_back("max_depth", std::to_string(p.max_depth)); }},
-    {"min_child_weight", "", "number", ">= 0", "1", "Minimum hessian sum in a child",
+    {"min_child_weight", "", "number", ">= 0", "1", "Minimum hessian (weight) sum in a child",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->min_child_weight = REAL(0, 1e300, false, false);
      },
@@ -175,8 +175,8 @@ const ParamDef kParams[] = {
     {"gamma", "min_split_loss", "number", ">= 0", "0", "Minimum loss reduction to split",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->gamma = REAL(0, 1e300, false, false); },
      [](const TrainParams& p, KVList* r) { r->emplace_back("gamma", fmt(p.gamma)); }},
-    {"max_delta_step", "", "number", ">= 0", "0 (0.7 for count:poisson)",
-     "Maximum leaf step (0 = none)",
+    {"max_delta_step", "", "number", ">= 0", "0 (0.7 for `count:poisson`)",
+     "Maximum absolute leaf value before eta (0 = no limit)",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->max_delta_step = REAL(0, 1e300, false, false);
        p->max_delta_step_set = true;
@@ -189,21 +189,26 @@ const ParamDef kParams[] = {
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->max_bin = (int)get_int(kv, 2, 256, d.range); },
      [](const TrainParams& p, KVList* r) { r->emplace_back("max_bin", std::to_string(p.max_bin)); }},
     {"bin_sample_rows", "", "integer", "an integer in [0, 2147483647] (0 = automatic)", "0",
-     "Rows the bin boundaries are computed from (0 = automatic)",
+     "The bin boundaries are computed from every row up to this many rows, else from this many "
+     "evenly spaced rows; automatic = 2^18 rows up to 64 features, 2^24 / features for wider "
+     "tables (at least 8192), so the sample's floats stay within 64 MB (like LightGBM's "
+     "`bin_construct_sample_cnt`)",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->bin_sample_rows = get_int(kv, 0, 2147483647, d.range);
      },
      [](const TrainParams& p, KVList* r) {
        if (p.bin_sample_rows > 0) r->emplace_back("bin_sample_rows", std::to_string(p.bin_sample_rows));
      }},
-    {"subsample", "", "number", "in (0, 1]", "1", "Fraction of rows sampled per round",
+    {"subsample", "", "number", "in (0, 1]", "1", "Share of the rows sampled per round",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->subsample = REAL(0, 1, true, false); },
      [](const TrainParams& p, KVList* r) { r->emplace_back("subsample", fmt(p.subsample)); }},
-    {"colsample_bytree", "", "number", "in (0, 1]", "1", "Fraction of features sampled per tree",
+    {"colsample_bytree", "", "number", "in (0, 1]", "1", "Share of the features sampled per tree",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->colsample_bytree = REAL(0, 1, true, false); },
      [](const TrainParams& p, KVList* r) { r->emplace_back("colsample_bytree", fmt(p.colsample_bytree)); }},
     {"base_score", "", "number", "a number (in the objective's prediction range)",
-     "estimated from the labels", "Initial prediction of every row",
+     "estimated from the labels",
+     "The initial prediction, in prediction space: in (0, 1) for `binary:logistic`, > 0 for the "
+     "log-link objectives (`count:poisson`, `reg:gamma`, `reg:tweedie`)",
      [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
        p->base_score = parse_number(kv);
        p->base_score_set = true;
@@ -216,13 +221,13 @@ const ParamDef kParams[] = {
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->num_round = (int)get_int(kv, 1, 100000, d.range); },
      [](const TrainParams& p, KVList* r) { r->emplace_back("num_round", std::to_string(p.num_round)); }},
     {"seed", "random_state", "integer", "an integer in [0, 2^53]", "0",
-     "Seed of row/feature sampling and the validation split",
+     "Seed of the row and feature sampling and of the validation split",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->seed = (uint64_t)get_int(kv, 0, 9007199254740992LL, d.range);
      },
      [](const TrainParams& p, KVList* r) { r->emplace_back("seed", std::to_string(p.seed)); }},
     {"validation_fraction", "", "number", "in [0, 1)", "0",
-     "Fraction of rows held out for validation metrics and early stopping",
+     "Share of the rows held out for validation (metrics per round, early stopping)",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->validation_fraction = REAL(0, 1, false, true);
      },
@@ -230,7 +235,8 @@ const ParamDef kParams[] = {
        if (p.validation_fraction > 0) r->emplace_back("validation_fraction", fmt(p.validation_fraction));
      }},
     {"early_stopping_rounds", "", "integer", "an integer in [0, 100000]", "0",
-     "Stop after this many rounds without improvement of the last eval_metric (0 = off)",
+     "Stop after this many rounds without improvement of the last `eval_metric` (0 = off); "
+     "needs `validation_fraction` > 0",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->early_stopping_rounds = (int)get_int(kv, 0, 100000, d.range);
      },
@@ -241,7 +247,9 @@ const ParamDef kParams[] = {
     {"eval_metric", "", "list",
      "rmse, mae, logloss, auc, error, error@t, mlogloss, merror, poisson-nloglik, rmsle, mape, "
      "mphe, quantile, gamma-deviance, gamma-nloglik, tweedie-nloglik@p",
-     "the objective's", "Metric(s) per round: one name, a comma-separated list or a JSON array",
+     "the objective's (see Objectives)",
+     "Metrics computed per round: one name, a comma-separated list or a JSON array; early "
+     "stopping follows the last",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        std::vector<std::string> names;
        if (!kv.value.empty() && kv.value[0] == '[') {
@@ -278,21 +286,21 @@ const ParamDef kParams[] = {
     // C: objective parameters, recorded for the objectives that use them
     // and whenever set to another value than the default.
     {"huber_slope", "", "number", "> 0", "1",
-     "Slope of reg:pseudohubererror (and of the mphe metric)",
+     "Slope of `reg:pseudohubererror` and of the `mphe` metric",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->huber_slope = REAL(0, 1e300, true, false); },
      [](const TrainParams& p, KVList* r) {
        if (uses(p, Objective::kPseudoHuber) || p.huber_slope != 1.0)
          r->emplace_back("huber_slope", fmt(p.huber_slope));
      }},
     {"quantile_alpha", "", "number", "in (0, 1)", "0.5",
-     "Quantile of reg:quantileerror (and of the quantile metric)",
+     "Quantile of `reg:quantileerror` and of the `quantile` metric",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->quantile_alpha = REAL(0, 1, true, true); },
      [](const TrainParams& p, KVList* r) {
        if (uses(p, Objective::kQuantile) || p.quantile_alpha != 0.5)
          r->emplace_back("quantile_alpha", fmt(p.quantile_alpha));
      }},
     {"tweedie_variance_power", "", "number", "in [1, 2)", "1.5",
-     "Variance power of reg:tweedie",
+     "Variance power of `reg:tweedie`",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->tweedie_variance_power = REAL(1, 2, false, true);
      },
@@ -301,7 +309,7 @@ const ParamDef kParams[] = {
          r->emplace_back("tweedie_variance_power", fmt(p.tweedie_variance_power));
      }},
     {"scale_pos_weight", "", "number", "> 0", "1",
-     "Weight of rows labelled 1 in the gradients (binary objectives)",
+     "Weight of the rows labelled 1 in the gradients (binary objectives), as XGBoost",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->scale_pos_weight = REAL(0, 1e300, true, false);
      },
@@ -313,8 +321,8 @@ const ParamDef kParams[] = {
      "Threads (0 = all cores)",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->nthread = (int)get_int(kv, 0, 1024, d.range); },
      nullptr},
-    {"device", "", "string", "auto, cpu or cuda", "the gbdt.device setting",
-     "Where to train (gpu = cuda)",
+    {"device", "", "string", "auto, cpu or cuda", "the `gbdt.device` setting",
+     "Where to train (`gpu` means `cuda`)",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        if (kv.value != "auto" && kv.value != "cpu" && kv.value != "cuda" && kv.value != "gpu")
          throw InvalidInput("parameter \"device\" = \"" + kv.value +
@@ -322,12 +330,13 @@ const ParamDef kParams[] = {
        p->device = kv.value == "gpu" ? "cuda" : kv.value;
      },
      nullptr},
-    {"verbose", "verbosity", "boolean", "true or false", "false", "Log each round",
+    {"verbose", "verbosity", "boolean", "false or 0 = off, anything else = on",
+     "the `gbdt.log_progress` setting", "Log the progress of the training",
      [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
        p->verbose = kv.value != "0" && kv.value != "false";
      },
      nullptr},
-    {"tree_method", "", "string", "only hist", "hist", "Accepted for XGBoost compatibility",
+    {"tree_method", "", "string", "only hist", "hist", "`auto` and `gpu_hist` are accepted and mean `hist`",
      [](const ParamKV& kv, const ParamDef& d, TrainParams*) {
        if (kv.value != "hist" && kv.value != "auto" && kv.value != "gpu_hist")
          throw InvalidInput("parameter \"tree_method\" = \"" + kv.value +
