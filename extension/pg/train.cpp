@@ -97,6 +97,13 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("parameter \"%s\" must not be null", key)));
         break;
+      case jbvBinary:
+        // C: a JSON array (eval_metric lists) goes to the engine as its JSON text.
+        if (JsonContainerIsArray(v.val.binary.data)) {
+          param_add(out, key, JsonbToCString(nullptr, v.val.binary.data, v.val.binary.len), false);
+          break;
+        }
+        /* fall through */
       default:
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("parameter \"%s\" must be a number, string or boolean, not a JSON "
