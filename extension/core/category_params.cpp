@@ -75,6 +75,10 @@ void apply_category_param(const ParamKV& kv, TrainParams* p) {
   p->max_categories = (int)v;
 }
 
+std::string categorical_features_text(const TrainParams& p) {
+  return join(p.categorical_features);
+}
+
 void category_params_to_kv(const TrainParams& p,
                            std::vector<std::pair<std::string, std::string>>* out) {
   if (!p.categorical_features.empty())

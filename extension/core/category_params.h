@@ -16,6 +16,9 @@ namespace gbdt {
 // naming the parameter and what is allowed.
 void apply_category_param(const ParamKV& kv, TrainParams* p);
 
+// categorical_features as params_to_kv records it (names joined by commas).
+std::string categorical_features_text(const TrainParams& p);
+
 // Appends them to a canonical parameter list, only when not the defaults
 // (trainings that do not use them keep their exact list).
 void category_params_to_kv(const TrainParams& p,
