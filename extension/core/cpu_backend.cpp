@@ -317,10 +317,15 @@ class CpuBackend final : public TreeBackend {
     tmp_idx_.resize(n_);
     if (d.subsample < 1.0) in_sample_.assign(n_, 1);  // only sampled rounds read it
     is_cat_.assign((size_t)nf_, 0);
+    cat_index_.assign((size_t)nf_, -1);
+    ncat_ = 0;
     if (d.n_categories)
       for (int f = 0; f < nf_ && f < (int)d.n_categories->size(); ++f)
-        is_cat_[f] = (*d.n_categories)[f] > 0;
-    any_cat_ = std::find(is_cat_.begin(), is_cat_.end(), 1) != is_cat_.end();
+        if ((*d.n_categories)[f] > 0) {
+          is_cat_[f] = 1;
+          cat_index_[f] = ncat_++;
+        }
+    any_cat_ = ncat_ > 0;
   }
 
   void margins(std::vector<float>* out) override { *out = margins_; }
@@ -711,13 +716,14 @@ class CpuBackend final : public TreeBackend {
       const size_t L = level.size();
       cur_depth_ = depth + 1;  // of the children whose histograms this level builds
       BudgetCharge cand_charge(
-          data_.budget, (double)(L * nf_) * sizeof(SplitCandidate),
+          data_.budget,
+          (double)(L * nf_) * sizeof(SplitCandidate) + (double)(L * ncat_) * sizeof(CatBinSet),
           "the split candidates of " + std::to_string(L) + " nodes at tree depth " +
               std::to_string(depth) + " x " + std::to_string(nf_) + " features",
           "lower max_depth (now " + std::to_string(data_.max_depth) +
               ") or the number of features");
       std::vector<SplitCandidate> cand(L * nf_, no_split());
-      if (any_cat_) cand_sets_.resize(L * (size_t)nf_);
+      if (any_cat_) cand_sets_.resize(L * (size_t)ncat_);
       // Tasks: (node, block of features).
       const int fb = 32;
       const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
@@ -753,7 +759,7 @@ class CpuBackend final : public TreeBackend {
             if (is_cat_[f])
               cand[i * nf_ + f] = best_categorical_split(
                   level[i].hist + off_[f], data_.cuts->nbins(f), f, level[i].sum, sp, q,
-                  data_.cat_split, &cand_sets_[i * nf_ + f]);
+                  data_.cat_split, &cand_sets_[i * ncat_ + cat_index_[f]]);
             else
               cand[i * nf_ + f] = fast ? best_split_feature_fast(level[i], f, k[j], s)
                                        : best_split_feature(level[i], f, q);
@@ -771,7 +777,8 @@ class CpuBackend final : public TreeBackend {
         if (best.feature >= 0) {
           split_nodes.push_back(&level[i]);
           splits.push_back(best);
-          split_sets.push_back(is_cat_[best.feature] ? &cand_sets_[i * nf_ + best.feature] : nullptr);
+          split_sets.push_back(is_cat_[best.feature] ? &cand_sets_[i * ncat_ + cat_index_[best.feature]]
+                                                     : nullptr);
         } else {
           hist_pool_->put(level[i].hist);
           level[i].hist = nullptr;
@@ -886,7 +893,9 @@ class CpuBackend final : public TreeBackend {
   size_t n_sampled_ = 0;
   std::vector<uint8_t> is_cat_;          // per feature: categorical splits
   bool any_cat_ = false;
-  std::vector<CatBinSet> cand_sets_;     // right sets of the level's candidates
+  std::vector<int> cat_index_;           // per feature: index among the categorical ones, or -1
+  int ncat_ = 0;
+  std::vector<CatBinSet> cand_sets_;     // right sets of the level's candidates (node x ncat_)
   double t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };
 

@@ -305,10 +305,11 @@ const ParamDef kParams[] = {
        if (p.max_categories != kMaxCategories)
          r->emplace_back("max_categories", std::to_string(p.max_categories));
      }},
-    // A: categorical splits (categorical_split.h), recorded only when not at
-    // their defaults.
+    // A: categorical splits (categorical_split.h), recorded only when set
+    // away from their defaults.
     {"max_cat_to_onehot", "", "integer", "an integer in [1, 65536]", "4",
-     "Categorical features with fewer categories than this split one category against the rest",
+     "A categorical feature with fewer categories (value bins) than this gets one-hot splits "
+     "(one category against the rest), else partition splits",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->max_cat_to_onehot = (int)get_int(kv, 1, 65536, d.range);
      },
@@ -316,7 +317,7 @@ const ParamDef kParams[] = {
        if (p.max_cat_to_onehot != 4) r->emplace_back("max_cat_to_onehot", std::to_string(p.max_cat_to_onehot));
      }},
     {"max_cat_threshold", "", "integer", "an integer in [1, 65536]", "64",
-     "Most categories in the set of a partition split",
+     "Most categories in the set of a categorical partition split",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->max_cat_threshold = (int)get_int(kv, 1, 65536, d.range);
      },

@@ -381,3 +381,57 @@ TEST(Categorical, SplitSearchSkipsEmptyCategories) {
   EXPECT_EQ(w[9] & (1u << (299 - 288)), 1u << (299 - 288));
   EXPECT_EQ(w[7], 0xC0000000u);  // 254, 255
 }
+
+// C's row weights and adaptive-leaf objectives (reg:absoluteerror) with a
+// categorical feature: 30% of the rows get a flipped label (-20 for members,
+// +20 for the others) and weight 0.  The weighted trainings ignore them (the
+// root split still separates the member codes; the clean rows are fitted),
+// the unweighted squared-error training does not.
+TEST(Categorical, WeightsAndAbsoluteErrorWithCategoricalFeature) {
+  CatData c = make_cat(4000, 30, kMember);
+  std::vector<float> w(c.D.n, 1.0f);
+  std::vector<char> clean(c.D.n, 1);
+  for (size_t r = 0; r < c.D.n; ++r)
+    if (unif(99, r) < 0.3) {
+      const bool member = kMember.count((int)c.D.cols[0][r]) > 0;
+      c.D.y[r] = member ? -20.0f : 20.0f;
+      w[r] = 0.0f;
+      clean[r] = 0;
+    }
+  auto clean_mae = [&](const Model& m) {
+    std::vector<double> pred = gbdt_test::predict_all(m, c.D);
+    double s = 0;
+    size_t k = 0;
+    for (size_t r = 0; r < c.D.n; ++r)
+      if (clean[r]) {
+        s += std::fabs(pred[r] - c.D.y[r]);
+        ++k;
+      }
+    return s / (double)k;
+  };
+  auto root_separates_members = [&](const Model& m) {
+    const Tree& t0 = m.trees[0];
+    if (!t0.is_categorical(0)) return false;
+    std::vector<int> s = codes_of(t0, 0);
+    std::set<int> ss(s.begin(), s.end()), others;
+    for (int k = 0; k < 30; ++k)
+      if (!kMember.count(k)) others.insert(k);
+    return ss == kMember || ss == others;
+  };
+  TrainInput weighted = c.input(true);
+  weighted.weights = w.data();
+  for (Objective o : {Objective::kSquaredError, Objective::kAbsoluteError}) {
+    TrainParams p = reg_params(30, 2);
+    p.objective = o;
+    Model m = train_in(weighted, p);
+    EXPECT_GT(for_cat_nodes(m, [](const Tree&, int32_t) {}), 0) << objective_name(o);
+    EXPECT_TRUE(root_separates_members(m)) << objective_name(o);
+    EXPECT_LT(clean_mae(m), 0.25) << objective_name(o);
+    // The categorical sets and refit leaves survive serialization.
+    const std::vector<uint8_t> bytes = serialize_model(m);
+    Model back = deserialize_model(bytes.data(), bytes.size());
+    EXPECT_EQ(gbdt_test::predict_all(back, c.D), gbdt_test::predict_all(m, c.D));
+  }
+  Model unweighted = train_in(c.input(true), reg_params(30, 2));
+  EXPECT_GT(clean_mae(unweighted), 1.0);
+}
