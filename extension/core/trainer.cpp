@@ -227,6 +227,38 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
   return r;
 }
 
+// Adaptive leaves: each leaf of `t` becomes eta * the alpha-quantile of the
+// residuals y - margin (margins before the tree) of its rows (XGBoost's rule:
+// unweighted interpolated, weighted by cumulative weight); a leaf without
+// rows keeps its value.  *margins gets before + the new leaf, in float as
+// the predictor adds it.
+void refit_leaves(const BinnedMatrix& mx, const std::vector<int>& missing_bin, const float* y,
+                  const float* w, const std::vector<float>& before, double alpha, double eta,
+                  Tree* t, std::vector<float>* margins) {
+  const size_t n = mx.n_rows, d = (size_t)mx.n_features;
+  std::vector<int32_t> leaf(n);
+  std::vector<std::vector<size_t>> rows((size_t)t->num_nodes());
+  for (size_t r = 0; r < n; ++r) {
+    leaf[r] = t->leaf_of_bins(&mx.bins[r * d], missing_bin.data());
+    rows[(size_t)leaf[r]].push_back(r);
+  }
+  std::vector<float> res, rw;
+  for (int32_t nd = 0; nd < t->num_nodes(); ++nd) {
+    if (!t->is_leaf(nd) || rows[(size_t)nd].empty()) continue;
+    res.clear();
+    rw.clear();
+    for (size_t r : rows[(size_t)nd]) {
+      res.push_back(y[r] - before[r]);
+      if (w) rw.push_back(w[r]);
+    }
+    const double q = objective_detail::label_quantile(res.data(), w ? rw.data() : nullptr,
+                                                      res.size(), alpha);
+    t->value[nd] = (float)(eta * q);
+  }
+  margins->resize(n);
+  for (size_t r = 0; r < n; ++r) (*margins)[r] = before[r] + t->value[leaf[r]];
+}
+
 // Margins -> what the metrics see (probabilities for binary:logitraw).
 void eval_transform(const ObjectiveInfo& oi, const Model& m, double* v) {
   if (oi.eval_transform)
@@ -421,11 +453,18 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   double best = 0;
   int best_round = -1;
 
+  std::vector<float> before;  // margins before the round (adaptive leaves)
   auto tt = Clock::now();
   for (int round = 0; round < p.num_round; ++round) {
     check_cancel(hooks.cancel);
     std::vector<Tree> trees;
+    if (oi.leaf_quantile) backend->margins(&before);
     backend->boost_round(round, feature_mask_for(round, d, p), &trees);
+    if (oi.leaf_quantile) {
+      refit_leaves(in.matrix, missing_bin, y, w, before, oi.leaf_quantile(p), p.eta, &trees[0],
+                   &margins);
+      backend->init(bd, margins);  // the training margins with the refit leaves
+    }
     if (hooks.budget) {
       double nodes = 0;
       for (int k = 0; k < K; ++k) nodes += trees[k].num_nodes();
