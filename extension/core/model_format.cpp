@@ -12,6 +12,7 @@
 
 #include "model.h"
 #include "model_format.h"
+#include "ranking.h"
 #include "utf8.h"
 
 namespace gbdt {
@@ -177,7 +178,7 @@ void bad(const std::string& m) { throw CorruptModel(m); }
 //    undefined); it is only displayed (as JSON null).
 void validate_model(const Model& m) {
   int obj = (int)m.objective;
-  if (obj < 0 || obj > 3) bad("unknown objective code " + std::to_string(obj));
+  if (obj < 0 || (obj > 3 && !is_rank_objective((Objective)obj))) bad("unknown objective code " + std::to_string(obj));
   const int K = m.num_output_group;
   if (K < 1 || (m.objective != Objective::kSoftprob && K != 1))
     bad("bad number of output groups " + std::to_string(K));
@@ -341,7 +342,7 @@ Model deserialize_model(const uint8_t* data, size_t len) {
   Reader r(data + 20, (size_t)plen);
   Model m;
   int32_t obj = r.pod<int32_t>("objective");
-  if (obj < 0 || obj > 3) bad("unknown objective code " + std::to_string(obj));
+  if (obj < 0 || (obj > 3 && !is_rank_objective((Objective)obj))) bad("unknown objective code " + std::to_string(obj));
   m.objective = (Objective)obj;
   m.num_output_group = r.pod<int32_t>("groups");
   if (m.num_output_group > kMaxClasses)

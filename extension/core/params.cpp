@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "model_limits.h"
+#include "ranking.h"
 
 namespace gbdt {
 
@@ -16,7 +17,9 @@ const char* objective_name(Objective o) {
     case Objective::kLogistic: return "binary:logistic";
     case Objective::kSoftprob: return "multi:softprob";
     case Objective::kPoisson: return "count:poisson";
+    default: break;
   }
+  if (const char* r = rank_objective_name(o)) return r;  // R
   return "unknown";
 }
 
@@ -29,7 +32,7 @@ bool parse_objective(const std::string& n, Objective* out) {
     *out = Objective::kSoftprob;
   } else if (n == "count:poisson" || n == "poisson") {
     *out = Objective::kPoisson;
-  } else {
+  } else if (!parse_rank_objective(n, out)) {  // R
     return false;
   }
   return true;
@@ -40,7 +43,7 @@ bool is_known_metric(const std::string& m) {
                             "poisson-nloglik"};
   for (const char* s : k)
     if (m == s) return true;
-  return false;
+  return is_rank_metric(m);  // R
 }
 
 namespace {
@@ -129,7 +132,8 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
       if (!parse_objective(kv.value, &p->objective))
         throw InvalidInput("parameter \"objective\" = \"" + kv.value +
                            "\" is not supported: must be one of reg:squarederror, "
-                           "binary:logistic, multi:softprob, count:poisson");
+                           "binary:logistic, multi:softprob, count:poisson, rank:ndcg, "
+                           "rank:pairwise, rank:map");
       p->objective_set = true;
     } else if (k == "eta" || k == "learning_rate") {
       p->eta = get_real(kv, 0, 1, true, false, "in (0, 1]");
@@ -176,7 +180,7 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
       if (!is_known_metric(kv.value))
         throw InvalidInput("parameter \"eval_metric\" = \"" + kv.value +
                            "\" is not supported: must be one of rmse, mae, logloss, auc, error, "
-                           "mlogloss, merror, poisson-nloglik");
+                           "mlogloss, merror, poisson-nloglik, ndcg, ndcg@k, map, map@k, pre, pre@k");
       p->eval_metric = kv.value;
     } else if (k == "device") {
       if (kv.value != "auto" && kv.value != "cpu" && kv.value != "cuda" && kv.value != "gpu")
@@ -193,6 +197,7 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
       if (kv.value != "depthwise")
         throw InvalidInput("parameter \"grow_policy\" = \"" + kv.value +
                            "\" is not supported: only depthwise");
+    } else if (apply_rank_param(kv, p)) {  // R: ranking parameters
     } else {
       throw InvalidInput("unknown parameter \"" + k +
                          "\": allowed are eta (learning_rate), max_depth, min_child_weight, "
@@ -200,7 +205,9 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
                          "max_delta_step, max_bin, bin_sample_rows, subsample, colsample_bytree, base_score, "
                          "num_round (n_estimators), seed, nthread, num_class, objective, "
                          "validation_fraction, early_stopping_rounds, eval_metric, device, "
-                         "verbose, tree_method, grow_policy");
+                         "verbose, tree_method, grow_policy, group_column, lambdarank_pair_method, "
+                         "lambdarank_num_pair_per_sample, ndcg_exp_gain, lambdarank_normalization, "
+                         "lambdarank_score_normalization, lambdarank_unbiased");
     }
   }
   (void)get_bool;
@@ -228,6 +235,7 @@ std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams&
   if (p.early_stopping_rounds > 0)
     r.emplace_back("early_stopping_rounds", std::to_string(p.early_stopping_rounds));
   if (!p.eval_metric.empty()) r.emplace_back("eval_metric", p.eval_metric);
+  rank_params_to_kv(p, &r);  // R: only for ranking objectives
   return r;
 }
 

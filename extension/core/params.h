@@ -12,6 +12,11 @@ enum class Objective : int32_t {
   kLogistic = 1,       // binary:logistic
   kSoftprob = 2,       // multi:softprob
   kPoisson = 3,        // count:poisson
+  // R: learning to rank (ranking_objective.h); codes away from the
+  // regression/classification ones so new objectives can take 4, 5, ...
+  kRankPairwise = 40,  // rank:pairwise
+  kRankNDCG = 41,      // rank:ndcg
+  kRankMap = 42,       // rank:map
 };
 
 const char* objective_name(Objective o);
@@ -47,6 +52,15 @@ struct TrainParams {
   std::string eval_metric;       // empty = objective's default
   std::string device = "";       // "", "auto", "cpu", "cuda"
   bool verbose = false;
+  // R: learning to rank (ranking_params.cpp).  group_column names the
+  // query-group column (read by the PostgreSQL glue); the rest are
+  // XGBoost's LambdaRankParam with its defaults.
+  std::string group_column;
+  bool rank_pair_topk = true;       // lambdarank_pair_method: topk (true) or mean
+  int rank_num_pair = 0;            // lambdarank_num_pair_per_sample; 0 = not set (32 topk, 1 mean)
+  bool ndcg_exp_gain = true;
+  bool lambdarank_normalization = true;
+  bool lambdarank_score_normalization = true;
 
   double effective_max_delta_step() const {
     if (max_delta_step_set) return max_delta_step;

@@ -95,6 +95,8 @@ void transform_margins(const Model& m, double* v) {
     }
     case Objective::kSquaredError:
       break;
+    default:
+      break;  // R: ranking scores are margins
   }
 }
 

@@ -11,6 +11,7 @@
 #include "gradients.h"
 #include "metrics.h"
 #include "model_limits.h"
+#include "ranking.h"
 
 namespace gbdt {
 
@@ -105,6 +106,8 @@ void resolve_objective(const float* y, size_t n, const std::string& target, Trai
       break;
     case Objective::kSquaredError:
       break;
+    default:
+      break;  // R: ranking labels are checked by prepare_ranking
   }
 }
 
@@ -130,6 +133,7 @@ std::vector<double> estimate_base_margin(const TrainParams& p, const float* y, s
         return {b};
     }
   }
+  if (is_rank_objective(p.objective)) return {0.0};  // R: XGBoost's fitted intercept is ~0
   if (p.objective == Objective::kSoftprob) {
     std::vector<double> cnt((size_t)K, 0.0);
     for (size_t i = 0; i < n; ++i) cnt[(size_t)y[i]] += 1.0;
@@ -195,14 +199,19 @@ namespace {
 struct ValidationSplit {
   BinnedMatrix matrix;
   std::vector<float> labels;
+  std::vector<uint32_t> query_group;  // R: ranking
 };
 
 void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v) {
   if (p.validation_fraction <= 0) return;
   const size_t n_all = in->matrix.n_rows;
   const size_t d = (size_t)in->matrix.n_features;
+  // R: with query groups, whole groups go to validation (hashed by group).
+  const bool by_group = !in->query_group.empty();
+  auto key = [&](size_t r) -> uint64_t { return by_group ? in->query_group[r] : r; };
   size_t n_valid = 0;
-  for (size_t r = 0; r < n_all; ++r) n_valid += is_validation_row(p.seed, r, p.validation_fraction);
+  for (size_t r = 0; r < n_all; ++r)
+    n_valid += is_validation_row(p.seed, key(r), p.validation_fraction);
   if (n_valid == 0 || n_valid == n_all)
     throw InvalidInput("validation_fraction = " + fmtd(p.validation_fraction) + " leaves " +
                        std::to_string(n_all - n_valid) + " training and " +
@@ -215,14 +224,17 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
   uint8_t* bins = in->matrix.bins.data();
   size_t w = 0, k = 0;
   for (size_t r = 0; r < n_all; ++r) {
-    if (is_validation_row(p.seed, r, p.validation_fraction)) {
+    if (is_validation_row(p.seed, key(r), p.validation_fraction)) {
       std::copy(bins + r * d, bins + (r + 1) * d, v->matrix.bins.data() + k * d);
+      if (by_group) v->query_group.push_back(in->query_group[r]);
       v->labels[k++] = in->labels[r];
     } else {
       if (w != r) std::copy(bins + r * d, bins + (r + 1) * d, bins + w * d);
+      if (by_group) in->query_group[w] = in->query_group[r];
       in->labels[w++] = in->labels[r];
     }
   }
+  if (by_group) in->query_group.resize(w);
   in->matrix.n_rows = w;
   in->matrix.bins.resize(w * d);
   in->labels.resize(w);
@@ -260,7 +272,18 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   m.report.rows_validation = n_valid;
   m.report.seconds_load = in.seconds_load;
   m.report.seconds_bin = in.seconds_bin;
-  m.report.eval_metric = p.eval_metric.empty() ? default_metric(p.objective) : p.eval_metric;
+  const bool ranking = is_rank_objective(p.objective);  // R
+  m.report.eval_metric = !p.eval_metric.empty() ? p.eval_metric
+                         : ranking              ? rank_default_metric(p)
+                                                : default_metric(p.objective);
+  // R: ranking metrics are computed per query group.
+  auto metric_of = [&](const double* pred, const float* labels, size_t nr,
+                       const std::vector<uint32_t>& groups) {
+    if (ranking)
+      return rank_metric_codes(m.report.eval_metric, groups.data(), nr, pred, labels,
+                               p.ndcg_exp_gain);
+    return compute_metric(m.report.eval_metric, p.objective, K, pred, labels, nr);
+  };
   if (p.objective != Objective::kSoftprob &&
       (m.report.eval_metric == "mlogloss" || m.report.eval_metric == "merror"))
     throw InvalidInput("parameter \"eval_metric\" = \"" + m.report.eval_metric +
@@ -317,6 +340,16 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.nthread = nthread;
   bd.cancel = hooks.cancel;
   bd.budget = hooks.budget;
+  std::unique_ptr<LambdaRank> lambdarank;  // R: ranking gradients on the host
+  if (ranking) {
+    lambdarank.reset(new LambdaRank(p.objective, rank_params_of(p),
+                                    make_query_groups(in.query_group.data(), n), y, p.seed,
+                                    nthread));
+    LambdaRank* lr = lambdarank.get();
+    bd.external_gradients = [lr](int round, const float* mg, double* g, double* h) {
+      lr->gradients(round, mg, g, h);
+    };
+  }
 
   std::string device = p.device.empty() ? hooks.default_device : p.device;
   std::unique_ptr<TreeBackend> backend;
@@ -346,7 +379,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   for (size_t i = 0; i < n_valid; ++i)
     for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
   std::vector<double> vpred(vmargin.size());
-  const bool higher = metric_higher_is_better(m.report.eval_metric);
+  const bool higher = is_rank_metric(m.report.eval_metric) ||  // R: ndcg, map, pre
+                      metric_higher_is_better(m.report.eval_metric);
   double best = 0;
   int best_round = -1;
 
@@ -380,8 +414,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       }
       vpred = vmargin;
       for (size_t i = 0; i < n_valid; ++i) transform_margins(m, &vpred[i * K]);
-      double v = compute_metric(m.report.eval_metric, p.objective, K, vpred.data(),
-                                valid.labels.data(), n_valid);
+      double v = metric_of(vpred.data(), valid.labels.data(), n_valid, valid.query_group);
       m.report.validation_metric.push_back(v);
       if (best_round < 0 || (higher ? v > best : v < best)) {
         best = v;
@@ -425,8 +458,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     }
   }
   for (size_t r = 0; r < n; ++r) transform_margins(m, &pred[r * K]);
-  m.report.train_metric.push_back(
-      compute_metric(m.report.eval_metric, p.objective, K, pred.data(), y, n));
+  m.report.train_metric.push_back(metric_of(pred.data(), y, n, in.query_group));
   return m;
 }
 
@@ -447,6 +479,10 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
     if (!std::isfinite(in.labels[i]))
       throw InvalidInput("target column \"" + target_name + "\" contains " + fmtd(in.labels[i]) +
                          ": labels must be finite");
+  if (!in.query_group.empty() && in.query_group.size() != n_all)
+    throw std::logic_error("train_binned: query_group does not match the matrix");
+  // R: ranking objective, group_column and relevance labels.
+  prepare_ranking(&p, in.labels.data(), n_all, !in.query_group.empty(), target_name);
   // The objective is inferred from, and the labels checked on, every row.
   std::vector<double> class_labels;
   resolve_objective(in.labels.data(), n_all, target_name, &p, &class_labels);
@@ -484,6 +520,7 @@ BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int
   b.feature_types = in.feature_types;
   b.rows_skipped = in.rows_skipped;
   b.seconds_load = in.seconds_load;
+  if (in.query_group) b.query_group.assign(in.query_group, in.query_group + in.features.n_rows);
   return b;
 }
 
