@@ -1,4 +1,6 @@
 #include "xgb_json.h"
+#include "ranking.h"
+#include "ranking_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -77,7 +79,9 @@ const char* xgb_objective(Objective o) {
     case Objective::kLogistic: return "binary:logistic";
     case Objective::kSoftprob: return "multi:softprob";
     case Objective::kPoisson: return "count:poisson";
-    default: return "reg:squarederror";
+    default:
+      if (const char* r = rank_objective_name(o)) return r;  // R
+      return "reg:squarederror";
   }
 }
 
@@ -261,6 +265,10 @@ std::string export_xgboost_json(const Model& m) {
       break;
     }
     default:
+      if (is_rank_objective(m.objective)) {  // R
+        o << rank_objective_json(m.params);
+        break;
+      }
       o << "\"reg_loss_param\":{\"scale_pos_weight\":\"1\"}";
   }
   o << "}},\"version\":[3,0,0]}";
@@ -383,10 +391,11 @@ Model import_xgboost_json(const std::string& json) {
     m.objective = Objective::kSoftprob;
   } else if (oname == "count:poisson") {
     m.objective = Objective::kPoisson;
+  } else if (parse_rank_objective(oname, &m.objective)) {  // R
   } else {
     unsupported("objective \"" + oname +
                 "\" (supported: reg:squarederror, binary:logistic, multi:softprob, "
-                "multi:softmax, count:poisson)");
+                "multi:softmax, count:poisson, rank:ndcg, rank:pairwise, rank:map)");
   }
 
   JsonRef lmp = need(learner, "learner_model_param", "learner");
@@ -619,6 +628,7 @@ Model import_xgboost_json(const std::string& json) {
   // Record where it came from.
   m.params.emplace_back("objective", objective_name(m.objective));
   if (m.objective == Objective::kSoftprob) m.params.emplace_back("num_class", std::to_string(K));
+  if (is_rank_objective(m.objective)) rank_params_from_json(objj, &m.params);  // R
   m.report.backend = "xgboost-import";
   try {
     validate_model(m);  // finite values, limits (model_format.cpp)

@@ -84,6 +84,8 @@ void group_coder_add(GroupCoder* c, Datum value, bool isnull) {
   });
 }
 
+const std::vector<uint32_t>& group_coder_codes(const GroupCoder* c) { return c->rows; }
+
 size_t group_coder_rows(const GroupCoder* c) { return c->rows.size(); }
 
 void group_coder_take(GroupCoder* c, std::vector<uint32_t>* out) {

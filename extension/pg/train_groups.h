@@ -31,6 +31,9 @@ void group_coder_add(GroupCoder* c, Datum value, bool isnull);
 // Rows coded so far.
 size_t group_coder_rows(const GroupCoder* c);
 
+// The codes so far (engine code may read them; never throws).
+const std::vector<uint32_t>& group_coder_codes(const GroupCoder* c);
+
 // Moves the codes out (one per row added, in order).
 void group_coder_take(GroupCoder* c, std::vector<uint32_t>* out);
 
