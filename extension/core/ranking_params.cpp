@@ -69,7 +69,7 @@ std::string fmt_num(double v) {
 bool apply_rank_param(const ParamKV& kv, TrainParams* p) {
   const std::string& k = kv.key;
   if (k == "group_column" || k == "qid_column") {
-    if (!kv.is_string || kv.value.empty())
+    if (kv.value.empty())
       throw InvalidInput("parameter \"" + k +
                          "\" must be the name of the query-group column (a non-empty string)");
     p->group_column = kv.value;
