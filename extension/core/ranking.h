@@ -14,6 +14,8 @@
 
 namespace gbdt {
 
+// The objectives whose registry entry (objective.h) is a ranking one:
+// rank:pairwise, rank:ndcg, rank:map (objective_ranking.cpp).
 bool is_rank_objective(Objective o);
 
 // The lambdarank parameters in effect (XGBoost's LambdaRankParam).
@@ -25,19 +27,6 @@ struct RankParams {
   bool score_normalization = true;  // lambdarank_score_normalization
 };
 RankParams rank_params_of(const TrainParams& p);
-
-// ---- parameters (params.cpp hooks) ----
-// Applies kv when it is a ranking parameter (group_column,
-// lambdarank_pair_method, lambdarank_num_pair_per_sample, ndcg_exp_gain,
-// lambdarank_normalization, lambdarank_score_normalization,
-// lambdarank_unbiased = false); returns false for other keys.
-bool apply_rank_param(const ParamKV& kv, TrainParams* p);
-// The ranking parameters for the model's record; nothing unless the
-// objective is a ranking one.
-void rank_params_to_kv(const TrainParams& p, std::vector<std::pair<std::string, std::string>>* out);
-// Objective names rank:pairwise, rank:ndcg, rank:map.
-bool parse_rank_objective(const std::string& name, Objective* out);
-const char* rank_objective_name(Objective o);
 
 // ---- query groups ----
 // Rows of each query group: group g's rows are rows[ptr[g] .. ptr[g+1]),
@@ -52,11 +41,16 @@ struct QueryGroups {
 QueryGroups make_query_groups(const uint32_t* codes, size_t n);
 
 // ---- training setup ----
+// The label rule of the ranking objectives (ObjectiveInfo::check_labels):
+// relevance degrees, integers >= 0, at most 31 with ndcg_exp_gain
+// (>= 0 without); rank:map: 0 or 1.  Throws InvalidInput naming target.
+void check_rank_labels(const float* y, size_t n, const TrainParams& p, const std::string& target);
 // Defaults the objective to rank:ndcg when group_column is given without one;
 // throws InvalidInput when group_column is given with a non-ranking
-// objective, a ranking objective comes without it, or the labels do not
-// fit (relevance degrees: integers >= 0, at most 31 with ndcg_exp_gain;
-// rank:map: 0 or 1).  `has_groups`: the input carries group codes.
+// objective, a ranking objective comes without it, or eval_metric names a
+// ranking metric without a ranking objective (or another metric with one).
+// The labels are checked after it by the objective's check_labels
+// (check_rank_labels).  `has_groups`: the input carries group codes.
 void prepare_ranking(TrainParams* p, const float* labels, size_t n, bool has_groups,
                      const std::string& target);
 // The default eval metric: ndcg@k (rank:ndcg, rank:pairwise) or map@k

@@ -152,10 +152,11 @@ Datum gbdt_evaluate_ranking(PG_FUNCTION_ARGS) {
       const gbdt::QueryGroups q = gbdt::make_query_groups(codes->data(), sp->n);
       std::vector<std::string> names = {"ndcg", "ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10",
                                         "map",  "map@10", "pre@1",  "pre@5",  "pre@10"};
-      const std::string own = sp->model->report.eval_metric;
-      if (gbdt::is_rank_metric(own) &&
-          std::find(names.begin(), names.end(), own) == names.end())
-        names.push_back(own);
+      // The model's own metrics (a comma-separated list since 0.2).
+      for (const std::string& own : gbdt::split_metrics(sp->model->report.eval_metric))
+        if (gbdt::is_rank_metric(own) &&
+            std::find(names.begin(), names.end(), own) == names.end())
+          names.push_back(own);
       std::string out = "{\"rows\": " + std::to_string(sp->n) +
                         ", \"rows_skipped\": " + std::to_string(sp->skipped) +
                         ", \"groups\": " + std::to_string(q.size()) + ", \"objective\": " +

@@ -133,16 +133,8 @@ struct Case {
   bool quick = false;      // part of --quick (compute-sanitizer) runs
 };
 
-const char* obj_str(gbdt::Objective o) {
-  switch (o) {
-    case gbdt::Objective::kLogistic: return "binary:logistic";
-    case gbdt::Objective::kSoftprob: return "multi:softprob";
-    case gbdt::Objective::kPoisson: return "count:poisson";
-    default:
-      if (const char* r = gbdt::rank_objective_name(o)) return r;  // R: ranking
-      return "reg:squarederror";
-  }
-}
+// The objective's name from the registry (objective.h), ranking included.
+const char* obj_str(gbdt::Objective o) { return gbdt::objective_name(o); }
 
 std::vector<Case> all_cases() {
   using O = gbdt::Objective;

@@ -270,7 +270,14 @@ def main():
         with open(path2, "w") as f:
             f.write(js2)
         bst2 = xgb.Booster(model_file=path2)
-        t2 = bst2.predict(dte)  # (multi:softmax comes back as multi:softprob)
+        if params["objective"] == "multi:softmax":
+            # multi:softmax round-trips as multi:softmax (0.2), whose predict
+            # is the class: compare its probabilities, as above.
+            t2 = bst2.predict(dte, output_margin=True)
+            t2 = np.exp(t2 - t2.max(axis=1, keepdims=True))
+            t2 /= t2.sum(axis=1, keepdims=True)
+        else:
+            t2 = bst2.predict(dte)
         d2 = float(np.max(np.abs(np.asarray(t2, dtype=np.float64).reshape(np.shape(theirs))
                                  - np.asarray(theirs, dtype=np.float64))))
         print(f"  {'  ... re-exported, XGBoost vs XGBoost':<50} rows {len(ids):5d}  max |diff| {d2:.3e}  "

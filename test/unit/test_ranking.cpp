@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "model.h"
+#include "metrics.h"
+#include "objective.h"
 #include "params.h"
 #include "ranking.h"
 #include "test_util.h"
@@ -254,6 +256,75 @@ TEST(Ranking, ParamsAndErrors) {
   gbdt::TrainParams s = gbdt_test::params_for(gbdt_test::Task::kBinary, 2);
   s.group_column = "qid";
   EXPECT_THROW(train_rank(B, codes, s), gbdt::InvalidInput);
+}
+
+// The ranking objectives are registry entries (objective.h) after C's
+// codes, their parameters rows of the table of parameters, their metrics
+// members of eval_metric lists.
+TEST(Ranking, RegistryEntriesParamsAndMetricLists) {
+  EXPECT_EQ((int)Objective::kRankPairwise, 13);
+  EXPECT_EQ((int)Objective::kRankNDCG, 14);
+  EXPECT_EQ((int)Objective::kRankMap, 15);
+  EXPECT_EQ(gbdt::kNumObjectives, 16);
+  for (Objective o : {Objective::kRankPairwise, Objective::kRankNDCG, Objective::kRankMap}) {
+    const gbdt::ObjectiveInfo& oi = gbdt::objective_info(o);
+    EXPECT_TRUE(oi.ranking) << oi.name;
+    EXPECT_TRUE(gbdt::is_rank_objective(o)) << oi.name;
+    EXPECT_FALSE(oi.multiclass || oi.binary) << oi.name;
+  }
+  EXPECT_FALSE(gbdt::is_rank_objective(Objective::kSoftmax));
+  Objective x;
+  ASSERT_TRUE(gbdt::parse_objective("lambdarank", &x));
+  EXPECT_EQ(x, Objective::kRankNDCG);
+  EXPECT_NE(gbdt::objective_name_list().find("rank:map"), std::string::npos);
+  // qid_column is group_column's alias; both at once is an error.
+  gbdt::TrainParams p;
+  gbdt::apply_params({{"objective", "rank:pairwise", true}, {"qid_column", "q", true}}, &p);
+  EXPECT_EQ(p.group_column, "q");
+  EXPECT_THROW(gbdt::apply_params({{"group_column", "a", true}, {"qid_column", "b", true}}, &p),
+               gbdt::InvalidInput);
+  // What a ranking training records: R's keys, in R's order, after eval_metric.
+  p.eval_metric = "ndcg@5";
+  auto kv = gbdt::params_to_kv(p);
+  std::vector<std::string> keys;
+  for (auto& e : kv) keys.push_back(e.first);
+  const std::vector<std::string> tail = {"eval_metric", "group_column", "lambdarank_pair_method",
+                                         "lambdarank_num_pair_per_sample", "ndcg_exp_gain"};
+  ASSERT_GE(keys.size(), tail.size());
+  EXPECT_EQ(std::vector<std::string>(keys.end() - tail.size(), keys.end()), tail);
+  // Ranking metrics in lists (comma-separated and JSON arrays).
+  gbdt::TrainParams q;
+  gbdt::apply_params({{"eval_metric", "[\"ndcg@5\", \"map\"]", true}}, &q);
+  EXPECT_EQ(q.eval_metric, "ndcg@5,map");
+  EXPECT_TRUE(gbdt::metric_higher_is_better("pre@3"));
+
+  gbdt_test::Data D = gbdt_test::make_data(2000, 4, gbdt_test::Task::kMulticlass, 0.0, 4);
+  std::vector<uint32_t> codes(D.n);
+  for (size_t r = 0; r < D.n; ++r) codes[r] = (uint32_t)(r % 40);
+  gbdt::TrainParams t = rank_params(Objective::kRankNDCG, 1);
+  t.validation_fraction = 0.25;
+  t.eval_metric = "ndcg@10,map@10";
+  gbdt::Model m = train_rank(D, codes, t);
+  EXPECT_EQ(m.report.eval_metric, "ndcg@10,map@10");
+  EXPECT_EQ(m.report.train_metric.size(), 2u);
+  EXPECT_EQ(m.report.validation_metric.size(), 30u);
+  std::vector<double> pred = gbdt_test::predict_all(m, D);
+  (void)pred;
+  // A non-ranking metric in the list of a ranking objective, a ranking one
+  // in a regression's list, and row weights with ranking are errors.
+  t.eval_metric = "ndcg@10,rmse";
+  EXPECT_THROW(train_rank(D, codes, t), gbdt::InvalidInput);
+  gbdt::TrainParams reg = gbdt_test::params_for(gbdt_test::Task::kRegression, 2);
+  reg.eval_metric = "rmse,ndcg";
+  EXPECT_THROW(gbdt_test::train(D, reg), gbdt::InvalidInput);
+  t.eval_metric = "";
+  std::vector<float> w(D.n, 1.0f);
+  gbdt::TrainHooks hooks;
+  hooks.default_device = "cpu";
+  gbdt::TrainInput in = D.input();
+  in.query_group = codes.data();
+  in.weights = w.data();
+  EXPECT_THROW(gbdt::train_model(in, t, hooks, "rel"), gbdt::InvalidInput);
 }
 
 }  // namespace
