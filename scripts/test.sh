@@ -17,6 +17,7 @@
 #  8u. upgrade 0.1->0.2            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
 #  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
 #  8s. TreeSHAP parity             (test/parity/shap_parity.py: gbdt_explain_table vs pred_contribs)
+#  8r. Ranking parity              (test/parity/ranking_parity.py: rank:ndcg NDCG@10 vs XGBoost, export/import)
 #  8o. objectives parity           (test/parity/objectives_parity.py: each 0.2 objective vs xgboost, export)
 #  8b. pg_cron retraining          (scripts/test-cron.sh, its own cluster; GBDT_SKIP_CRON=1 skips)
 #  8c. ASan/UBSan                  (scripts/test-sanitize.sh short: sanitizer build, own cluster; GBDT_SKIP_SANITIZE=1 skips)
@@ -343,6 +344,21 @@ else
   record "treeshap parity" FAIL "${shap_line:-see output above}"
 fi
 # ---- end of TreeSHAP parity step --------------------------------------------
+# ---- 8r. Ranking parity (issue 12) ------------------------------------------
+# rank:ndcg on the shared ranking set: held-out NDCG@10 >= XGBoost's - 0.01,
+# training time ratio, gbdt_export/gbdt_import within 1e-6, gbdt_evaluate
+# with group_column (test/parity/ranking_parity.py).
+banner "Ranking parity (test/parity/ranking_parity.py)"
+RANK_LOG=$GBDT_CLUSTER_DIR/ranking_parity.out
+$PY "$ROOT/test/parity/ranking_parity.py" --shared "$SHARED/data" 2>&1 | tee "$RANK_LOG"
+rank_rc=${PIPESTATUS[0]}
+rank_line=$(grep -E '^ranking parity overall' "$RANK_LOG" | sed 's/^ranking parity overall //')
+if [ "$rank_rc" = 0 ]; then
+  record "ranking parity" ok "$rank_line"
+else
+  record "ranking parity" FAIL "${rank_line:-see output above}"
+fi
+# ---- end of ranking parity step ---------------------------------------------
 # ---- 8o. objectives parity (issue 12, C) ------------------------------------
 # Each 0.2 objective vs XGBoost 3.x: held-out metric within its stated
 # tolerance and gbdt_export -> xgboost.Booster within 1e-6 of gbdt_predict

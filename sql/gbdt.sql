@@ -651,3 +651,11 @@ CREATE FUNCTION gbdt_feature_importance(model gbdt_model, kind text, relation re
 
 COMMENT ON FUNCTION gbdt_feature_importance(gbdt_model, text, regclass) IS
   'Global importance over the rows of a relation: kind ''shap'' = mean |TreeSHAP contribution| per feature (summed over classes), most important first';
+
+CREATE FUNCTION gbdt_evaluate(model gbdt_model, relation regclass, target text, group_column text)
+  RETURNS jsonb
+  AS 'MODULE_PATHNAME', 'gbdt_evaluate_ranking'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gbdt_evaluate(gbdt_model, regclass, text, text) IS
+  'Ranking metrics of a model per query group (group_column): ndcg, ndcg@k, map, map@k, pre@k';

@@ -11,6 +11,7 @@
 #include "gradients.h"
 #include "metrics.h"
 #include "model_limits.h"
+#include "ranking.h"
 #include "objective.h"
 
 namespace gbdt {
@@ -91,6 +92,7 @@ void resolve_objective(const float* y, size_t n, const std::string& target, Trai
     for (int c = 0; c < p->num_class; ++c) class_labels->push_back(c);
     return;
   }
+  if (oi.check_labels) oi.check_labels(y, n, *p, target);  // R: ranking (after prepare_ranking)
   if (oi.label_ok)
     for (size_t i = 0; i < n; ++i)
       if (!oi.label_ok(y[i]))
@@ -204,7 +206,7 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
   const ObjectiveInfo& oi = objective_info(p.objective);
   std::vector<std::string> r;
   if (p.eval_metric.empty()) {
-    std::string d = oi.default_metric;
+    std::string d = oi.default_metric_of ? oi.default_metric_of(p) : std::string(oi.default_metric);
     if (p.objective == Objective::kTweedie) {
       std::ostringstream o;
       o << d << '@' << p.tweedie_variance_power;
@@ -276,15 +278,20 @@ namespace {
 struct ValidationSplit {
   BinnedMatrix matrix;
   std::vector<float> labels;
-  std::vector<float> weights;  // empty = unweighted
+  std::vector<float> weights;          // empty = unweighted
+  std::vector<uint32_t> query_group;  // R: ranking
 };
 
 void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v) {
   if (p.validation_fraction <= 0) return;
   const size_t n_all = in->matrix.n_rows;
   const size_t d = (size_t)in->matrix.n_features;
+  // R: with query groups, whole groups go to validation (hashed by group).
+  const bool by_group = !in->query_group.empty();
+  auto key = [&](size_t r) -> uint64_t { return by_group ? in->query_group[r] : r; };
   size_t n_valid = 0;
-  for (size_t r = 0; r < n_all; ++r) n_valid += is_validation_row(p.seed, r, p.validation_fraction);
+  for (size_t r = 0; r < n_all; ++r)
+    n_valid += is_validation_row(p.seed, key(r), p.validation_fraction);
   if (n_valid == 0 || n_valid == n_all)
     throw InvalidInput("validation_fraction = " + fmtd(p.validation_fraction) + " leaves " +
                        std::to_string(n_all - n_valid) + " training and " +
@@ -299,16 +306,19 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
   uint8_t* bins = in->matrix.bins.data();
   size_t w = 0, k = 0;
   for (size_t r = 0; r < n_all; ++r) {
-    if (is_validation_row(p.seed, r, p.validation_fraction)) {
+    if (is_validation_row(p.seed, key(r), p.validation_fraction)) {
       std::copy(bins + r * d, bins + (r + 1) * d, v->matrix.bins.data() + k * d);
       if (weighted) v->weights[k] = in->weights[r];
+      if (by_group) v->query_group.push_back(in->query_group[r]);
       v->labels[k++] = in->labels[r];
     } else {
       if (w != r) std::copy(bins + r * d, bins + (r + 1) * d, bins + w * d);
       if (weighted) in->weights[w] = in->weights[r];
+      if (by_group) in->query_group[w] = in->query_group[r];
       in->labels[w++] = in->labels[r];
     }
   }
+  if (by_group) in->query_group.resize(w);
   in->matrix.n_rows = w;
   in->matrix.bins.resize(w * d);
   in->labels.resize(w);
@@ -354,6 +364,15 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   const std::vector<std::string> metrics = resolve_metrics(p);
   const size_t M = metrics.size();
   for (size_t i = 0; i < M; ++i) m.report.eval_metric += (i ? "," : "") + metrics[i];
+  // R: ranking metrics (ndcg, map, pre) are computed per query group.
+  const bool ranking = oi.ranking;
+  auto metric_of = [&](const std::string& name, const double* pred, const float* labels,
+                       size_t nr, const float* mw, const std::vector<uint32_t>& groups,
+                       const MetricParams& mp) {
+    if (ranking)
+      return rank_metric_codes(name, groups.data(), nr, pred, labels, p.ndcg_exp_gain);
+    return compute_metric(name, p.objective, K, pred, labels, nr, mw, mp);
+  };
   MetricParams mp;
   mp.huber_slope = p.huber_slope;
   mp.quantile_alpha = p.quantile_alpha;
@@ -419,6 +438,16 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.nthread = nthread;
   bd.cancel = hooks.cancel;
   bd.budget = hooks.budget;
+  std::unique_ptr<LambdaRank> lambdarank;  // R: ranking gradients on the host
+  if (ranking) {
+    lambdarank.reset(new LambdaRank(p.objective, rank_params_of(p),
+                                    make_query_groups(in.query_group.data(), n), y, p.seed,
+                                    nthread));
+    LambdaRank* lr = lambdarank.get();
+    bd.external_gradients = [lr](int round, const float* mg, double* g, double* h) {
+      lr->gradients(round, mg, g, h);
+    };
+  }
 
   std::string device = p.device.empty() ? hooks.default_device : p.device;
   std::unique_ptr<TreeBackend> backend;
@@ -448,6 +477,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   for (size_t i = 0; i < n_valid; ++i)
     for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
   std::vector<double> vpred(vmargin.size());
+  // Higher is better for auc and the ranking metrics (metrics.cpp).
   const bool higher = metric_higher_is_better(metrics.back());
   const float* vw = valid.weights.empty() ? nullptr : valid.weights.data();
   double best = 0;
@@ -493,7 +523,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       double v = 0;
       std::string line;
       for (const std::string& name : metrics) {
-        v = compute_metric(name, p.objective, K, vpred.data(), valid.labels.data(), n_valid, vw, mp);
+        v = metric_of(name, vpred.data(), valid.labels.data(), n_valid, vw, valid.query_group, mp);
         m.report.validation_metric.push_back(v);
         line += (line.empty() ? "" : ", ") + name + " = " + fmtd(v);
       }
@@ -540,7 +570,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   }
   for (size_t r = 0; r < n; ++r) eval_transform(oi, m, &pred[r * K]);
   for (const std::string& name : metrics)
-    m.report.train_metric.push_back(compute_metric(name, p.objective, K, pred.data(), y, n, w, mp));
+    m.report.train_metric.push_back(metric_of(name, pred.data(), y, n, w, in.query_group, mp));
   return m;
 }
 
@@ -563,6 +593,16 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
     if (!std::isfinite(in.labels[i]))
       throw InvalidInput("target column \"" + target_name + "\" contains " + fmtd(in.labels[i]) +
                          ": labels must be finite");
+  if (!in.query_group.empty() && in.query_group.size() != n_all)
+    throw std::logic_error("train_binned: query_group does not match the matrix");
+  // R: ranking objective, group_column and relevance labels.
+  prepare_ranking(&p, in.labels.data(), n_all, !in.query_group.empty(), target_name);
+  // XGBoost weighs ranking by query group; the LambdaMART gradients here
+  // take no row weights, so a weight column is refused rather than ignored.
+  if (is_rank_objective(p.objective) && !in.weights.empty())
+    throw InvalidInput(std::string("a weight column is not supported with the ranking "
+                                   "objective ") + objective_name(p.objective) +
+                       ": train without weights");
   // The objective is inferred from, and the labels checked on, every row.
   std::vector<double> class_labels;
   resolve_objective(in.labels.data(), n_all, target_name, &p, &class_labels);
@@ -601,6 +641,7 @@ BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int
   b.feature_types = in.feature_types;
   b.rows_skipped = in.rows_skipped;
   b.seconds_load = in.seconds_load;
+  if (in.query_group) b.query_group.assign(in.query_group, in.query_group + in.features.n_rows);
   return b;
 }
 

@@ -21,6 +21,9 @@ struct TrainInput {
   std::vector<FeatureType> feature_types;
   uint64_t rows_skipped = 0;               // NULL labels, for the report
   double seconds_load = 0;                 // for the report
+  // R: query group of each row (dense codes 0.., first appearance order),
+  // for the ranking objectives; null = no groups.
+  const uint32_t* query_group = nullptr;
 };
 
 // Training data already binned (the streaming loader's output): cuts whose
@@ -35,6 +38,8 @@ struct BinnedInput {
   uint64_t rows_skipped = 0;
   double seconds_load = 0;
   double seconds_bin = 0;
+  // R: query group code of each row (ranking), or empty.
+  std::vector<uint32_t> query_group;
 };
 
 struct TrainHooks {

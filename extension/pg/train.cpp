@@ -14,6 +14,7 @@
 #include "relation_reader.h"
 #include "train_data.h"
 #include "train_load.h"
+#include "train_groups.h"
 
 #include "model.h"
 #include "objective.h"
@@ -212,6 +213,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   bool verbose = false;
   int max_bin = 256, nthread_requested = 0;
   size_t sample_rows = 0;
+  char* group_column = nullptr;  // R: ranking
   MemoryShape memory{1, 1, 6, 256, 0.0, false};
   {
     const ParamList* pl = &params;
@@ -221,6 +223,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       gbdt::TrainParams p;
       gbdt::apply_params(kvs, &p);
       verbose = p.verbose;
+      if (!p.group_column.empty()) group_column = pstrdup_nothrow(p.group_column);
       max_bin = p.max_bin;
       sample_rows = (size_t)p.bin_sample_rows;
       nthread_requested = p.nthread;
@@ -247,12 +250,14 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   resolve_features(rel, target, feat_arr, &fs);
   fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
   for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
+  if (group_column != nullptr) check_group_column(rel, group_column, target, feat_arr != nullptr, &fs);  // R
   int nf = fs.n;
 
   // ---- load ----
   MemoryContext data_cxt =
       AllocSetContextCreate(CurrentMemoryContext, "gbdt training data", ALLOCSET_DEFAULT_SIZES);
   LoadSpec spec{rel, target, target_kind, &fs, max_bin, sample_rows, nthread, memory};
+  spec.group_column = group_column;  // R
   LoadResult loaded;
   load_training_data(spec, data_cxt, &loaded);
   gbdt::BinnedInput* data = loaded.data;

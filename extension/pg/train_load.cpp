@@ -10,6 +10,7 @@
 #include "quantile.h"
 #include "module.h"
 #include "train_data.h"
+#include "train_groups.h"
 
 namespace gbdt_pg {
 namespace {
@@ -52,6 +53,7 @@ struct FloatSink {
   double max_rows;  // growable: rows at which the memory estimate exceeds the limit
   const MemoryShape* memory;
   uint64 skipped;
+  GroupCoder* groups;  // R: codes the group column of each row kept (null: none)
 };
 
 void sink_alloc(FloatSink* s, size_t cap) {
@@ -87,6 +89,7 @@ void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* n
       s->cols[f] = (float*)repalloc_huge(s->cols[f], sizeof(float) * cap);
     s->cap = cap;
   }
+  if (s->groups) group_coder_add(s->groups, slot->tts_values[s->nf + 1], nulls[s->nf + 1]);
   size_t i = s->n++;
   s->labels[i] = vals[0];
   for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + 1];
@@ -100,11 +103,13 @@ struct BinSink {
   int nf;
   size_t n;
   size_t cap;
+  GroupCoder* groups;  // R
 };
 
 void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   BinSink* s = (BinSink*)arg;
   if (s->n == s->cap) relation_changed(s->rel);
+  if (s->groups) group_coder_add(s->groups, slot->tts_values[s->nf + 1], nulls[s->nf + 1]);
   s->labels[s->n++] = vals[0];
   float* x = nullptr;
   gbdt::RowBinner* b = s->owned->binner;
@@ -157,10 +162,17 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   cb->arg = owned;
   MemoryContextRegisterResetCallback(cxt, cb);
 
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 2));
   cols[0] = ReaderColumn{spec.target, spec.target_kind, true, true};
   for (int f = 0; f < nf; f++)
     cols[f + 1] = ReaderColumn{spec.features->names[f], spec.features->kinds[f], true, false};
+  // R: the group column last, passed through as text.
+  int ncols = nf + 1;
+  GroupCoder* groups = nullptr;
+  if (spec.group_column) {
+    cols[ncols++] = ReaderColumn{spec.group_column, ValKind::kNone, false, false};
+    groups = group_coder_create(cxt, spec.group_column);
+  }
 
   FloatSink fs;
   memset(&fs, 0, sizeof(fs));
@@ -172,7 +184,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   double seconds_bin = 0;
   uint64 skipped = 0;
 
-  TablePasses* tp = open_table_passes(rel, cols, nf + 1, false);
+  TablePasses* tp = open_table_passes(rel, cols, ncols, false);
   if (tp == nullptr) {
     // One pass through SPI into float columns.
     if (rel->reltuples > 0)
@@ -186,7 +198,8 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     size_t initial = 16384;
     if (rel->reltuples > 0 && rel->reltuples < fs.max_rows) initial = (size_t)rel->reltuples + 1;
     sink_alloc(&fs, initial < 1024 ? 1024 : initial);
-    uint64 total = read_relation(rel, cols, nf + 1, float_row, &fs, false);
+    fs.groups = groups;
+    uint64 total = read_relation(rel, cols, ncols, float_row, &fs, false);
     report_no_rows(spec, total, fs.n);
     out->rows_read = total;
     out->passes = 1;
@@ -209,6 +222,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
 
     // Pass 2: the cut sample (every row when take == n).
     sink_alloc(&fs, take);
+    fs.groups = take == n ? groups : nullptr;  // R: a sample pass codes no groups
     uint64* rows = nullptr;
     if (take < n) {
       rows = (uint64*)MemoryContextAllocHuge(cxt, sizeof(uint64) * take);
@@ -246,6 +260,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
       bs.nf = nf;
       bs.n = 0;
       bs.cap = n;
+      bs.groups = groups;
       uint64 n3 = table_pass(tp, nullptr, 0, bin_row, &bs, &skipped2);
       if (n3 != n || bs.n != n) relation_changed(rel);
       close_table_passes(tp);
@@ -266,6 +281,10 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   d->seconds_bin = seconds_bin;
   d->seconds_load = since(t0) - seconds_bin;
   d->rows_skipped = skipped;
+  if (groups) {
+    if (group_coder_rows(groups) != d->matrix.n_rows) relation_changed(rel);
+    group_coder_take(groups, &d->query_group);
+  }
   out->data = d;
   MemoryContextSwitchTo(old);
 }

@@ -37,6 +37,9 @@ struct LoadSpec {
   size_t sample_rows;  // rows of the cut sample (0 = gbdt::cut_sample_rows)
   int nthread;
   MemoryShape memory;  // for the gbdt.max_memory checks
+  // R: the query-group column (ranking), read as text with every row into
+  // BinnedInput::query_group (train_groups.h); null = none.
+  const char* group_column = nullptr;
 };
 
 struct LoadResult {

@@ -271,8 +271,8 @@ def main():
             f.write(js2)
         bst2 = xgb.Booster(model_file=path2)
         if params["objective"] == "multi:softmax":
-            # multi:softmax comes back as multi:softmax (XGBoost predicts the
-            # class): compare the probabilities of its margins.
+            # multi:softmax round-trips as multi:softmax (0.2), whose predict
+            # is the class: compare its probabilities, as above.
             t2 = bst2.predict(dte, output_margin=True)
             t2 = np.exp(t2 - t2.max(axis=1, keepdims=True))
             t2 /= t2.sum(axis=1, keepdims=True)
