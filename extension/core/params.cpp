@@ -170,6 +170,11 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
                                  ("an integer in [2, " + std::to_string(kMaxClasses) + "]").c_str());
     } else if (k == "validation_fraction") {
       p->validation_fraction = get_real(kv, 0, 1, false, true, "in [0, 1)");
+    } else if (k == "validation_relation") {  // V
+      if (!kv.is_string || kv.value.empty())
+        throw InvalidInput("parameter \"validation_relation\" must be a relation name (a JSON "
+                           "string), got " + kv.value);
+      p->validation_relation = kv.value;
     } else if (k == "early_stopping_rounds") {
       p->early_stopping_rounds = (int)get_int(kv, 0, 100000, "an integer in [0, 100000]");
     } else if (k == "eval_metric") {
@@ -199,7 +204,7 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
                          "lambda (reg_lambda), alpha (reg_alpha), gamma (min_split_loss), "
                          "max_delta_step, max_bin, bin_sample_rows, subsample, colsample_bytree, base_score, "
                          "num_round (n_estimators), seed, nthread, num_class, objective, "
-                         "validation_fraction, early_stopping_rounds, eval_metric, device, "
+                         "validation_fraction, validation_relation, early_stopping_rounds, eval_metric, device, "
                          "verbose, tree_method, grow_policy");
     }
   }
@@ -225,6 +230,7 @@ std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams&
   r.emplace_back("num_round", std::to_string(p.num_round));
   r.emplace_back("seed", std::to_string(p.seed));
   if (p.validation_fraction > 0) r.emplace_back("validation_fraction", fmt(p.validation_fraction));
+  if (!p.validation_relation.empty()) r.emplace_back("validation_relation", p.validation_relation);  // V
   if (p.early_stopping_rounds > 0)
     r.emplace_back("early_stopping_rounds", std::to_string(p.early_stopping_rounds));
   if (!p.eval_metric.empty()) r.emplace_back("eval_metric", p.eval_metric);
