@@ -506,6 +506,10 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
 
 }  // namespace
 
+bool hashed_validation_row(uint64_t seed, uint64_t row, double fraction) {
+  return is_validation_row(seed, row, fraction);
+}
+
 Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
                    const std::string& target_name) {
   return train_binned(std::move(in), p, hooks, target_name, TrainExtras());

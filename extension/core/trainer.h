@@ -118,6 +118,11 @@ struct TrainExtras {
 Model train_binned(BinnedInput&& in, TrainParams params, const TrainHooks& hooks,
                    const std::string& target_name, const TrainExtras& extras);
 
+// Whether row `row` (0-based, among the rows with a target, in the order
+// they are read) is a validation row of validation_fraction = `fraction`
+// with `seed` (SQL: gbdt_validation_row).
+bool hashed_validation_row(uint64_t seed, uint64_t row, double fraction);
+
 int default_nthread();
 
 }  // namespace gbdt
