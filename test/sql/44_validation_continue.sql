@@ -5,7 +5,7 @@
 -- version (gbdt_retrain(name, continue_from_deployed => true)), with the
 -- errors that name the parameter or column at fault.
 BEGIN;
-SELECT plan(43);
+SELECT plan(48);
 
 CREATE TABLE vc_train AS
 SELECT sin(i)::float8 AS x1, cos(i * 0.7)::float8 AS x2, ((i * 37) % 11)::float8 AS x3,
@@ -69,6 +69,7 @@ SELECT throws_like($$SELECT gbdt_train('vc_train', 'y', NULL, NULL, '{"num_round
 -- the validation relation.
 CREATE ROLE gbdt_vc_bob NOLOGIN;
 GRANT SELECT ON vc_train TO gbdt_vc_bob;
+GRANT SELECT ON gbdt_models, gbdt_model_names TO gbdt_vc_bob;
 CREATE FUNCTION pg_temp.as_bob(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE v text;
 BEGIN
@@ -163,6 +164,34 @@ SELECT gbdt_deploy('vc_reg', 2);
 SELECT is(gbdt_retrain('vc_reg', true), 4, 'continue from the deployed version 2');
 SELECT is((SELECT (gbdt_model_info(model)->>'rounds')::int FROM gbdt_models WHERE name = 'vc_reg' AND version = 4), 15,
           'version 4 = version 2''s 10 rounds + 5');
+
+-- The continued retrain keeps the registry's security: it runs as the
+-- name's owner (created_by, the owner's privileges), whoever calls it.
+CREATE ROLE gbdt_vc_alice NOLOGIN;
+GRANT SELECT, INSERT, DELETE ON gbdt_models TO gbdt_vc_alice;
+GRANT UPDATE (deployed) ON gbdt_models TO gbdt_vc_alice;
+GRANT SELECT, INSERT ON gbdt_model_names TO gbdt_vc_alice;
+CREATE TABLE vc_alice AS SELECT * FROM vc_train;
+GRANT SELECT ON vc_alice TO gbdt_vc_alice;
+CREATE FUNCTION pg_temp.as_alice(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE v text;
+BEGIN
+  PERFORM set_config('role', 'gbdt_vc_alice', true);
+  EXECUTE q INTO v;
+  PERFORM set_config('role', 'none', true);
+  RETURN v;
+END $$;
+SELECT is(pg_temp.as_alice($q$SELECT gbdt_train_and_save('vc_alice_m', 'vc_alice', 'y', NULL, NULL, '{"num_round": 3}')::text$q$),
+          '1', 'alice saves vc_alice_m');
+SELECT is(gbdt_retrain('vc_alice_m', continue_from_deployed => true), 2, 'a superuser continues alice''s model');
+SELECT is((SELECT created_by::text || ' ' || (gbdt_model_info(model)->>'rounds') FROM gbdt_models
+           WHERE name = 'vc_alice_m' AND version = 2), 'gbdt_vc_alice 6',
+          'the continued version was trained and saved as the owner');
+SELECT is(pg_temp.as_bob($q$SELECT gbdt_retrain('vc_alice_m', true)::text$q$),
+          '42501: permission denied for model "vc_alice_m"', 'a non-member cannot continue it');
+REVOKE SELECT ON vc_alice FROM gbdt_vc_alice;
+SELECT throws_ok($$SELECT gbdt_retrain('vc_alice_m', true)$$, '42501', 'permission denied for table vc_alice',
+                 'the owner''s privileges, not the superuser caller''s, read the rows');
 
 SELECT * FROM finish();
 ROLLBACK;
