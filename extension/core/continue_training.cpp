@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <thread>
 
 #include "binned_matrix.h"
 #include "metrics.h"
+#include "thread_pool.h"
 
 namespace gbdt {
 
@@ -77,7 +77,7 @@ std::vector<float> init_model_margins(const Model& init, const ColumnInput& x, i
   const size_t n = x.n_rows, d = x.columns.size();
   const int K = init.num_output_group;
   std::vector<float> out(n * (size_t)K);
-  auto work = [&](size_t lo, size_t hi) {
+  auto work = [&](size_t lo, size_t hi, int) {
     std::vector<float> row(d);
     for (size_t r = lo; r < hi; ++r) {
       for (size_t f = 0; f < d; ++f) row[f] = x.columns[f][r];
@@ -87,11 +87,14 @@ std::vector<float> init_model_margins(const Model& init, const ColumnInput& x, i
         a[init.tree_group[t]] += init.trees[t].value[init.trees[t].leaf_of(row.data())];
     }
   };
-  const size_t nt = std::max<size_t>(1, std::min<size_t>((size_t)std::max(nthread, 1), n / 4096 + 1));
-  std::vector<std::thread> th;
-  for (size_t i = 1; i < nt; ++i) th.emplace_back(work, n * i / nt, n * (i + 1) / nt);
-  work(0, n / nt);
-  for (auto& t : th) t.join();
+  // Worker threads of the engine's pool (signals blocked, joined here).
+  const int nt = (int)std::max<size_t>(1, std::min<size_t>((size_t)std::max(nthread, 1), n / 4096 + 1));
+  if (nt == 1) {
+    work(0, n, 0);
+  } else {
+    ThreadPool pool(nt);
+    pool.run_blocks(n, work);
+  }
   return out;
 }
 
