@@ -5,6 +5,7 @@
 
 #include "binned_matrix.h"
 #include "metrics.h"
+#include "objective.h"
 #include "thread_pool.h"
 
 namespace gbdt {
@@ -34,7 +35,7 @@ void check_init_model(const Model& init, const std::vector<std::string>& names, 
                        objective_name(init.objective) + "\"");
   p->objective = init.objective;
   p->objective_set = true;
-  if (init.objective == Objective::kSoftprob) {
+  if (objective_info(init.objective).multiclass) {
     if (p->num_class != 0 && p->num_class != init.num_output_group)
       throw InvalidInput("parameter \"num_class\" = " + std::to_string(p->num_class) +
                          " differs from init_model's " + std::to_string(init.num_output_group));
@@ -52,6 +53,7 @@ BinnedInput bin_with_cuts(const TrainInput& in, const Cuts& cuts, int nthread) {
   b.cuts = cuts;
   b.matrix = bin_matrix(in.features, cuts, nthread);
   b.labels.assign(in.labels, in.labels + in.features.n_rows);
+  if (in.weights) b.weights.assign(in.weights, in.weights + in.features.n_rows);
   b.feature_names = in.feature_names;
   b.feature_types = in.feature_types;
   b.rows_skipped = in.rows_skipped;
@@ -60,10 +62,11 @@ BinnedInput bin_with_cuts(const TrainInput& in, const Cuts& cuts, int nthread) {
 }
 
 ValidationRows make_validation_rows(const ColumnInput& x, const float* labels, const Cuts& cuts,
-                                    int nthread, bool keep_floats) {
+                                    int nthread, bool keep_floats, const float* weights) {
   ValidationRows v;
   v.matrix = bin_matrix(x, cuts, nthread);
   v.labels.assign(labels, labels + x.n_rows);
+  if (weights) v.weights.assign(weights, weights + x.n_rows);
   if (keep_floats) {
     const size_t d = x.columns.size();
     v.x.resize(x.n_rows * d);
@@ -98,8 +101,11 @@ std::vector<float> init_model_margins(const Model& init, const ColumnInput& x, i
   return out;
 }
 
-void init_model_validation(const Model& init, const ValidationRows& v, const std::string& metric,
+void init_model_validation(const Model& init, const ValidationRows& v,
+                           const std::vector<std::string>& metrics, const MetricParams& mp,
                            std::vector<double>* margins, std::vector<double>* history) {
+  const ObjectiveInfo& oi = objective_info(init.objective);
+  const float* vw = v.weights.empty() ? nullptr : v.weights.data();
   const size_t n = v.matrix.n_rows;
   const int d = v.matrix.n_features, K = init.num_output_group;
   std::vector<int> missing_bin((size_t)d);
@@ -122,9 +128,16 @@ void init_model_validation(const Model& init, const ValidationRows& v, const std
       }
     }
     pred.assign(acc.begin(), acc.end());
-    for (size_t i = 0; i < n; ++i) transform_margins(init, &pred[i * K]);
-    history->push_back(
-        compute_metric(metric, init.objective, K, pred.data(), v.labels.data(), n));
+    // What the metrics see, as the training's rounds (trainer.cpp's eval_transform).
+    for (size_t i = 0; i < n; ++i) {
+      if (oi.eval_transform)
+        oi.eval_transform(&pred[i * K], K);
+      else
+        transform_margins(init, &pred[i * K]);
+    }
+    for (const std::string& name : metrics)
+      history->push_back(
+          compute_metric(name, init.objective, K, pred.data(), v.labels.data(), n, vw, mp));
   }
   margins->assign(acc.begin(), acc.end());
 }
@@ -142,7 +155,8 @@ Model continue_training(const TrainInput& in, const Model& init, TrainParams p,
   extras.init_model = &init;
   extras.init_margins = &margins;
   if (valid != nullptr) {
-    v = make_validation_rows(valid->features, valid->labels, init.cuts, nthread, true);
+    v = make_validation_rows(valid->features, valid->labels, init.cuts, nthread, true,
+                             valid->weights);
     extras.validation = &v;
   }
   return train_binned(std::move(b), p, hooks, target_name, extras);

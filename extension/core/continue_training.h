@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics.h"
 #include "model.h"
 #include "trainer.h"
 
@@ -28,19 +29,23 @@ BinnedInput bin_with_cuts(const TrainInput& in, const Cuts& cuts, int nthread);
 // Validation rows from floats, binned with the training cuts.  With
 // keep_floats the row-major floats are kept (a continued training scores
 // the init model's rounds on them exactly as gbdt_predict does).
+// weights: null = unweighted, else one per row.
 ValidationRows make_validation_rows(const ColumnInput& x, const float* labels,
-                                    const Cuts& cuts, int nthread, bool keep_floats);
+                                    const Cuts& cuts, int nthread, bool keep_floats,
+                                    const float* weights = nullptr);
 
 // The init model's raw margins (n x K, float, tree order: the values of
 // predict_margin_row) on a float input.
 std::vector<float> init_model_margins(const Model& init, const ColumnInput& x, int nthread);
 
 // Margins of the validation rows after each of init's rounds, with the
-// metric after each round appended to *history; *margins ends at the whole
-// init model's margins.  On v.x (floats) when kept, else on the bins.
+// metrics after each round appended to *history (round-major, as the
+// training's validation_metric; weighted by v.weights when given); *margins
+// ends at the whole init model's margins.  On v.x (floats) when kept, else
+// on the bins.
 void init_model_validation(const Model& init, const ValidationRows& v,
-                           const std::string& metric, std::vector<double>* margins,
-                           std::vector<double>* history);
+                           const std::vector<std::string>& metrics, const MetricParams& mp,
+                           std::vector<double>* margins, std::vector<double>* history);
 
 // Continued training on a float input: bins with init's cuts, starts from
 // init's margins and appends num_round rounds (optionally validated on

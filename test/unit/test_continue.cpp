@@ -64,8 +64,11 @@ void expect_same_as_once(Task task, TrainParams p, bool with_validation) {
     cont = continue_training(D.input(), first, p10, cpu_hooks(), "label", &vin);
     // One validation value per round of the whole model, equal to the
     // single training's (the init model's rounds scored on the rows).
-    ASSERT_EQ(cont.report.validation_metric.size(), 20u);
-    for (int r = 0; r < 20; ++r)
+    // (round-major, one value per metric of an eval_metric list)
+    const size_t M = p.eval_metric.empty() ? 1 : split_metrics(p.eval_metric).size();
+    ASSERT_EQ(cont.report.validation_metric.size(), 20u * M);
+    ASSERT_EQ(once.report.validation_metric.size(), 20u * M);
+    for (size_t r = 0; r < 20u * M; ++r)
       EXPECT_EQ(cont.report.validation_metric[r], once.report.validation_metric[r]) << r;
     EXPECT_EQ(cont.report.rows_validation, 700u);
   } else {
@@ -199,4 +202,70 @@ TEST(Continue, RefusesIncompatibleInitModel) {
   Model m = continue_training(D.input(), init, pn, cpu_hooks());
   EXPECT_EQ(m.objective, Objective::kSquaredError);
   EXPECT_EQ(m.num_rounds(), 5);
+}
+
+// C's objectives continue too (the registry's objective, its parameters;
+// reg:quantileerror's adaptive leaves are refit each round as in one run).
+TEST(Continue, TenPlusTenEqualsTwentyQuantile) {
+  TrainParams p = gbdt_test::params_for(Task::kRegression);
+  p.objective = Objective::kQuantile;
+  p.quantile_alpha = 0.3;
+  expect_same_as_once(Task::kRegression, p, false);
+}
+
+TEST(Continue, TenPlusTenEqualsTwentyQuantileValidationMetricList) {
+  TrainParams p = gbdt_test::params_for(Task::kRegression);
+  p.objective = Objective::kQuantile;
+  p.quantile_alpha = 0.7;
+  p.eval_metric = "quantile,mae";  // C's eval_metric lists: the init's rounds per metric
+  expect_same_as_once(Task::kRegression, p, true);
+}
+
+TEST(Continue, TenPlusTenEqualsTwentySoftmax) {
+  TrainParams p = gbdt_test::params_for(Task::kMulticlass);
+  p.objective = Objective::kSoftmax;
+  expect_same_as_once(Task::kMulticlass, p, false);
+}
+
+TEST(Continue, TenPlusTenEqualsTwentySoftmaxValidationMetricList) {
+  TrainParams p = gbdt_test::params_for(Task::kMulticlass);
+  p.objective = Objective::kSoftmax;
+  p.eval_metric = "merror,mlogloss";
+  expect_same_as_once(Task::kMulticlass, p, true);
+}
+
+// C's row weights: a continued training uses the weights of its training
+// rows (and weighted validation rows when given); 10 + 10 == 20.
+TEST(Continue, TenPlusTenEqualsTwentyWeighted) {
+  Data D = gbdt_test::make_data(3000, 5, Task::kRegression, 0.1, 11);
+  Data V = gbdt_test::make_data(700, 5, Task::kRegression, 0.1, 12);
+  std::vector<float> w(D.y.size()), vw(V.y.size());
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.5f + (float)(i % 4);
+  for (size_t i = 0; i < vw.size(); ++i) vw[i] = 1.0f + (float)(i % 3);
+  TrainInput in = D.input(), vin = V.input();
+  in.weights = w.data();
+  vin.weights = vw.data();
+  TrainParams p = gbdt_test::params_for(Task::kRegression);
+  p.objective = Objective::kQuantile;
+  p.eval_metric = "rmse,quantile";
+  TrainParams p20 = p, p10 = p;
+  p20.num_round = 20;
+  p10.num_round = 10;
+  BinnedInput b = bin_input(in, p.max_bin, 0, 1);
+  ValidationRows v = make_validation_rows(vin.features, vin.labels, b.cuts, 1, false, vw.data());
+  TrainExtras ex;
+  ex.validation = &v;
+  Model once = train_binned(std::move(b), p20, cpu_hooks(), "label", ex);
+  BinnedInput b1 = bin_input(in, p.max_bin, 0, 1);
+  ValidationRows v1 = make_validation_rows(vin.features, vin.labels, b1.cuts, 1, false, vw.data());
+  ex.validation = &v1;
+  Model first = train_binned(std::move(b1), p10, cpu_hooks(), "label", ex);
+  Model cont = continue_training(in, first, p10, cpu_hooks(), "label", &vin);
+  EXPECT_EQ(tree_bytes(cont), tree_bytes(once));
+  EXPECT_EQ(cont.report.train_metric, once.report.train_metric);
+  ASSERT_EQ(cont.report.validation_metric.size(), 40u);
+  EXPECT_EQ(cont.report.validation_metric, once.report.validation_metric);
+  // The weights matter: unweighted continuation differs.
+  Model unweighted = continue_training(D.input(), first, p10, cpu_hooks());
+  EXPECT_NE(tree_bytes(unweighted), tree_bytes(once));
 }
