@@ -51,13 +51,23 @@ COMMENT ON TYPE gbdt_model IS 'A trained gradient-boosted tree model';
 -- Training
 -- ---------------------------------------------------------------------------
 CREATE FUNCTION gbdt_train(relation regclass, target text, features text[] DEFAULT NULL,
-                           objective text DEFAULT NULL, params jsonb DEFAULT '{}')
+                           objective text DEFAULT NULL, params jsonb DEFAULT '{}',
+                           init_model gbdt_model DEFAULT NULL)
   RETURNS gbdt_model
   AS 'MODULE_PATHNAME', 'gbdt_train'
   LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION gbdt_train(regclass, text, text[], text, jsonb) IS
-  'Trains a gradient-boosted tree model on the rows of a table or view';
+COMMENT ON FUNCTION gbdt_train(regclass, text, text[], text, jsonb, gbdt_model) IS
+  'Trains a gradient-boosted tree model on the rows of a table or view; init_model: add num_round rounds to that model (continued training)';
+
+-- Which rows the hashed validation_fraction split holds out (docs/registry.md).
+CREATE FUNCTION gbdt_validation_row(ordinal bigint, fraction float8, seed bigint DEFAULT 0)
+  RETURNS bool
+  AS 'MODULE_PATHNAME', 'gbdt_validation_row'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_validation_row(bigint, float8, bigint) IS
+  'True when row number ordinal (from 0, rows with a non-NULL target in the order gbdt_train reads them) is a validation row of a training with these validation_fraction and seed parameters';
 
 -- ---------------------------------------------------------------------------
 -- Scoring
@@ -556,10 +566,33 @@ CREATE FUNCTION gbdt_retrain_spec(name text, spec jsonb) RETURNS int
   LANGUAGE plpgsql VOLATILE STRICT
   SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
+DECLARE
+  v_init gbdt_model;
+  v_model gbdt_model;
 BEGIN
   IF jsonb_typeof(spec) <> 'object' OR spec->>'relation' IS NULL OR spec->>'target' IS NULL THEN
     RAISE EXCEPTION 'the training spec of model "%" lacks "relation" or "target"', name
       USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF spec->'continue_from_deployed' = 'true'::jsonb THEN
+    -- gbdt_retrain(name, continue_from_deployed => true): add the spec's
+    -- num_round rounds to the deployed version (continued training).
+    SELECT m.model INTO v_init FROM gbdt_models m WHERE m.name = gbdt_retrain_spec.name AND m.deployed;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'model "%" has no deployed version to continue from', name
+        USING ERRCODE = 'object_not_in_prerequisite_state',
+              HINT = 'Deploy a version with gbdt_deploy(), or retrain without continue_from_deployed.';
+    END IF;
+    v_model := gbdt_train(
+      (spec->>'relation')::regclass,
+      spec->>'target',
+      CASE WHEN jsonb_typeof(spec->'features') = 'array'
+           THEN ARRAY(SELECT jsonb_array_elements_text(spec->'features')) END,
+      spec->>'objective',
+      coalesce(spec->'params', '{}'::jsonb),
+      v_init);
+    RETURN gbdt_save(name, v_model, spec - 'continue_from_deployed' - 'deploy',
+                     coalesce(spec->>'deploy', 'always'));
   END IF;
   RETURN gbdt_train_and_save(
     name,
@@ -585,7 +618,7 @@ CREATE FUNCTION gbdt_registry_retrain_as(owner regrole, name text, spec jsonb) R
 COMMENT ON FUNCTION gbdt_registry_retrain_as(regrole, text, jsonb) IS
   'Registry internal: runs gbdt_retrain_spec as the given role (the caller must be a member of it) in a security-restricted operation';
 
-CREATE FUNCTION gbdt_retrain(name text) RETURNS int
+CREATE FUNCTION gbdt_retrain(name text, continue_from_deployed bool DEFAULT false) RETURNS int
   LANGUAGE plpgsql VOLATILE STRICT
   SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
@@ -606,6 +639,11 @@ BEGIN
     END IF;
     RAISE EXCEPTION 'no model named "%" in the gbdt registry', name USING ERRCODE = 'undefined_object';
   END IF;
+  -- Only the argument chooses continued training, never a stored spec.
+  s := s - 'continue_from_deployed';
+  IF continue_from_deployed THEN
+    s := s || '{"continue_from_deployed": true}'::jsonb;
+  END IF;
   -- Train and save with the owner's rights, never the caller's: a superuser's
   -- nightly job must not read what the owner cannot, and the owner's code
   -- reached by the training must not get the caller's rights back (SET ROLE
@@ -615,8 +653,8 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION gbdt_retrain(text) IS
-  'Re-runs the stored training spec of a model on the current data, with the rights of the name''s owner, and saves (and deploys per the stored strategy) a new version';
+COMMENT ON FUNCTION gbdt_retrain(text, bool) IS
+  'Re-runs the stored training spec of a model on the current data, with the rights of the name''s owner, and saves (and deploys per the stored strategy) a new version; continue_from_deployed: add the spec''s num_round rounds to the deployed version instead of starting over';
 
 -- ---- explanations (issue 13) ----
 

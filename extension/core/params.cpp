@@ -244,9 +244,24 @@ const ParamDef kParams[] = {
      [](const TrainParams& p, KVList* r) {
        if (p.validation_fraction > 0) r->emplace_back("validation_fraction", fmt(p.validation_fraction));
      }},
+    // V: validation rows from a relation of the user's (read by the glue).
+    {"validation_relation", "", "string",
+     "a table or view name (a JSON string); not with `validation_fraction`", "none",
+     "A table or view of validation rows (same target and feature columns) instead of "
+     "`validation_fraction`: metrics per round, early stopping",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
+       if (!kv.is_string || kv.value.empty())
+         throw InvalidInput("parameter \"validation_relation\" must be a relation name (a JSON "
+                            "string), got " + kv.value);
+       p->validation_relation = kv.value;
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (!p.validation_relation.empty())
+         r->emplace_back("validation_relation", p.validation_relation);
+     }},
     {"early_stopping_rounds", "", "integer", "an integer in [0, 100000]", "0",
      "Stop after this many rounds without improvement of the last `eval_metric` (0 = off); "
-     "needs `validation_fraction` > 0",
+     "needs `validation_fraction` > 0 or a `validation_relation`",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->early_stopping_rounds = (int)get_int(kv, 0, 100000, d.range);
      },

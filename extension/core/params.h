@@ -59,6 +59,9 @@ struct TrainParams {
   uint64_t seed = 0;
   int nthread = 0;               // 0 = all cores
   double validation_fraction = 0.0;
+  // V: validation rows from a relation of the user's (its name as given;
+  // read by the PostgreSQL glue).  Exclusive with validation_fraction.
+  std::string validation_relation;
   int early_stopping_rounds = 0; // 0 = off
   std::string eval_metric;       // empty = objective's default; a comma-separated list
   std::string device = "";       // "", "auto", "cpu", "cuda"

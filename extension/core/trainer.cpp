@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "binned_matrix.h"
+#include "continue_training.h"
 #include "gradients.h"
 #include "metrics.h"
 #include "model_limits.h"
@@ -275,12 +276,7 @@ namespace {
 
 // Rows moved out of the binned input for validation (in place; the
 // training rows keep their order).
-struct ValidationSplit {
-  BinnedMatrix matrix;
-  std::vector<float> labels;
-  std::vector<float> weights;          // empty = unweighted
-  std::vector<uint32_t> query_group;  // R: ranking
-};
+using ValidationSplit = ValidationRows;  // matrix, labels, weights (empty = unweighted)
 
 void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v) {
   if (p.validation_fraction <= 0) return;
@@ -325,6 +321,59 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
   if (weighted) in->weights.resize(w);
 }
 
+// ---- V: the user's validation rows, continued training ----
+
+// The user's validation rows (a validation relation): as many features as
+// the training, at least one row, labels finite and fitting the objective.
+void check_validation_rows(const ValidationRows& v, int d, const std::string& target,
+                           const TrainParams& p, const std::vector<double>* class_labels) {
+  if (v.matrix.n_features != d || v.labels.size() != v.matrix.n_rows)
+    throw std::logic_error("validation rows do not match the training features");
+  if (v.matrix.n_rows == 0)
+    throw InvalidInput("parameter \"validation_relation\": the relation has no rows with a "
+                       "non-NULL target \"" + target + "\"");
+  for (float y : v.labels)
+    if (!std::isfinite(y))
+      throw InvalidInput("target column \"" + target + "\" of the validation_relation contains " +
+                         fmtd(y) + ": labels must be finite");
+  TrainParams q = p;  // objective resolved: only checks the labels
+  std::vector<double> unused;
+  try {
+    resolve_objective(v.labels.data(), v.labels.size(), target, &q, &unused);
+  } catch (const InvalidInput& e) {
+    throw InvalidInput(std::string("validation_relation: ") + e.what());
+  }
+  (void)class_labels;
+}
+
+// Continued training: the init model's trees come first and the training
+// rows' margins start from its predictions (floats given by the loader, or
+// the rows' bins, which give the same leaves for values below the last cut).
+void start_from_init_model(const Model& init, const BinnedMatrix& bins,
+                           const std::vector<float>* given, std::vector<float>* margins,
+                           Model* m) {
+  const size_t n = bins.n_rows;
+  const int d = bins.n_features, K = init.num_output_group;
+  m->trees = init.trees;
+  m->tree_group = init.tree_group;
+  if (given != nullptr) {
+    if (given->size() != n * (size_t)K)
+      throw std::logic_error("init margins do not match the training rows");
+    *margins = *given;
+    return;
+  }
+  std::vector<int> missing_bin((size_t)d);
+  for (int f = 0; f < d; ++f) missing_bin[f] = init.cuts.nbins(f);
+  for (size_t r = 0; r < n; ++r) {
+    float* a = &(*margins)[r * K];
+    for (int k = 0; k < K; ++k) a[k] = (float)init.base_margin[k];
+    for (size_t t = 0; t < init.trees.size(); ++t) {
+      const Tree& tr = init.trees[t];
+      a[init.tree_group[t]] += tr.value[tr.leaf_of_bins(&bins.bins[r * d], missing_bin.data())];
+    }
+  }
+}
+
 // One training on the device that `p` / `hooks` select, on the training
 // rows of `in` (validation rows already split off into `valid`); *on_cuda
 // tells whether it ran (or failed) on the CUDA backend.
@@ -332,7 +381,8 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
 // the model's.
 Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParams p,
                  const std::vector<double>& class_labels, const TrainHooks& hooks,
-                 bool* on_cuda) {
+                 const TrainExtras& extras, bool* on_cuda) {
+  const Model* init = extras.init_model;  // continued training (V)
   const int d = in.matrix.n_features;
   const size_t n = in.matrix.n_rows;
   const size_t n_valid = valid.matrix.n_rows;
@@ -349,9 +399,16 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   if ((int)m.feature_types.size() != d) m.feature_types.assign((size_t)d, FeatureType::kFloat);
   const ObjectiveInfo& oi = objective_info(p.objective);
   const float* w = in.weights.empty() ? nullptr : in.weights.data();
-  m.base_margin = estimate_base_margin(p, y, w, n, K);
-  m.base_score = margin_to_base_score(oi, m.base_margin[0]);
+  if (init != nullptr) {
+    m.base_margin = init->base_margin;
+    m.base_score = init->base_score;
+  } else {
+    m.base_margin = estimate_base_margin(p, y, w, n, K);
+    m.base_score = margin_to_base_score(oi, m.base_margin[0]);
+  }
   m.params = params_to_kv(p);
+  const int init_rounds = init != nullptr ? init->num_rounds() : 0;
+  if (init != nullptr) m.params.emplace_back("init_model_rounds", std::to_string(init_rounds));
   m.report.rows_used = n;
   m.report.rows_skipped = in.rows_skipped;
   m.report.rows_validation = n_valid;
@@ -468,14 +525,24 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   m.report.backend = backend->name();
 
   std::vector<float> margins(n * (size_t)K);
-  for (size_t r = 0; r < n; ++r)
-    for (int k = 0; k < K; ++k) margins[r * K + k] = (float)m.base_margin[k];
+  if (init != nullptr) {
+    start_from_init_model(*init, in.matrix, extras.init_margins, &margins, &m);
+  } else {
+    for (size_t r = 0; r < n; ++r)
+      for (int k = 0; k < K; ++k) margins[r * K + k] = (float)m.base_margin[k];
+  }
   backend->init(bd, margins);
 
   // Validation rows: margins kept up to date by scoring each new tree.
   std::vector<double> vmargin(n_valid * (size_t)K);
-  for (size_t i = 0; i < n_valid; ++i)
-    for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
+  if (init != nullptr && n_valid > 0) {
+    // The init model's rounds, scored on the validation rows: the history
+    // has one value per round of the whole model.
+    init_model_validation(*init, valid, metrics, mp, &vmargin, &m.report.validation_metric);
+  } else {
+    for (size_t i = 0; i < n_valid; ++i)
+      for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
+  }
   std::vector<double> vpred(vmargin.size());
   // Higher is better for auc and the ranking metrics (metrics.cpp).
   const bool higher = metric_higher_is_better(metrics.back());
@@ -489,7 +556,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     check_cancel(hooks.cancel);
     std::vector<Tree> trees;
     if (oi.leaf_quantile) backend->margins(&before);
-    backend->boost_round(round, feature_mask_for(round, d, p), &trees);
+    // Rounds are numbered after the init model's (sampling seeds).
+    backend->boost_round(init_rounds + round, feature_mask_for(init_rounds + round, d, p), &trees);
     if (oi.leaf_quantile) {
       refit_leaves(in.matrix, missing_bin, y, w, before, oi.leaf_quantile(p), p.eta, &trees[0],
                    &margins);
@@ -541,8 +609,10 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   }
   m.report.seconds_train = since(tt);
   if (p.early_stopping_rounds > 0 && best_round >= 0) {
-    m.report.best_iteration = best_round;
-    size_t keep = (size_t)(best_round + 1) * K;
+    // Counted over the whole model (XGBoost); the init model's rounds are
+    // always kept.
+    m.report.best_iteration = init_rounds + best_round;
+    size_t keep = (size_t)(init_rounds + best_round + 1) * K;
     m.trees.resize(keep);
     m.tree_group.resize(keep);
   }
@@ -576,8 +646,17 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
 
 }  // namespace
 
+bool hashed_validation_row(uint64_t seed, uint64_t row, double fraction) {
+  return is_validation_row(seed, row, fraction);
+}
+
 Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
                    const std::string& target_name) {
+  return train_binned(std::move(in), p, hooks, target_name, TrainExtras());
+}
+
+Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
+                   const std::string& target_name, const TrainExtras& extras) {
   const int d = in.matrix.n_features;
   const size_t n_all = in.matrix.n_rows;
   if (d == 0) throw InvalidInput("no feature columns to train on");
@@ -605,14 +684,26 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
                        ": train without weights");
   // The objective is inferred from, and the labels checked on, every row.
   std::vector<double> class_labels;
+  check_validation_params(p);
+  if (extras.init_model != nullptr) check_init_model(*extras.init_model, in.feature_names, &p);
   resolve_objective(in.labels.data(), n_all, target_name, &p, &class_labels);
+  if (extras.init_model != nullptr) class_labels = extras.init_model->class_labels;
   ValidationSplit valid;
-  split_validation(p, &in, &valid);
+  if (extras.validation != nullptr) {
+    if (p.validation_fraction > 0)
+      throw InvalidInput("parameters \"validation_relation\" and \"validation_fraction\" both "
+                         "choose the validation rows: give only one of them");
+    check_validation_rows(*extras.validation, d, target_name, p, &class_labels);
+    valid = std::move(*extras.validation);
+  } else {
+    split_validation(p, &in, &valid);
+  }
   if (p.early_stopping_rounds > 0 && valid.matrix.n_rows == 0)
-    throw InvalidInput("parameter \"early_stopping_rounds\" needs validation_fraction > 0");
+    throw InvalidInput("parameter \"early_stopping_rounds\" needs validation_fraction > 0 "
+                       "or a validation_relation");
   bool on_cuda = false;
   try {
-    return train_once(in, valid, p, class_labels, hooks, &on_cuda);
+    return train_once(in, valid, p, class_labels, hooks, extras, &on_cuda);
   } catch (const Cancelled&) {
     throw;
   } catch (const InvalidInput&) {
@@ -625,7 +716,7 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
     if (!on_cuda || device != "auto") throw;
     if (hooks.notice) hooks.notice(std::string("gbdt: training on the CPU: ") + e.what());
     p.device = "cpu";
-    return train_once(in, valid, p, class_labels, hooks, &on_cuda);
+    return train_once(in, valid, p, class_labels, hooks, extras, &on_cuda);
   }
 }
 

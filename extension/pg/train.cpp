@@ -12,10 +12,12 @@
 #include "module.h"
 #include "notice_relay.h"
 #include "relation_reader.h"
+#include "train_continue.h"
 #include "train_data.h"
 #include "train_load.h"
 #include "train_groups.h"
 
+#include "continue_training.h"
 #include "model.h"
 #include "objective.h"
 #include "params.h"
@@ -200,6 +202,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   ArrayType* feat_arr = PG_ARGISNULL(2) ? nullptr : PG_GETARG_ARRAYTYPE_P(2);
   char* objective = PG_ARGISNULL(3) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(3));
   Jsonb* params_jb = PG_ARGISNULL(4) ? nullptr : PG_GETARG_JSONB_P(4);
+  TrainPlus plus;  // V: init_model (argument 6), validation_relation
+  plus.init = init_model_arg(fcinfo, 5);
 
   // Parameters first: bad parameters fail fast, before reading any data.
   ParamList params;
@@ -222,6 +226,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       for (int i = 0; i < pl->n; i++) kvs.push_back({pl->keys[i], pl->values[i], pl->is_string[i]});
       gbdt::TrainParams p;
       gbdt::apply_params(kvs, &p);
+      gbdt::check_validation_params(p);
       verbose = p.verbose;
       if (!p.group_column.empty()) group_column = pstrdup_nothrow(p.group_column);
       max_bin = p.max_bin;
@@ -236,6 +241,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   }
   // At most gbdt.max_threads (a NOTICE when an explicit nthread is lowered).
   const int nthread = capped_threads(nthread_requested, "nthread");
+  for (int i = 0; i < params.n; i++)  // checked by apply_params above
+    if (strcmp(params.keys[i], "validation_relation") == 0) plus.validation_relation = params.values[i];
   memory.nthread = nthread;
 
 
@@ -247,9 +254,13 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     param_add(&params, "objective", "binary:logistic", true);
 
   FeatureSet fs;
-  resolve_features(rel, target, feat_arr, &fs);
-  fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
-  for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
+  if (plus.init != nullptr) {
+    init_model_features(rel, target, plus.init, feat_arr, &fs);
+  } else {
+    resolve_features(rel, target, feat_arr, &fs);
+    fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
+    for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
+  }
   if (group_column != nullptr) check_group_column(rel, group_column, target, feat_arr != nullptr, &fs);  // R
   int nf = fs.n;
 
@@ -259,8 +270,12 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   LoadSpec spec{rel, target, target_kind, &fs, max_bin, sample_rows, nthread, memory};
   spec.group_column = group_column;  // R
   LoadResult loaded;
-  load_training_data(spec, data_cxt, &loaded);
+  if (plus.init != nullptr)
+    load_continue_data(spec, &plus, data_cxt, &loaded);
+  else
+    load_training_data(spec, data_cxt, &loaded);
   gbdt::BinnedInput* data = loaded.data;
+  load_validation_relation(spec, data->cuts, &plus, data_cxt);
   if (data->rows_skipped > 0)
     ereport(NOTICE, (errmsg("gbdt_train: skipped %llu row%s with a NULL target \"%s\"",
                             (unsigned long long)data->rows_skipped,
@@ -287,6 +302,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       gbdt::apply_params(kvs, &p);
       if (p.device.empty()) p.device = device;
       p.nthread = nthread;
+      if (plus.validation_qualname != nullptr) p.validation_relation = plus.validation_qualname;
 
       // NOTICEs go out from this (the backend's) thread as the engine calls
       // back; an error raised by one (a cancel noticed by ereport) stops the
@@ -304,7 +320,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
 
       gbdt::Model model;
       try {
-        model = gbdt::train_binned(std::move(*data), p, hooks, std::string(target));
+        model = gbdt::train_binned(std::move(*data), p, hooks, std::string(target), plus.extras());
       } catch (const gbdt::MemoryLimitExceeded&) {
         over_limit = true;
         throw;
