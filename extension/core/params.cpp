@@ -185,6 +185,10 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
       p->device = kv.value == "gpu" ? "cuda" : kv.value;
     } else if (k == "verbose" || k == "verbosity") {
       p->verbose = kv.value != "0" && kv.value != "false";
+    } else if (k == "weight_column" || k == "weight") {  // W
+      if (!kv.is_string || kv.value.empty())
+        throw InvalidInput("parameter \"" + k + "\" must name a column (a JSON string)");
+      p->weight_column = kv.value;
     } else if (k == "tree_method") {
       if (kv.value != "hist" && kv.value != "auto" && kv.value != "gpu_hist")
         throw InvalidInput("parameter \"tree_method\" = \"" + kv.value +
@@ -200,7 +204,7 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
                          "max_delta_step, max_bin, bin_sample_rows, subsample, colsample_bytree, base_score, "
                          "num_round (n_estimators), seed, nthread, num_class, objective, "
                          "validation_fraction, early_stopping_rounds, eval_metric, device, "
-                         "verbose, tree_method, grow_policy");
+                         "verbose, tree_method, grow_policy, weight_column (weight)");
     }
   }
   (void)get_bool;
@@ -228,6 +232,7 @@ std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams&
   if (p.early_stopping_rounds > 0)
     r.emplace_back("early_stopping_rounds", std::to_string(p.early_stopping_rounds));
   if (!p.eval_metric.empty()) r.emplace_back("eval_metric", p.eval_metric);
+  if (!p.weight_column.empty()) r.emplace_back("weight_column", p.weight_column);  // W
   return r;
 }
 

@@ -47,6 +47,9 @@ struct TrainParams {
   std::string eval_metric;       // empty = objective's default
   std::string device = "";       // "", "auto", "cpu", "cuda"
   bool verbose = false;
+  // W: sample-weight column of gbdt_train (XGBoost's weight); read by the
+  // glue, kept in the model's params when given.
+  std::string weight_column;
 
   double effective_max_delta_step() const {
     if (max_delta_step_set) return max_delta_step;

@@ -2,6 +2,7 @@
 // gbdt_predict_proba(model, record).
 #include <cmath>
 
+#include "class_names.h"
 #include "guard.h"
 #include "predict.h"
 #include "model_type.h"
@@ -93,8 +94,7 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("column \"%s\" has unsupported type %s", badtype_col,
                            format_type_be(badtype)),
-                    errhint("Supported types are smallint, integer, bigint, real, double "
-                            "precision, numeric and boolean.")));
+                    errhint("Supported types are " GBDT_SUPPORTED_TYPES ".")));
   }
   return rm;
 }
@@ -185,8 +185,10 @@ Datum gbdt_predict_proba(PG_FUNCTION_ARGS) {
 
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
-  Datum values[2];
-  bool nulls[2] = {false, false};
+  Datum values[3];
+  bool nulls[3] = {false, false, false};
+  // W: class_name, the third column (0.2); a 0.1 declaration has two.
+  const bool named = rsinfo->setDesc->natts >= 3;
   auto label = [m](int k) -> double {
     return k < (int)m->class_labels.size() ? m->class_labels[k] : (double)k;
   };
@@ -194,14 +196,17 @@ Datum gbdt_predict_proba(PG_FUNCTION_ARGS) {
     double p1 = out[0];
     values[0] = Float8GetDatum(label(0));
     values[1] = Float8GetDatum(1.0 - p1);
+    if (named) values[2] = class_name_datum(m, 0);
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     values[0] = Float8GetDatum(label(1));
     values[1] = Float8GetDatum(p1);
+    if (named) values[2] = class_name_datum(m, 1);
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   } else {
     for (int k = 0; k < K; k++) {
       values[0] = Float8GetDatum(label(k));
       values[1] = Float8GetDatum(out[k]);
+      if (named) values[2] = class_name_datum(m, k);
       tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
   }

@@ -39,8 +39,32 @@ void relation_changed(const RelInfo* rel) {
        rel->name);
 }
 
+// The label of a delivered row: the class index of a text label, else the
+// value read.  The weight (second column when there is one) must be a
+// finite number >= 0.
+float row_label(const LoadSpec* spec, TupleTableSlot* slot, const float* vals) {
+  if (spec->labels != nullptr && spec->labels->text)
+    return text_label_code(spec->labels, spec->target, slot->tts_values[0]);
+  return vals[0];
+}
+float row_weight(const LoadSpec* spec, const float* vals, const bool* nulls) {
+  if (nulls[1])
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("weight column \"%s\" contains NULL", spec->weight_column),
+                    errhint("Every row with a target needs a weight >= 0 (0 leaves the row "
+                            "out of the training).")));
+  if (!(vals[1] >= 0) || !std::isfinite(vals[1]))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("weight column \"%s\" contains %g: weights must be finite and >= 0",
+                           spec->weight_column, (double)vals[1])));
+  return vals[1];
+}
+
 // Rows as float columns (column-major), label first.
 struct FloatSink {
+  const LoadSpec* spec;
+  int first;        // index of the first feature among the reader's columns
+  float* weights;   // null without a weight column
   const RelInfo* rel;
   MemoryContext cxt;
   int nf;
@@ -58,6 +82,8 @@ void sink_alloc(FloatSink* s, size_t cap) {
   if (cap < 1) cap = 1;
   s->cap = cap;
   s->labels = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
+  if (s->spec->weight_column != nullptr)
+    s->weights = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
   s->cols = (float**)MemoryContextAlloc(s->cxt, sizeof(float*) * s->nf);
   for (int f = 0; f < s->nf; f++)
     s->cols[f] = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
@@ -67,13 +93,16 @@ void sink_free(FloatSink* s) {
   for (int f = 0; f < s->nf; f++) pfree(s->cols[f]);
   pfree(s->cols);
   pfree(s->labels);
+  if (s->weights != nullptr) pfree(s->weights);
+  s->weights = nullptr;
   s->cols = nullptr;
   s->labels = nullptr;
 }
 
 void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   FloatSink* s = (FloatSink*)arg;
-  if (nulls[0] || std::isnan(vals[0])) {
+  const bool text_label = s->spec->labels != nullptr && s->spec->labels->text;
+  if (nulls[0] || (!text_label && std::isnan(vals[0]))) {
     s->skipped++;
     return;
   }
@@ -83,17 +112,22 @@ void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* n
       check_memory_estimate((double)s->n + 1, s->nf, (double)s->n + 1, true, *s->memory);
     size_t cap = s->cap * 2;
     s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
+    if (s->weights != nullptr) s->weights = (float*)repalloc_huge(s->weights, sizeof(float) * cap);
     for (int f = 0; f < s->nf; f++)
       s->cols[f] = (float*)repalloc_huge(s->cols[f], sizeof(float) * cap);
     s->cap = cap;
   }
   size_t i = s->n++;
-  s->labels[i] = vals[0];
-  for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + 1];
+  s->labels[i] = row_label(s->spec, slot, vals);
+  if (s->weights != nullptr) s->weights[i] = row_weight(s->spec, vals, nulls);
+  for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + s->first];
 }
 
 // Every row straight into the RowBinner (pass 3).
 struct BinSink {
+  const LoadSpec* spec;
+  int first;
+  float* weights;
   const RelInfo* rel;
   Owned* owned;
   float* labels;
@@ -105,11 +139,12 @@ struct BinSink {
 void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   BinSink* s = (BinSink*)arg;
   if (s->n == s->cap) relation_changed(s->rel);
-  s->labels[s->n++] = vals[0];
+  if (s->weights != nullptr) s->weights[s->n] = row_weight(s->spec, vals, nulls);
+  s->labels[s->n++] = row_label(s->spec, slot, vals);
   float* x = nullptr;
   gbdt::RowBinner* b = s->owned->binner;
   run_engine([&] { x = b->next_row(); });  // bins the previous chunk when full
-  memcpy(x, vals + 1, sizeof(float) * s->nf);
+  memcpy(x, vals + s->first, sizeof(float) * s->nf);
 }
 
 void set_names(const LoadSpec& spec, gbdt::BinnedInput* d) {
@@ -130,6 +165,7 @@ void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned) {
     in.labels = cs->labels;
     in.rows_skipped = cs->skipped;
     owned->data = new gbdt::BinnedInput(gbdt::bin_input(in, spec.max_bin, spec.sample_rows, spec.nthread));
+    if (cs->weights != nullptr) owned->data->weights.assign(cs->weights, cs->weights + cs->n);
     set_names(spec, owned->data);
   });
   sink_free(s);
@@ -157,13 +193,19 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   cb->arg = owned;
   MemoryContextRegisterResetCallback(cxt, cb);
 
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
+  const int first = spec.weight_column != nullptr ? 2 : 1;
+  const int ncols = nf + first;
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
   cols[0] = ReaderColumn{spec.target, spec.target_kind, true, true};
+  if (spec.weight_column != nullptr)
+    cols[1] = ReaderColumn{spec.weight_column, spec.weight_kind, true, false};
   for (int f = 0; f < nf; f++)
-    cols[f + 1] = ReaderColumn{spec.features->names[f], spec.features->kinds[f], true, false};
+    cols[f + first] = ReaderColumn{spec.features->names[f], spec.features->kinds[f], true, false};
 
   FloatSink fs;
   memset(&fs, 0, sizeof(fs));
+  fs.spec = &spec;
+  fs.first = first;
   fs.rel = rel;
   fs.cxt = cxt;
   fs.nf = nf;
@@ -172,7 +214,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   double seconds_bin = 0;
   uint64 skipped = 0;
 
-  TablePasses* tp = open_table_passes(rel, cols, nf + 1, false);
+  TablePasses* tp = open_table_passes(rel, cols, ncols, false);
   if (tp == nullptr) {
     // One pass through SPI into float columns.
     if (rel->reltuples > 0)
@@ -186,7 +228,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     size_t initial = 16384;
     if (rel->reltuples > 0 && rel->reltuples < fs.max_rows) initial = (size_t)rel->reltuples + 1;
     sink_alloc(&fs, initial < 1024 ? 1024 : initial);
-    uint64 total = read_relation(rel, cols, nf + 1, float_row, &fs, false);
+    uint64 total = read_relation(rel, cols, ncols, float_row, &fs, false);
     report_no_rows(spec, total, fs.n);
     out->rows_read = total;
     out->passes = 1;
@@ -235,11 +277,15 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
         owned->data = new gbdt::BinnedInput();
         owned->data->cuts = gbdt::cuts_from_sample(sample, spec.max_bin, spec.nthread);
         owned->data->labels.resize(n);
+        if (spec.weight_column != nullptr) owned->data->weights.resize(n);
         owned->binner = new gbdt::RowBinner(owned->data->cuts, n, spec.nthread);
       });
       seconds_bin = since(tc);
       sink_free(&fs);
       BinSink bs;
+      bs.spec = &spec;
+      bs.first = first;
+      bs.weights = spec.weight_column != nullptr ? owned->data->weights.data() : nullptr;
       bs.rel = rel;
       bs.owned = owned;
       bs.labels = owned->data->labels.data();

@@ -15,6 +15,7 @@
 
 #include "pg_includes.h"
 
+#include "label_classes.h"
 #include "relation_reader.h"
 #include "train_data.h"
 #include "trainer.h"
@@ -37,6 +38,11 @@ struct LoadSpec {
   size_t sample_rows;  // rows of the cut sample (0 = gbdt::cut_sample_rows)
   int nthread;
   MemoryShape memory;  // for the gbdt.max_memory checks
+  // W: text labels looked up in their classes (null: numeric target), and
+  // the weight column (null: none), read after the target.
+  const LabelClasses* labels;
+  const char* weight_column;
+  ValKind weight_kind;
 };
 
 struct LoadResult {
