@@ -368,8 +368,9 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       if (ls.capped)
         ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                         errmsg("target column \"%s\" has more than %d distinct values: too many "
-                               "classes for %s",
-                               target, gbdt::kMaxClasses, gbdt::objective_name(objective_kind))));
+                               "classes for %s (at most %d)",
+                               target, gbdt::kMaxClasses, gbdt::objective_name(objective_kind),
+                               gbdt::kMaxClasses)));
       const bool binary = objective_kind == gbdt::Objective::kLogistic;
       // binary:logistic with more than 2 values: the engine's error names one.
       if (!binary || ls.distinct == 2) {
