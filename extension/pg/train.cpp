@@ -316,7 +316,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   MemoryContext data_cxt =
       AllocSetContextCreate(CurrentMemoryContext, "gbdt training data", ALLOCSET_DEFAULT_SIZES);
   LoadSpec spec{rel, target, target_kind, &fs, max_bin, sample_rows, nthread, memory,
-                text_target ? &classes : nullptr, weight_column, weight_kind};
+                text_target ? &classes : nullptr, weight_column, weight_kind,
+                feat_arr == nullptr};
   LoadResult loaded;
   load_training_data(spec, data_cxt, &loaded);
   gbdt::BinnedInput* data = loaded.data;
@@ -398,7 +399,33 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   {
     ColumnList taken;
     column_list_init(&taken);
-    for (int f = 0; f < nf; f++) column_list_add(&taken, fs.names[f], nullptr);
+    for (int i = 0; i < loaded.n_kept; i++) column_list_add(&taken, fs.names[loaded.kept[i]], nullptr);
+    for (int f = 0, i = 0; f < nf; f++) {
+      if (i < loaded.n_kept && loaded.kept[i] == f) {
+        i++;
+        continue;
+      }
+      column_list_add(&left_out, fs.names[f], "constant");
+    }
+    // Columns that copy or nearly equal the target: a WARNING naming them.
+    ColumnList leaks;
+    column_list_init(&leaks);
+    for (int f = 0; f < nf; f++) {
+      const ColumnCheck& c = loaded.checks[f];
+      if (c.near_target)
+        column_list_add(&leaks, fs.names[f],
+                        c.equal >= 0.99 ? psprintf("equal to the target on %.1f%% of the rows%s",
+                                                   100.0 * c.equal,
+                                                   loaded.checked_all_rows ? "" : " sampled")
+                                        : psprintf("correlation %.4f with the target", c.corr));
+    }
+    if (leaks.n > 0)
+      ereport(WARNING,
+              (errmsg("gbdt_train: feature column%s nearly equal to the target \"%s\": %s",
+                      leaks.n == 1 ? "" : "s", target, column_list_text(&leaks)),
+               errhint("A feature that copies the target makes a model that cannot be used "
+                       "on new rows; leave it out of features.")));
+    nf = loaded.n_kept;
     StringInfoData msg;
     initStringInfo(&msg);
     appendStringInfo(&msg, "gbdt_train: objective %s%s: %s", objective_text,

@@ -147,26 +147,45 @@ void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nul
   memcpy(x, vals + s->first, sizeof(float) * s->nf);
 }
 
-void set_names(const LoadSpec& spec, gbdt::BinnedInput* d) {
+void set_names(const LoadSpec& spec, const LoadResult* out, gbdt::BinnedInput* d) {
   const FeatureSet* fs = spec.features;
-  for (int f = 0; f < fs->n; f++) {
+  for (int i = 0; i < out->n_kept; i++) {
+    const int f = out->kept[i];
     d->feature_names.emplace_back(fs->model_names[f]);
     d->feature_types.push_back(feature_type_for(fs->kinds[f]));
   }
 }
 
+// Column checks on the float rows; with every row in hand, constant columns
+// are dropped when the spec asks (unless every column is constant).
+void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows, LoadResult* out) {
+  const int nf = s->nf;
+  out->checks = (ColumnCheck*)palloc0(sizeof(ColumnCheck) * (nf > 0 ? nf : 1));
+  out->checked_all_rows = all_rows;
+  check_columns(s->cols, nf, s->labels, s->n, out->checks);
+  out->kept = (int*)palloc(sizeof(int) * (nf > 0 ? nf : 1));
+  out->n_kept = 0;
+  for (int f = 0; f < nf; f++)
+    if (!(spec.drop_constant && all_rows && out->checks[f].constant)) out->kept[out->n_kept++] = f;
+  if (out->n_kept == 0) {
+    for (int f = 0; f < nf; f++) out->kept[f] = f;
+    out->n_kept = nf;
+  }
+}
+
 // Bins float columns as the in-memory engine does; frees them.
-void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned) {
+void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned, LoadResult* out) {
   const FloatSink* cs = s;
+  check_float_columns(spec, s, true, out);
   run_engine([&] {
     gbdt::TrainInput in;
     in.features.n_rows = cs->n;
-    in.features.columns.assign(cs->cols, cs->cols + cs->nf);
+    for (int i = 0; i < out->n_kept; i++) in.features.columns.push_back(cs->cols[out->kept[i]]);
     in.labels = cs->labels;
     in.rows_skipped = cs->skipped;
     owned->data = new gbdt::BinnedInput(gbdt::bin_input(in, spec.max_bin, spec.sample_rows, spec.nthread));
     if (cs->weights != nullptr) owned->data->weights.assign(cs->weights, cs->weights + cs->n);
-    set_names(spec, owned->data);
+    set_names(spec, out, owned->data);
   });
   sink_free(s);
 }
@@ -234,7 +253,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     out->passes = 1;
     out->sample_rows = std::min(fs.n, sample_cap);
     skipped = fs.skipped;
-    bin_floats(spec, &fs, owned);
+    bin_floats(spec, &fs, owned, out);
     seconds_bin = owned->data->seconds_bin;
   } else {
     if (rel->reltuples > 0)
@@ -263,11 +282,12 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     if (take == n) {
       close_table_passes(tp);
       out->passes = 2;
-      bin_floats(spec, &fs, owned);
+      bin_floats(spec, &fs, owned, out);
       seconds_bin = owned->data->seconds_bin;
     } else {
       // Cuts from the sample; pass 3 bins every row as it is read.
       pfree(rows);
+      check_float_columns(spec, &fs, false, out);
       const FloatSink* cs = &fs;
       const auto tc = Clock::now();
       run_engine([&] {
@@ -304,7 +324,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
         seconds_bin += owned->binner->seconds_binning();
         delete owned->binner;
         owned->binner = nullptr;
-        set_names(spec, d);
+        set_names(spec, out, d);
       });
     }
   }

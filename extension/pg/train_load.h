@@ -15,6 +15,7 @@
 
 #include "pg_includes.h"
 
+#include "column_checks.h"
 #include "label_classes.h"
 #include "relation_reader.h"
 #include "train_data.h"
@@ -43,6 +44,9 @@ struct LoadSpec {
   const LabelClasses* labels;
   const char* weight_column;
   ValKind weight_kind;
+  // Leave constant columns out (the default feature list) when every row
+  // is checked (the relation fits the cut sample).
+  bool drop_constant;
 };
 
 struct LoadResult {
@@ -50,6 +54,14 @@ struct LoadResult {
   uint64 rows_read;         // including rows skipped for a NULL target
   int passes;               // over the relation
   size_t sample_rows;       // rows the cuts were computed from
+  // W: column_checks.h per feature of spec.features, on every row when
+  // checked_all_rows, else on the cut sample; the features trained on
+  // (kept[i] indexes spec.features; n_kept of them: all unless constant
+  // columns were dropped).
+  ColumnCheck* checks;
+  bool checked_all_rows;
+  int* kept;
+  int n_kept;
 };
 
 // Loads into `cxt`: the result and every engine object of the load belong

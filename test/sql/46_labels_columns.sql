@@ -3,7 +3,7 @@
 -- values, one NOTICE tells the objective and the features, the weight
 -- column, date/time columns as features, and the errors of each.
 BEGIN;
-SELECT plan(37);
+SELECT plan(39);
 
 \ir lib/psql_lines.sql
 
@@ -96,15 +96,20 @@ SELECT ok((SELECT count(DISTINCT gbdt_predict(pg_temp.m('dates'), l)) FROM l46 l
 -- The NOTICE (a second session: it prints it).
 CREATE TEMP TABLE out46 AS
 SELECT * FROM pg_temp.psql_lines(
-  'CREATE TEMP TABLE n46 (id serial PRIMARY KEY, k int GENERATED ALWAYS AS IDENTITY, x float8, note text, rating int)',
-  'INSERT INTO n46 (x, note, rating) SELECT i % 7, ''a'', 1 + i % 5 FROM generate_series(1, 100) i',
-  'SELECT 1 FROM (SELECT gbdt_train(''n46'', ''rating'', NULL, NULL, ''{"num_round": 1}'')) s');
+  'CREATE TEMP TABLE n46 (id serial PRIMARY KEY, k int GENERATED ALWAYS AS IDENTITY, x float8, note text, c int, rating int, rcopy int)',
+  'INSERT INTO n46 (x, note, c, rating, rcopy) SELECT i % 7, ''a'', 3, 1 + i % 5, CASE WHEN i = 50 THEN 0 ELSE 1 + i % 5 END FROM generate_series(1, 200) i',
+  'SELECT 1 FROM (SELECT gbdt_train(''n46'', ''rating'', NULL, NULL, ''{"num_round": 1}'')) s',
+  'SELECT gbdt_model_info(gbdt_train(''n46'', ''rating'', ARRAY[''x'', ''c''], NULL, ''{"num_round": 1}''))->''features''');
 SELECT is((SELECT count(*)::int FROM out46 WHERE line LIKE '%NOTICE:  gbdt_train: objective reg:squarederror: target "rating" is numeric with 5 distinct integer values 1..5; pass objective => ''multi:softprob'' to classify'),
-          1, 'NOTICE: the objective and why');
-SELECT is((SELECT count(*)::int FROM out46 WHERE line = '1 feature: x'), 1, 'NOTICE: the features taken');
-SELECT is((SELECT count(*)::int FROM out46 WHERE line = 'left out: id (serial key), k (identity column), note (type text)'), 1,
-          'NOTICE: serial and identity keys and unsupported columns left out');
-SELECT is((SELECT count(*)::int FROM out46 WHERE line LIKE '%NOTICE:%'), 1, 'one NOTICE');
+          2, 'NOTICE: the objective and why');
+SELECT is((SELECT count(*)::int FROM out46 WHERE line = '2 features: x, rcopy'), 1, 'NOTICE: the features taken');
+SELECT is((SELECT count(*)::int FROM out46 WHERE line = 'left out: id (serial key), k (identity column), note (type text), c (constant)'), 1,
+          'NOTICE: serial and identity keys, unsupported and constant columns left out, with the reason');
+SELECT is((SELECT count(*)::int FROM out46 WHERE line LIKE '%NOTICE:%'), 2, 'one NOTICE per training');
+SELECT is((SELECT count(*)::int FROM out46 WHERE line = 'WARNING:  gbdt_train: feature column nearly equal to the target "rating": rcopy (equal to the target on 99.5% of the rows)'), 1,
+          'a column that nearly copies the target is named in a WARNING');
+SELECT is((SELECT count(*)::int FROM out46 WHERE line = '[{"name": "x", "type": "float"}, {"name": "c", "type": "int"}]'), 1,
+          'an explicit feature list keeps a constant column');
 
 -- Nothing left behind after an error: the session trains as before.
 SELECT lives_ok($$SELECT gbdt_train('l46', 'txt', ARRAY['x1'], NULL, '{"num_round": 2}')$$, 'training after the errors');
