@@ -26,6 +26,7 @@ enum class ValKind : uint8_t {
   kDate,
   kTimestamp,    // timestamp and timestamptz (both UTC microseconds)
   kInterval,     // days (a month is 30 days)
+  kArray,        // a numeric array column: several features (array_features.h)
 };
 
 // For hints: the types kind_for_type accepts.
@@ -66,6 +67,7 @@ inline double datum_to_double(Datum d, ValKind k) {
     case ValKind::kDate:
     case ValKind::kTimestamp:
     case ValKind::kInterval: return datetime_to_days(d, k);
+    case ValKind::kArray:  // expanded by the caller (array_features.h)
     case ValKind::kNone: break;
   }
   return NAN;

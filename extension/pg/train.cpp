@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "array_features.h"
 #include "feature_selection.h"
 #include "guard.h"
 #include "gucs.h"
@@ -110,6 +111,45 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
 
 // ---- feature resolution ----
 
+// Adds array column `name` (element kind ek) to fs with the length of its
+// first non-NULL value; false when it has none (every value NULL or empty).
+bool add_array_column(const RelInfo* rel, FeatureSet* fs, const char* name, ValKind ek) {
+  const int len = first_array_length(rel, name);
+  if (len <= 0) return false;
+  fs->names[fs->n] = pstrdup(name);
+  fs->kinds[fs->n] = ValKind::kArray;
+  fs->elem_kinds[fs->n] = ek;
+  fs->widths[fs->n] = len;
+  fs->has_arrays = true;
+  fs->n++;
+  return true;
+}
+
+// The features of fs's columns: array columns expanded to name[1] .. name[L].
+void expand_features(FeatureSet* fs) {
+  int nx = 0;
+  for (int i = 0; i < fs->n; i++) nx += fs->kinds[i] == ValKind::kArray ? fs->widths[i] : 1;
+  fs->nx = nx;
+  fs->x_names = (const char**)palloc(sizeof(char*) * (nx > 0 ? nx : 1));
+  fs->x_model_names = (const char**)palloc(sizeof(char*) * (nx > 0 ? nx : 1));
+  fs->x_types = (gbdt::FeatureType*)palloc(sizeof(gbdt::FeatureType) * (nx > 0 ? nx : 1));
+  int j = 0;
+  for (int i = 0; i < fs->n; i++) {
+    if (fs->kinds[i] == ValKind::kArray) {
+      for (int e = 1; e <= fs->widths[i]; e++) {
+        fs->x_names[j] = element_name(fs->names[i], e);
+        fs->x_types[j] = feature_type_for(fs->elem_kinds[i]);
+        j++;
+      }
+    } else {
+      fs->x_names[j] = fs->names[i];
+      fs->x_types[j] = feature_type_for(fs->kinds[i]);
+      j++;
+    }
+  }
+  for (int f = 0; f < nx; f++) fs->x_model_names[f] = server_to_model_string(fs->x_names[f]);
+}
+
 // Columns gbdt_train does not take as features: the target and the weight
 // column.  `left_out` collects the default list's omissions with reasons.
 void resolve_features(const RelInfo* rel, const char* target, const char* weight, ArrayType* arr,
@@ -117,6 +157,9 @@ void resolve_features(const RelInfo* rel, const char* target, const char* weight
   int natts = rel->desc->natts;
   fs->names = (const char**)palloc(sizeof(char*) * (natts + 1));
   fs->kinds = (ValKind*)palloc(sizeof(ValKind) * (natts + 1));
+  fs->widths = (int*)palloc0(sizeof(int) * (natts + 1));
+  fs->elem_kinds = (ValKind*)palloc0(sizeof(ValKind) * (natts + 1));
+  fs->has_arrays = false;
   fs->n = 0;
 
   if (arr == nullptr) {
@@ -127,6 +170,12 @@ void resolve_features(const RelInfo* rel, const char* target, const char* weight
       if (strcmp(name, target) == 0) continue;
       if (weight != nullptr && strcmp(name, weight) == 0) {
         column_list_add(left_out, name, "weight column");
+        continue;
+      }
+      const ValKind ek = array_element_kind(a->atttypid);
+      if (ek != ValKind::kNone) {
+        if (!add_array_column(rel, fs, name, ek))
+          column_list_add(left_out, name, "array, every value NULL or empty");
         continue;
       }
       ValKind k = kind_for_type(a->atttypid);
@@ -164,6 +213,9 @@ void resolve_features(const RelInfo* rel, const char* target, const char* weight
                     errmsg("features must name at least one column")));
   fs->names = (const char**)palloc(sizeof(char*) * nelems);
   fs->kinds = (ValKind*)palloc(sizeof(ValKind) * nelems);
+  fs->widths = (int*)palloc0(sizeof(int) * nelems);
+  fs->elem_kinds = (ValKind*)palloc0(sizeof(ValKind) * nelems);
+  fs->has_arrays = false;
   for (int i = 0; i < nelems; i++) {
     if (enulls[i])
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -180,6 +232,16 @@ void resolve_features(const RelInfo* rel, const char* target, const char* weight
       if (strcmp(fs->names[j], name) == 0)
         ereport(ERROR, (errcode(ERRCODE_DUPLICATE_COLUMN),
                         errmsg("feature column \"%s\" is listed more than once", name)));
+    Form_pg_attribute a = find_column(rel, name);
+    const ValKind ek = a != nullptr ? array_element_kind(a->atttypid) : ValKind::kNone;
+    if (ek != ValKind::kNone) {
+      if (!add_array_column(rel, fs, name, ek))
+        ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
+                        errmsg("array column \"%s\" has no non-empty value: its length (the "
+                               "number of features) is unknown",
+                               name)));
+      continue;
+    }
     fs->kinds[fs->n] = require_numeric_column(rel, name, "feature");
     fs->names[fs->n] = name;
     fs->n++;
@@ -308,9 +370,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   ColumnList left_out;
   column_list_init(&left_out);
   resolve_features(rel, target, weight_column, feat_arr, &fs, &left_out);
-  fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
-  for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
-  int nf = fs.n;
+  expand_features(&fs);
+  int nf = fs.nx;
 
   // ---- load ----
   MemoryContext data_cxt =
@@ -399,13 +460,13 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   {
     ColumnList taken;
     column_list_init(&taken);
-    for (int i = 0; i < loaded.n_kept; i++) column_list_add(&taken, fs.names[loaded.kept[i]], nullptr);
+    for (int i = 0; i < loaded.n_kept; i++) column_list_add(&taken, fs.x_names[loaded.kept[i]], nullptr);
     for (int f = 0, i = 0; f < nf; f++) {
       if (i < loaded.n_kept && loaded.kept[i] == f) {
         i++;
         continue;
       }
-      column_list_add(&left_out, fs.names[f], "constant");
+      column_list_add(&left_out, fs.x_names[f], "constant");
     }
     // Columns that copy or nearly equal the target: a WARNING naming them.
     ColumnList leaks;
@@ -413,7 +474,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     for (int f = 0; f < nf; f++) {
       const ColumnCheck& c = loaded.checks[f];
       if (c.near_target)
-        column_list_add(&leaks, fs.names[f],
+        column_list_add(&leaks, fs.x_names[f],
                         c.equal >= 0.99 ? psprintf("equal to the target on %.1f%% of the rows%s",
                                                    100.0 * c.equal,
                                                    loaded.checked_all_rows ? "" : " sampled")

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "array_features.h"
 #include "binned_matrix.h"
 #include "guard.h"
 #include "quantile.h"
@@ -60,8 +61,25 @@ float row_weight(const LoadSpec* spec, const float* vals, const bool* nulls) {
   return vals[1];
 }
 
+// The row's features (array columns expanded) into dst[0 .. nx).
+void fill_features(const LoadSpec* spec, int first, TupleTableSlot* slot, const float* vals,
+                   const bool* nulls, float* dst) {
+  const FeatureSet* fs = spec->features;
+  int j = 0;
+  for (int i = 0; i < fs->n; i++) {
+    if (fs->kinds[i] == ValKind::kArray) {
+      expand_array(slot->tts_values[first + i], nulls[first + i], fs->elem_kinds[i],
+                   fs->widths[i], fs->names[i], dst + j, true);
+      j += fs->widths[i];
+    } else {
+      dst[j++] = vals[first + i];
+    }
+  }
+}
+
 // Rows as float columns (column-major), label first.
 struct FloatSink {
+  float* rowbuf;    // nx floats: a row with its arrays expanded
   const LoadSpec* spec;
   int first;        // index of the first feature among the reader's columns
   float* weights;   // null without a weight column
@@ -120,7 +138,12 @@ void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* n
   size_t i = s->n++;
   s->labels[i] = row_label(s->spec, slot, vals);
   if (s->weights != nullptr) s->weights[i] = row_weight(s->spec, vals, nulls);
-  for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + s->first];
+  if (s->spec->features->has_arrays) {
+    fill_features(s->spec, s->first, slot, vals, nulls, s->rowbuf);
+    for (int f = 0; f < s->nf; f++) s->cols[f][i] = s->rowbuf[f];
+  } else {
+    for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + s->first];
+  }
 }
 
 // Every row straight into the RowBinner (pass 3).
@@ -144,15 +167,18 @@ void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nul
   float* x = nullptr;
   gbdt::RowBinner* b = s->owned->binner;
   run_engine([&] { x = b->next_row(); });  // bins the previous chunk when full
-  memcpy(x, vals + s->first, sizeof(float) * s->nf);
+  if (s->spec->features->has_arrays)
+    fill_features(s->spec, s->first, slot, vals, nulls, x);
+  else
+    memcpy(x, vals + s->first, sizeof(float) * s->nf);
 }
 
 void set_names(const LoadSpec& spec, const LoadResult* out, gbdt::BinnedInput* d) {
   const FeatureSet* fs = spec.features;
   for (int i = 0; i < out->n_kept; i++) {
     const int f = out->kept[i];
-    d->feature_names.emplace_back(fs->model_names[f]);
-    d->feature_types.push_back(feature_type_for(fs->kinds[f]));
+    d->feature_names.emplace_back(fs->x_model_names[f]);
+    d->feature_types.push_back(fs->x_types[f]);
   }
 }
 
@@ -203,7 +229,7 @@ void report_no_rows(const LoadSpec& spec, uint64 total, uint64 kept) {
 
 void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out) {
   const RelInfo* rel = spec.rel;
-  const int nf = spec.features->n;
+  const int nf = spec.features->nx;
   const size_t sample_cap = spec.sample_rows > 0 ? spec.sample_rows : gbdt::cut_sample_rows(nf);
   MemoryContext old = MemoryContextSwitchTo(cxt);
   Owned* owned = (Owned*)palloc0(sizeof(Owned));
@@ -213,18 +239,19 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   MemoryContextRegisterResetCallback(cxt, cb);
 
   const int first = spec.weight_column != nullptr ? 2 : 1;
-  const int ncols = nf + first;
+  const int ncols = spec.features->n + first;
   ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
   cols[0] = ReaderColumn{spec.target, spec.target_kind, true, true};
   if (spec.weight_column != nullptr)
     cols[1] = ReaderColumn{spec.weight_column, spec.weight_kind, true, false};
-  for (int f = 0; f < nf; f++)
+  for (int f = 0; f < spec.features->n; f++)
     cols[f + first] = ReaderColumn{spec.features->names[f], spec.features->kinds[f], true, false};
 
   FloatSink fs;
   memset(&fs, 0, sizeof(fs));
   fs.spec = &spec;
   fs.first = first;
+  fs.rowbuf = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
   fs.rel = rel;
   fs.cxt = cxt;
   fs.nf = nf;

@@ -24,10 +24,20 @@
 namespace gbdt_pg {
 
 struct FeatureSet {
-  int n;
+  int n;                     // columns read
   const char** names;        // column names (database encoding)
   const char** model_names;  // the same in UTF-8, as stored in the model
-  ValKind* kinds;
+  ValKind* kinds;            // kArray: an array column of widths[i] features
+  // W: array columns (array_features.h) expand to several features; the
+  // features trained on are the x_* (nx of them; the columns themselves
+  // when there is no array column).
+  bool has_arrays;
+  int* widths;               // per column: 1, or the array length
+  ValKind* elem_kinds;       // per column: the array's element kind
+  int nx;
+  const char** x_names;      // per feature (database encoding)
+  const char** x_model_names;
+  gbdt::FeatureType* x_types;
 };
 
 struct LoadSpec {

@@ -3,7 +3,7 @@
 -- values, one NOTICE tells the objective and the features, the weight
 -- column, date/time columns as features, and the errors of each.
 BEGIN;
-SELECT plan(39);
+SELECT plan(44);
 
 \ir lib/psql_lines.sql
 
@@ -92,6 +92,27 @@ SELECT is((SELECT (gbdt_trees(gbdt_train('dd', 'y', NULL, NULL, '{"num_round": 1
 CREATE TEMP TABLE dinf AS SELECT CASE WHEN id = 3 THEN 'infinity'::date ELSE d END AS d, x1 FROM l46;
 SELECT throws_like($$SELECT gbdt_train('dinf', 'x1')$$, '%column "d" contains an infinite date%', 'infinite date');
 SELECT ok((SELECT count(DISTINCT gbdt_predict(pg_temp.m('dates'), l)) FROM l46 l) > 5, 'scoring reads date/time columns the same way');
+
+-- Array columns: one feature per element, name[i].
+CREATE TEMP TABLE a46 AS
+SELECT i AS k, ARRAY[i % 7, i % 3, (i % 5) * 0.5]::float8[] AS emb, ARRAY[i % 2]::int[] AS ia,
+       (i % 7) + (i % 3) AS y
+FROM generate_series(1, 300) i;
+UPDATE a46 SET emb = NULL WHERE k = 5;
+INSERT INTO m46 VALUES ('arr', gbdt_train('a46', 'y', ARRAY['emb', 'ia'], NULL, '{"num_round": 50}'));
+SELECT is(gbdt_model_info(pg_temp.m('arr'))->'features',
+          '[{"name": "emb[1]", "type": "float"}, {"name": "emb[2]", "type": "float"}, {"name": "emb[3]", "type": "float"}, {"name": "ia[1]", "type": "int"}]'::jsonb,
+          'float8[] and int[] columns expand to one feature per element');
+SELECT ok((SELECT max(abs(gbdt_predict(pg_temp.m('arr'), a) - a.y)) FROM a46 a WHERE emb IS NOT NULL) < 0.01,
+          'gbdt_predict(model, row) expands the array column the same way');
+SELECT is((SELECT gbdt_predict(pg_temp.m('arr'), a) FROM a46 a WHERE k = 5),
+          gbdt_predict(pg_temp.m('arr'), ARRAY[NULL, NULL, NULL, 1]::float8[]), 'a NULL array is missing values');
+SELECT throws_like($$SELECT gbdt_predict(pg_temp.m('arr'), s) FROM (SELECT ARRAY[1, 2]::float8[] AS emb, ARRAY[1] AS ia) s$$,
+                   '%array column "emb" has a row of length 2, expected 3%', 'scoring: an array of another length');
+CREATE TEMP TABLE a46bad AS SELECT * FROM a46;
+INSERT INTO a46bad VALUES (1000, ARRAY[1, 2]::float8[], ARRAY[1], 3);
+SELECT throws_like($$SELECT gbdt_train('a46bad', 'y', ARRAY['emb'])$$,
+                   '%array column "emb" has a row of length 2, expected 3 (the length of its first row)%', 'arrays of unequal length');
 
 -- The NOTICE (a second session: it prints it).
 CREATE TEMP TABLE out46 AS
