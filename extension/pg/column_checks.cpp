@@ -8,12 +8,15 @@ void check_columns(const float* const* cols, int nf, const float* labels, size_t
                    ColumnCheck* out) {
   for (int f = 0; f < nf; f++) {
     const float* x = cols[f];
-    bool seen = false, constant = true;
+    bool seen = false, constant = true, missing = false;
     float first = 0;
     size_t equal = 0, m = 0;
     double sx = 0, sy = 0;
     for (size_t r = 0; r < n; r++) {
-      if (std::isnan(x[r])) continue;
+      if (std::isnan(x[r])) {
+        missing = true;
+        continue;
+      }
       if (!seen) {
         seen = true;
         first = x[r];
@@ -39,7 +42,8 @@ void check_columns(const float* const* cols, int nf, const float* labels, size_t
       if (cxx > 0 && cyy > 0) corr = cxy / std::sqrt(cxx * cyy);
     }
     ColumnCheck& c = out[f];
-    c.constant = constant;
+    // Missing on some rows only: the missingness may tell something.
+    c.constant = !seen || (constant && !missing);
     c.equal = n > 0 ? (double)equal / (double)n : 0;
     c.corr = corr;
     c.near_target = n > 0 && (c.equal >= 0.99 || std::fabs(corr) > 0.999);

@@ -9,7 +9,7 @@
 namespace gbdt_pg {
 
 struct ColumnCheck {
-  bool constant;     // one value on every row (NULL/NaN rows aside), or no value at all
+  bool constant;     // the same value on every row, or missing on every row
   double equal;      // fraction of rows where the value equals the label
   double corr;       // Pearson correlation with the label (0 when undefined)
   bool near_target;  // equal >= 0.99 or |corr| > 0.999

@@ -22,10 +22,6 @@ const LabelClasses* sort_lc;
 int cmp_by_bytes(const void* a, const void* b) {
   return strcmp(sort_lc->names[*(const int*)a], sort_lc->names[*(const int*)b]);
 }
-int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y ? 1 : 0;
-}
 }  // namespace
 
 void text_label_classes(const RelInfo* rel, const char* target, LabelClasses* out) {
@@ -85,23 +81,40 @@ float text_label_code(const LabelClasses* lc, const char* target, Datum value) {
 }
 
 void summarize_labels(const float* y, size_t n, LabelSummary* out) {
-  // Distinct values by a sort of a copy (n floats, freed at the end).
-  double* v = (double*)MemoryContextAllocHuge(CurrentMemoryContext, sizeof(double) * (n ? n : 1));
-  for (size_t i = 0; i < n; i++) v[i] = y[i];
-  qsort(v, n, sizeof(double), cmp_double);
+  // The distinct values in a sorted array of at most kMaxClasses + 1
+  // entries (no copy of the labels); past that only min, max and
+  // integrality are tracked.
+  const size_t cap = (size_t)gbdt::kMaxClasses + 1;
+  double* v = (double*)palloc(sizeof(double) * cap);
   size_t d = 0;
-  for (size_t i = 0; i < n; i++)
-    if (i == 0 || v[i] != v[d - 1]) v[d++] = v[i];
-  out->capped = d > (size_t)gbdt::kMaxClasses;
-  out->distinct = out->capped ? (size_t)gbdt::kMaxClasses + 1 : d;
-  out->all_integer = true;
-  for (size_t i = 0; i < d; i++)
-    if (v[i] != std::floor(v[i])) out->all_integer = false;
-  out->min = d ? v[0] : 0;
-  out->max = d ? v[d - 1] : 0;
-  out->values = (double*)palloc(sizeof(double) * (out->distinct ? out->distinct : 1));
-  memcpy(out->values, v, sizeof(double) * out->distinct);
-  pfree(v);
+  bool capped = false, all_integer = true;
+  double mn = 0, mx = 0;
+  for (size_t i = 0; i < n; i++) {
+    const double x = y[i];
+    if (i == 0 || x < mn) mn = x;
+    if (i == 0 || x > mx) mx = x;
+    if (all_integer && x != std::floor(x)) all_integer = false;
+    if (capped) continue;
+    size_t lo = 0, hi = d;  // first entry >= x
+    while (lo < hi) {
+      size_t mid = (lo + hi) >> 1;
+      if (v[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    if (lo < d && v[lo] == x) continue;
+    if (d == cap) {
+      capped = true;
+      continue;
+    }
+    memmove(v + lo + 1, v + lo, sizeof(double) * (d - lo));
+    v[lo] = x;
+    d++;
+  }
+  out->capped = capped || d > (size_t)gbdt::kMaxClasses;
+  out->distinct = d;
+  out->all_integer = all_integer;
+  out->min = mn;
+  out->max = mx;
+  out->values = v;
 }
 
 bool map_numeric_labels(float* y, size_t n, const LabelSummary& s, LabelClasses* lc) {

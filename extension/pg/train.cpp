@@ -408,7 +408,11 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       appendStringInfo(&why, "; the positive class is '%s'", classes.names[1]);
   } else if (target_kind == ValKind::kBool) {
     appendStringInfo(&why, "target \"%s\" is boolean (classes false, true)", target);
+  } else if (objective_given && !classify_objective) {
+    appendStringInfo(&why, "target \"%s\" is numeric", target);
   } else {
+    // The distinct values (a sort of a copy of the labels): the reason of an
+    // inferred objective, the classes of a classification objective.
     LabelSummary ls;
     summarize_labels(data->labels.data(), data->labels.size(), &ls);
     const char* values = format_label_values(ls, 10);
