@@ -16,7 +16,7 @@ namespace gbdt {
 struct TrainInput {
   ColumnInput features;                    // n_rows, NaN = missing
   const float* labels = nullptr;           // n_rows, no NULLs (skipped by the loader)
-  const float* weights = nullptr;          // n_rows sample weights (null = none)
+  const float* weights = nullptr;          // C: n_rows row weights (null = unweighted)
   std::vector<std::string> feature_names;
   std::vector<FeatureType> feature_types;
   uint64_t rows_skipped = 0;               // NULL labels, for the report
@@ -29,7 +29,7 @@ struct BinnedInput {
   Cuts cuts;
   BinnedMatrix matrix;
   std::vector<float> labels;               // matrix.n_rows
-  std::vector<float> weights;              // matrix.n_rows sample weights (empty = none)
+  std::vector<float> weights;              // C: matrix.n_rows, or empty = unweighted
   std::vector<std::string> feature_names;
   std::vector<FeatureType> feature_types;
   uint64_t rows_skipped = 0;

@@ -6,6 +6,7 @@
 #include "convert.h"
 #include "guard.h"
 #include "model_type.h"
+#include "objective.h"
 #include "predict.h"
 #include "scoring.h"
 
@@ -45,10 +46,11 @@ using namespace gbdt_pg;
 // probable class by name (binary: the second class when P(class 1) > 0.5).
 Datum gbdt_predict_class(PG_FUNCTION_ARGS) {
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
-  if (m->objective != gbdt::Objective::kLogistic && m->objective != gbdt::Objective::kSoftprob)
+  const gbdt::ObjectiveInfo& info = gbdt::objective_info(m->objective);
+  if (!info.binary && !info.multiclass)
     ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
                     errmsg("the model is not a classifier (objective %s)", model_objective_name(m)),
-                    errhint("gbdt_predict_class needs a binary:logistic or multi:softprob model; "
+                    errhint("gbdt_predict_class needs a binary:* or multi:* model; "
                             "use gbdt_predict for a regression.")));
   HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
   const float* x = row_features(fcinfo, m, th);
@@ -56,10 +58,11 @@ Datum gbdt_predict_class(PG_FUNCTION_ARGS) {
   double* out = (double*)palloc(sizeof(double) * K);
   run_engine([&] {
     gbdt::predict_margin_row(*m, x, out, 0, cancel_callback());
-    gbdt::transform_margins(*m, out);
+    // The form the metrics see (binary:logitraw: the probability).
+    (info.eval_transform != nullptr ? info.eval_transform : info.transform)(out, K);
   });
   int best = 0;
-  if (m->objective == gbdt::Objective::kLogistic) {
+  if (info.binary) {
     best = out[0] > 0.5 ? 1 : 0;
   } else {
     for (int k = 1; k < K; k++)

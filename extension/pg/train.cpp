@@ -20,6 +20,7 @@
 
 #include "model.h"
 #include "model_limits.h"
+#include "objective.h"
 #include "params.h"
 #include "trainer.h"
 
@@ -100,6 +101,13 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("parameter \"%s\" must not be null", key)));
         break;
+      case jbvBinary:
+        // C: a JSON array (eval_metric lists) goes to the engine as its JSON text.
+        if (JsonContainerIsArray(v.val.binary.data)) {
+          param_add(out, key, JsonbToCString(nullptr, v.val.binary.data, v.val.binary.len), false);
+          break;
+        }
+        /* fall through */
       default:
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("parameter \"%s\" must be a number, string or boolean, not a JSON "
@@ -294,7 +302,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       max_bin = p.max_bin;
       sample_rows = (size_t)p.bin_sample_rows;
       nthread_requested = p.nthread;
-      memory.num_class = p.objective == gbdt::Objective::kSoftprob && p.num_class > 0 ? p.num_class : 1;
+      memory.num_class = gbdt::objective_info(p.objective).multiclass && p.num_class > 0 ? p.num_class : 1;
       memory.max_depth = p.max_depth;
       memory.max_bin = p.max_bin;
       memory.validation_fraction = p.validation_fraction;
@@ -314,8 +322,10 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   const bool text_target = kind_for_type(tatt->atttypid) == ValKind::kNone &&
                            is_text_label_type(tatt->atttypid);
   ValKind target_kind = text_target ? ValKind::kNone : require_numeric_column(rel, target, "target");
-  const bool classify_objective = objective_kind == gbdt::Objective::kLogistic ||
-                                  objective_kind == gbdt::Objective::kSoftprob;
+  // Class labels go with the objectives that have classes (objective.h).
+  auto is_binary = [](gbdt::Objective o) { return gbdt::objective_info(o).binary; };
+  auto is_multiclass = [](gbdt::Objective o) { return gbdt::objective_info(o).multiclass; };
+  const bool classify_objective = is_binary(objective_kind) || is_multiclass(objective_kind);
   if (text_target) {
     if (objective_given && !classify_objective)
       ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -333,13 +343,14 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                              "distinct values",
                              target, classes.k == 0 ? "no values" :
                              psprintf("the single value '%s'", classes.names[0]))));
-    if (objective_given && objective_kind == gbdt::Objective::kLogistic && classes.k != 2)
+    if (objective_given && is_binary(objective_kind) && classes.k != 2)
       ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                      errmsg("target column \"%s\" has %d distinct values (%s): binary:logistic "
+                      errmsg("target column \"%s\" has %d distinct values (%s): %s "
                              "needs exactly 2",
-                             target, classes.k, quote_class_list(&classes, 10)),
+                             target, classes.k, quote_class_list(&classes, 10),
+                             gbdt::objective_name(objective_kind)),
                       errhint("Pass objective => 'multi:softprob' for %d classes.", classes.k)));
-    if (objective_kind == gbdt::Objective::kSoftprob && num_class_param > 0 &&
+    if (is_multiclass(objective_kind) && num_class_param > 0 &&
         num_class_param != classes.k)
       ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                       errmsg("parameter \"num_class\" = %d but target column \"%s\" has %d "
@@ -350,7 +361,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       objective_kind = classes.k == 2 ? gbdt::Objective::kLogistic : gbdt::Objective::kSoftprob;
       param_add(&params, "objective", gbdt::objective_name(objective_kind), true);
     }
-    if (objective_kind == gbdt::Objective::kSoftprob) memory.num_class = classes.k;
+    if (is_multiclass(objective_kind)) memory.num_class = classes.k;
   }
   if (target_kind == ValKind::kBool && !objective_given) {
     param_add(&params, "objective", "binary:logistic", true);
@@ -404,7 +415,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   if (text_target) {
     appendStringInfo(&why, "target \"%s\" (%s) has %d distinct values (%s)", target,
                      format_type_be(tatt->atttypid), classes.k, quote_class_list(&classes, 10));
-    if (objective_kind == gbdt::Objective::kLogistic)
+    if (is_binary(objective_kind))
       appendStringInfo(&why, "; the positive class is '%s'", classes.names[1]);
   } else if (target_kind == ValKind::kBool) {
     appendStringInfo(&why, "target \"%s\" is boolean (classes false, true)", target);
@@ -437,8 +448,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                                "classes for %s (at most %d)",
                                target, gbdt::kMaxClasses, gbdt::objective_name(objective_kind),
                                gbdt::kMaxClasses)));
-      const bool binary = objective_kind == gbdt::Objective::kLogistic;
-      // binary:logistic with more than 2 values: the engine's error names one.
+      const bool binary = is_binary(objective_kind);
+      // binary:* with more than 2 values: the engine's error names one.
       if (!binary || ls.distinct == 2) {
         if (!binary && num_class_param > 0 && ls.distinct > 0 &&
             !(ls.min == 0 && ls.max == (double)ls.distinct - 1 && ls.all_integer) &&
@@ -512,8 +523,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     n_class_names = classes.k;
     class_names = classes.model_names;
   } else if (target_kind == ValKind::kBool &&
-             (objective_kind == gbdt::Objective::kLogistic ||
-              objective_kind == gbdt::Objective::kSoftprob)) {
+             (is_binary(objective_kind) || is_multiclass(objective_kind))) {
     static const char* bool_names[] = {"false", "true"};
     n_class_names = 2;
     class_names = bool_names;

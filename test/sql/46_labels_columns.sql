@@ -3,7 +3,7 @@
 -- values, one NOTICE tells the objective and the features, the weight
 -- column, date/time columns as features, and the errors of each.
 BEGIN;
-SELECT plan(44);
+SELECT plan(49);
 
 \ir lib/psql_lines.sql
 
@@ -82,6 +82,27 @@ SELECT throws_like($$SELECT gbdt_train('wzero', 'r', ARRAY['x1'], NULL, '{"weigh
                    '%weight column "w" is 0 on every row%', 'all-zero weights');
 SELECT throws_like($$SELECT gbdt_train('l46', 'r', ARRAY['x1'], NULL, '{"weight_column": "nope"}')$$,
                    '%column "nope" of relation "l46" does not exist%', 'unknown weight column');
+-- The weights reach the engine (XGBoost's semantics): a row of weight 0 is
+-- as if it were not there, in the trees, the intercept and the metrics.
+CREATE TEMP TABLE w46 AS SELECT id, x1, x2, r, (id % 2)::float8 AS w0, w FROM l46;
+CREATE TEMP TABLE w46half AS SELECT id, x1, x2, r FROM w46 WHERE w0 = 1;
+INSERT INTO m46 VALUES
+  ('w0', gbdt_train('w46', 'r', ARRAY['x1', 'x2'], 'reg:squarederror', '{"num_round": 10, "weight_column": "w0"}')),
+  ('half', gbdt_train('w46half', 'r', ARRAY['x1', 'x2'], 'reg:squarederror', '{"num_round": 10}')),
+  ('unw', gbdt_train('w46', 'r', ARRAY['x1', 'x2'], 'reg:squarederror', '{"num_round": 10}')),
+  ('w13', gbdt_train('w46', 'r', ARRAY['x1', 'x2'], 'reg:squarederror', '{"num_round": 10, "weight_column": "w"}'));
+SELECT ok((SELECT max(abs(gbdt_predict(pg_temp.m('w0'), t) - gbdt_predict(pg_temp.m('half'), t))) FROM w46 t) < 1e-5,
+          'weight 0 on half the rows: the model trained without those rows');
+SELECT ok((SELECT max(abs(gbdt_predict(pg_temp.m('w13'), t) - gbdt_predict(pg_temp.m('unw'), t))) FROM w46 t) > 1e-3,
+          'weights 1..3 change the predictions');
+SELECT ok(abs((gbdt_model_info(pg_temp.m('w0'))->>'base_score')::float8 - (SELECT avg(r) FROM w46half)) < 1e-5,
+          'the intercept is the weighted label mean');
+SELECT ok(abs((gbdt_model_info(pg_temp.m('w0'))->>'train_metric')::float8
+              - (gbdt_model_info(pg_temp.m('half'))->>'train_metric')::float8) < 1e-5,
+          'the training metric leaves out rows of weight 0');
+SELECT ok(abs((gbdt_model_info(pg_temp.m('w13'))->>'train_metric')::float8
+              - (SELECT sqrt(sum(w * (gbdt_predict(pg_temp.m('w13'), t) - r) ^ 2) / sum(w)) FROM w46 t)) < 1e-4,
+          'the training rmse is weighted (XGBoost''s weighted metrics)');
 
 -- Date and time columns: days since 1970-01-01.
 SELECT is(gbdt_model_info(pg_temp.m('dates'))->'features', '[{"name": "d", "type": "float"}, {"name": "ts", "type": "float"}, {"name": "iv", "type": "float"}]'::jsonb,
