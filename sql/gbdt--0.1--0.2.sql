@@ -22,8 +22,23 @@ COMMENT ON FUNCTION gbdt_predict(gbdt_model, record) IS
 COMMENT ON FUNCTION gbdt_predict(gbdt_model, float8[]) IS
   'Prediction for one feature vector in the model''s feature order (NULL or NaN = missing)';
 
+-- W: gbdt_predict_proba gains a class_name column (a new result type:
+-- dropped and created again), and gbdt_predict_class is new.
+DROP FUNCTION gbdt_predict_proba(gbdt_model, record);
+CREATE FUNCTION gbdt_predict_proba(model gbdt_model, "row" record)
+  RETURNS TABLE(class float8, probability float8, class_name text)
+  AS 'MODULE_PATHNAME', 'gbdt_predict_proba'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 2;
+
 COMMENT ON FUNCTION gbdt_predict_proba(gbdt_model, record) IS
-  'Class probabilities for one row of a classification model, one row per class';
+  'Class probabilities for one row of a classification model, one row per class: class index or label value, probability, and the class name (the text/enum/bool label, or the label value as text)';
+
+CREATE FUNCTION gbdt_predict_class(model gbdt_model, "row" record) RETURNS text
+  AS 'MODULE_PATHNAME', 'gbdt_predict_class'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_predict_class(gbdt_model, record) IS
+  'The most probable class of one row by name: the text, enum or bool label the model was trained on (binary: the second class when its probability > 0.5), else the label value as text';
 
 COMMENT ON FUNCTION gbdt_predict_table(gbdt_model, regclass, text) IS
   'Scores every row of a table or view: (key, prediction), key read from the named column';

@@ -87,12 +87,19 @@ COMMENT ON FUNCTION gbdt_predict(gbdt_model, float8[]) IS
   'Prediction for one feature vector in the model''s feature order (NULL or NaN = missing)';
 
 CREATE FUNCTION gbdt_predict_proba(model gbdt_model, "row" record)
-  RETURNS TABLE(class float8, probability float8)
+  RETURNS TABLE(class float8, probability float8, class_name text)
   AS 'MODULE_PATHNAME', 'gbdt_predict_proba'
   LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 2;
 
 COMMENT ON FUNCTION gbdt_predict_proba(gbdt_model, record) IS
-  'Class probabilities for one row of a classification model, one row per class';
+  'Class probabilities for one row of a classification model, one row per class: class index or label value, probability, and the class name (the text/enum/bool label, or the label value as text)';
+
+CREATE FUNCTION gbdt_predict_class(model gbdt_model, "row" record) RETURNS text
+  AS 'MODULE_PATHNAME', 'gbdt_predict_class'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_predict_class(gbdt_model, record) IS
+  'The most probable class of one row by name: the text, enum or bool label the model was trained on (binary: the second class when its probability > 0.5), else the label value as text';
 
 CREATE FUNCTION gbdt_predict_table(model gbdt_model, relation regclass, key text)
   RETURNS TABLE(key text, prediction float8)

@@ -386,6 +386,19 @@ const ParamDef kParams[] = {
                             "(position-debiased LambdaMART is not implemented)");
      },
      nullptr},
+    // W: sample-weight column of gbdt_train (XGBoost's weight), read by the
+    // glue; recorded only when given (other trainings keep their bytes).
+    {"weight_column", "weight", "string", "a column name (a JSON string)", "none (unweighted)",
+     "Column of row weights (XGBoost's `weight`): numeric, no NULLs, >= 0 and not all zero; "
+     "scales each row's gradient and hessian and its share of the metrics",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
+       if (!kv.is_string || kv.value.empty())
+         throw InvalidInput("parameter \"" + kv.key + "\" must name a column (a JSON string)");
+       p->weight_column = kv.value;
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (!p.weight_column.empty()) r->emplace_back("weight_column", p.weight_column);
+     }},
     // C: objective parameters, recorded for the objectives that use them
     // and whenever set to another value than the default.
     {"huber_slope", "", "number", "> 0", "1",

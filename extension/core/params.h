@@ -80,6 +80,9 @@ struct TrainParams {
   bool ndcg_exp_gain = true;
   bool lambdarank_normalization = true;
   bool lambdarank_score_normalization = true;
+  // W: sample-weight column of gbdt_train (XGBoost's weight); read by the
+  // glue, kept in the model's params when given.
+  std::string weight_column;
 
   double effective_max_delta_step() const {
     if (max_delta_step_set) return max_delta_step;

@@ -96,7 +96,7 @@ bool receive_slot(TupleTableSlot* slot, DestReceiver* self) {
   for (int i = 0; i < r->ncols; i++) {
     const ReaderColumn& c = r->cols[i];
     r->nulls[i] = slot->tts_isnull[i];
-    if (slot->tts_isnull[i] || c.kind == ValKind::kNone) {
+    if (slot->tts_isnull[i] || c.kind == ValKind::kNone || c.kind == ValKind::kArray) {
       r->vals[i] = NAN;
       continue;
     }
@@ -172,7 +172,8 @@ bool plan_fast_scan(const RelInfo* rel, const ReaderColumn* cols, int ncols, Fas
         getTypeOutputInfo(t, &outfn, &varlena);
         fmgr_info(outfn, &fs->outfns[i]);
       }
-    } else if (kind_for_type(t) != cols[i].kind) {
+    } else if (cols[i].kind == ValKind::kArray ? !OidIsValid(get_element_type(t))
+                                               : kind_for_type(t) != cols[i].kind) {
       return false;
     }
     fs->attnums[i] = a->attnum;
@@ -240,7 +241,7 @@ void convert_row(TablePasses* tp) {
     tp->nulls[i] = isnull;
     out->tts_isnull[i] = isnull;
     out->tts_values[i] = d;
-    if (isnull) {
+    if (isnull || c.kind == ValKind::kArray) {  // arrays: expanded by the row function
       tp->vals[i] = NAN;
       continue;
     }

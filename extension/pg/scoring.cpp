@@ -24,8 +24,7 @@ void model_feature_columns(const RelInfo* rel, const gbdt::Model* m, ReaderColum
       ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                       errmsg("column \"%s\" has unsupported type %s", name,
                              format_type_be(a->atttypid)),
-                      errhint("Supported types are smallint, integer, bigint, real, double "
-                              "precision, numeric and boolean.")));
+                      errhint("Supported types are " GBDT_SUPPORTED_TYPES ".")));
     cols[f] = ReaderColumn{name, k, false, false};
   }
 }

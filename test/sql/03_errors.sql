@@ -39,8 +39,8 @@ SELECT throws_like($$SELECT gbdt_train('e_data', 'y', ARRAY['x1', 'nope'])$$,
                    '%column "nope" of relation "e_data" does not exist%', 'unknown feature column');
 SELECT throws_like($$SELECT gbdt_train('e_data', 'y', ARRAY['x1', 'note'])$$,
                    '%column "note" has unsupported type text%', 'unsupported feature type named explicitly');
-SELECT throws_like($$SELECT gbdt_train('e_data', 'note')$$,
-                   '%column "note" has unsupported type text%', 'unsupported target type');
+SELECT throws_like($$SELECT gbdt_train('e_data', 'note', ARRAY['x1'], 'reg:squarederror')$$,
+                   '%target column "note" is text: objective reg:squarederror needs a numeric target%', 'text target on a regression objective');
 SELECT throws_like($$SELECT gbdt_train('e_data', 'y', ARRAY['x1', 'y'])$$,
                    '%column "y" is the target%', 'target listed as a feature');
 SELECT throws_like($$SELECT gbdt_train('no_such_table', 'y')$$,
