@@ -49,9 +49,6 @@ struct LoadSpec {
   size_t sample_rows;  // rows of the cut sample (0 = gbdt::cut_sample_rows)
   int nthread;
   MemoryShape memory;  // for the gbdt.max_memory checks
-  // R: the query-group column (ranking), read as text with every row into
-  // BinnedInput::query_group (train_groups.h); null = none.
-  const char* group_column = nullptr;
   // W: text labels looked up in their classes (null: numeric target), and
   // the weight column (null: none), read after the target.
   const LabelClasses* labels;
@@ -60,6 +57,9 @@ struct LoadSpec {
   // Leave constant columns out (the default feature list) when every row
   // is checked (the relation fits the cut sample).
   bool drop_constant;
+  // R: the query-group column (ranking), read as text with every row into
+  // BinnedInput::query_group (train_groups.h); null = none.
+  const char* group_column = nullptr;
 };
 
 struct LoadResult {
