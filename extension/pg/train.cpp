@@ -396,6 +396,10 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                       errmsg("parameter \"weight_column\" is not supported with init_model yet"),
                       errhint("Continue an unweighted model, or train the weighted model from the start.")));
+    if (group_column != nullptr)
+      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("init_model with a group_column (ranking) is not supported yet"),
+                      errhint("Train the ranking model from the start.")));
     if (text_target)
       ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                       errmsg("init_model with a text target \"%s\" is not supported yet", target),

@@ -1,4 +1,5 @@
 #include "train_continue.h"
+#include "column_checks.h"
 
 #include <cmath>
 #include <string>
@@ -179,6 +180,13 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
   out->rows_read = s.n + s.skipped;
   out->passes = 1;
   out->sample_rows = 0;
+  // Every feature of the init model is kept (no constant-column drop, no
+  // target checks: the features are the init model's).
+  out->checks = (ColumnCheck*)palloc0(sizeof(ColumnCheck) * (fs->n > 0 ? fs->n : 1));
+  out->checked_all_rows = true;
+  out->kept = (int*)palloc(sizeof(int) * (fs->n > 0 ? fs->n : 1));
+  for (int f = 0; f < fs->n; f++) out->kept[f] = f;
+  out->n_kept = fs->n;
   plus->init_margins = o->margins;
 }
 
