@@ -35,6 +35,7 @@
 
 #include "backend.h"
 #include "gradients.h"
+#include "ranking_external.h"
 #include "kernels.cuh"
 #include "tree_growth.h"
 
@@ -214,7 +215,10 @@ class CudaBackend final : public TreeBackend {
   void boost_round(int round, const std::vector<uint8_t>& feature_mask,
                    std::vector<Tree>* out) override {
     auto t0 = Clock::now();
-    compute_gradients();
+    if (data_.external_gradients)
+      external_gradients(round);  // R: ranking
+    else
+      compute_gradients();
     // Row sample of this round (shared by the K trees), ascending row order.
     if (data_.subsample < 1.0) {
       GBDT_LAUNCH(cuda::k_sample_flags, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(
@@ -411,6 +415,23 @@ class CudaBackend final : public TreeBackend {
   }
 
   // ---- gradients ----
+  // R: gradients from BoostData::external_gradients (one output group),
+  // computed and quantized on the host as the CPU backend does.
+  void external_gradients(int round) {
+    ext_.margins.resize(n_);
+    download(ext_.margins.data(), d_margins_.get(), n_, stream_);
+    sync();
+    ext_.g.resize(n_);
+    ext_.h.resize(n_);
+    data_.external_gradients(round, ext_.margins.data(), ext_.g.data(), ext_.h.data());
+    std::vector<GradSum> q(n_);
+    quant_.assign(1, quantize_external(ext_.g.data(), ext_.h.data(), n_, q.data()));
+    upload(d_quant_.get(), quant_.data(), (size_t)1, stream_);
+    upload(d_gpair_.get(), q.data(), n_, stream_);
+    sync();
+  }
+  ExternalGradients ext_;
+
   void compute_gradients() {
     const float* w = data_.weights ? d_weights_.get() : nullptr;
     GBDT_CUDA_CHECK(cudaMemsetAsync(d_maxes_.get(), 0, 2 * (size_t)K_ * 8, stream_));

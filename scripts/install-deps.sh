@@ -17,9 +17,10 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 # Python side: reference implementations for parity tests and benchmarks.
 PY=${PYTHON:-python3}
-if ! $PY -c 'import numpy, xgboost' >/dev/null 2>&1; then
-  $PY -m pip install -q --disable-pip-version-check numpy xgboost-cpu 2>/dev/null \
-    || $PY -m pip install -q --break-system-packages --disable-pip-version-check numpy xgboost-cpu
+# pandas: the categorical interop test scores DataFrames with category columns.
+if ! $PY -c 'import numpy, xgboost, pandas' >/dev/null 2>&1; then
+  $PY -m pip install -q --disable-pip-version-check numpy xgboost-cpu pandas 2>/dev/null \
+    || $PY -m pip install -q --break-system-packages --disable-pip-version-check numpy xgboost-cpu pandas
 fi
 if [ "${GBDT_BENCH_DEPS:-0}" = 1 ] && ! $PY -c 'import lightgbm, pandas, psycopg2' >/dev/null 2>&1; then
   $PY -m pip install -q --disable-pip-version-check lightgbm pandas psycopg2-binary 2>/dev/null \

@@ -51,13 +51,23 @@ COMMENT ON TYPE gbdt_model IS 'A trained gradient-boosted tree model';
 -- Training
 -- ---------------------------------------------------------------------------
 CREATE FUNCTION gbdt_train(relation regclass, target text, features text[] DEFAULT NULL,
-                           objective text DEFAULT NULL, params jsonb DEFAULT '{}')
+                           objective text DEFAULT NULL, params jsonb DEFAULT '{}',
+                           init_model gbdt_model DEFAULT NULL)
   RETURNS gbdt_model
   AS 'MODULE_PATHNAME', 'gbdt_train'
   LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION gbdt_train(regclass, text, text[], text, jsonb) IS
-  'Trains a gradient-boosted tree model on the rows of a table or view';
+COMMENT ON FUNCTION gbdt_train(regclass, text, text[], text, jsonb, gbdt_model) IS
+  'Trains a gradient-boosted tree model on the rows of a table or view; init_model: add num_round rounds to that model (continued training)';
+
+-- Which rows the hashed validation_fraction split holds out (docs/registry.md).
+CREATE FUNCTION gbdt_validation_row(ordinal bigint, fraction float8, seed bigint DEFAULT 0)
+  RETURNS bool
+  AS 'MODULE_PATHNAME', 'gbdt_validation_row'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_validation_row(bigint, float8, bigint) IS
+  'True when row number ordinal (from 0, rows with a non-NULL target in the order gbdt_train reads them) is a validation row of a training with these validation_fraction and seed parameters';
 
 -- ---------------------------------------------------------------------------
 -- Scoring
@@ -77,12 +87,19 @@ COMMENT ON FUNCTION gbdt_predict(gbdt_model, float8[]) IS
   'Prediction for one feature vector in the model''s feature order (NULL or NaN = missing)';
 
 CREATE FUNCTION gbdt_predict_proba(model gbdt_model, "row" record)
-  RETURNS TABLE(class float8, probability float8)
+  RETURNS TABLE(class float8, probability float8, class_name text)
   AS 'MODULE_PATHNAME', 'gbdt_predict_proba'
   LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 2;
 
 COMMENT ON FUNCTION gbdt_predict_proba(gbdt_model, record) IS
-  'Class probabilities for one row of a classification model, one row per class';
+  'Class probabilities for one row of a classification model, one row per class: class index or label value, probability, and the class name (the text/enum/bool label, or the label value as text)';
+
+CREATE FUNCTION gbdt_predict_class(model gbdt_model, "row" record) RETURNS text
+  AS 'MODULE_PATHNAME', 'gbdt_predict_class'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_predict_class(gbdt_model, record) IS
+  'The most probable class of one row by name: the text, enum or bool label the model was trained on (binary: the second class when its probability > 0.5), else the label value as text';
 
 CREATE FUNCTION gbdt_predict_table(model gbdt_model, relation regclass, key text)
   RETURNS TABLE(key text, prediction float8)
@@ -556,10 +573,33 @@ CREATE FUNCTION gbdt_retrain_spec(name text, spec jsonb) RETURNS int
   LANGUAGE plpgsql VOLATILE STRICT
   SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
+DECLARE
+  v_init gbdt_model;
+  v_model gbdt_model;
 BEGIN
   IF jsonb_typeof(spec) <> 'object' OR spec->>'relation' IS NULL OR spec->>'target' IS NULL THEN
     RAISE EXCEPTION 'the training spec of model "%" lacks "relation" or "target"', name
       USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF spec->'continue_from_deployed' = 'true'::jsonb THEN
+    -- gbdt_retrain(name, continue_from_deployed => true): add the spec's
+    -- num_round rounds to the deployed version (continued training).
+    SELECT m.model INTO v_init FROM gbdt_models m WHERE m.name = gbdt_retrain_spec.name AND m.deployed;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'model "%" has no deployed version to continue from', name
+        USING ERRCODE = 'object_not_in_prerequisite_state',
+              HINT = 'Deploy a version with gbdt_deploy(), or retrain without continue_from_deployed.';
+    END IF;
+    v_model := gbdt_train(
+      (spec->>'relation')::regclass,
+      spec->>'target',
+      CASE WHEN jsonb_typeof(spec->'features') = 'array'
+           THEN ARRAY(SELECT jsonb_array_elements_text(spec->'features')) END,
+      spec->>'objective',
+      coalesce(spec->'params', '{}'::jsonb),
+      v_init);
+    RETURN gbdt_save(name, v_model, spec - 'continue_from_deployed' - 'deploy',
+                     coalesce(spec->>'deploy', 'always'));
   END IF;
   RETURN gbdt_train_and_save(
     name,
@@ -585,7 +625,7 @@ CREATE FUNCTION gbdt_registry_retrain_as(owner regrole, name text, spec jsonb) R
 COMMENT ON FUNCTION gbdt_registry_retrain_as(regrole, text, jsonb) IS
   'Registry internal: runs gbdt_retrain_spec as the given role (the caller must be a member of it) in a security-restricted operation';
 
-CREATE FUNCTION gbdt_retrain(name text) RETURNS int
+CREATE FUNCTION gbdt_retrain(name text, continue_from_deployed bool DEFAULT false) RETURNS int
   LANGUAGE plpgsql VOLATILE STRICT
   SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
@@ -606,6 +646,11 @@ BEGIN
     END IF;
     RAISE EXCEPTION 'no model named "%" in the gbdt registry', name USING ERRCODE = 'undefined_object';
   END IF;
+  -- Only the argument chooses continued training, never a stored spec.
+  s := s - 'continue_from_deployed';
+  IF continue_from_deployed THEN
+    s := s || '{"continue_from_deployed": true}'::jsonb;
+  END IF;
   -- Train and save with the owner's rights, never the caller's: a superuser's
   -- nightly job must not read what the owner cannot, and the owner's code
   -- reached by the training must not get the caller's rights back (SET ROLE
@@ -615,8 +660,8 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION gbdt_retrain(text) IS
-  'Re-runs the stored training spec of a model on the current data, with the rights of the name''s owner, and saves (and deploys per the stored strategy) a new version';
+COMMENT ON FUNCTION gbdt_retrain(text, bool) IS
+  'Re-runs the stored training spec of a model on the current data, with the rights of the name''s owner, and saves (and deploys per the stored strategy) a new version; continue_from_deployed: add the spec''s num_round rounds to the deployed version instead of starting over';
 
 -- ---- explanations (issue 13) ----
 
@@ -651,3 +696,11 @@ CREATE FUNCTION gbdt_feature_importance(model gbdt_model, kind text, relation re
 
 COMMENT ON FUNCTION gbdt_feature_importance(gbdt_model, text, regclass) IS
   'Global importance over the rows of a relation: kind ''shap'' = mean |TreeSHAP contribution| per feature (summed over classes), most important first';
+
+CREATE FUNCTION gbdt_evaluate(model gbdt_model, relation regclass, target text, group_column text)
+  RETURNS jsonb
+  AS 'MODULE_PATHNAME', 'gbdt_evaluate_ranking'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gbdt_evaluate(gbdt_model, regclass, text, text) IS
+  'Ranking metrics of a model per query group (group_column): ndcg, ndcg@k, map, map@k, pre@k';

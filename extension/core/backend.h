@@ -3,6 +3,7 @@
 // level on the binned matrix with quantized (integer) gradient sums and decide
 // splits with split_math.h, so they build the same trees.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,13 @@ struct BoostData {
   // categories, 0 for numeric ones; null when no feature is categorical.
   const std::vector<uint32_t>* n_categories = nullptr;
   CatSplitParams cat_split{4, 64};
+  // R: gradients computed outside the backend (ranking.h's LambdaRank, for
+  // objectives whose rows are not independent).  When set (num_group 1),
+  // called once per round on the calling thread with the current training
+  // margins (n_rows); fills n_rows gradients and hessians, which the
+  // backend quantizes with ranking_external.h.
+  std::function<void(int round, const float* margins, double* grad, double* hess)>
+      external_gradients;
 };
 
 class TreeBackend {

@@ -25,6 +25,7 @@
 #include "backend.h"
 #include "categorical_split.h"
 #include "gradients.h"
+#include "ranking_external.h"
 #include "thread_pool.h"
 #include "tree_growth.h"
 
@@ -338,7 +339,10 @@ class CpuBackend final : public TreeBackend {
   void boost_round(int round, const std::vector<uint8_t>& feature_mask,
                    std::vector<Tree>* out) override {
     auto t0 = Clock::now();
-    compute_gradients();
+    if (data_.external_gradients)
+      external_gradients(round);  // R: ranking
+    else
+      compute_gradients();
     t_grad_ += since(t0);
     // Row sample of this round (shared by the K trees).
     n_sampled_ = 0;
@@ -376,6 +380,15 @@ class CpuBackend final : public TreeBackend {
     *g = v[0];
     *h = v[1];
   }
+
+  // R: gradients from BoostData::external_gradients (one output group).
+  void external_gradients(int round) {
+    ext_.g.resize(n_);
+    ext_.h.resize(n_);
+    data_.external_gradients(round, margins_.data(), ext_.g.data(), ext_.h.data());
+    quant_.assign(1, quantize_external(ext_.g.data(), ext_.h.data(), n_, gpair_.data()));
+  }
+  ExternalGradients ext_;
 
   void compute_gradients() {
     static_assert(sizeof(GradSum) == 2 * sizeof(double), "gradient slot holds two doubles");

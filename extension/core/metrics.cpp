@@ -9,12 +9,16 @@
 #include "common.h"
 #include "model.h"
 #include "objective.h"
+#include "ranking.h"
 
 namespace gbdt {
 
 std::string default_metric(Objective obj) { return objective_info(obj).default_metric; }
 
-bool metric_higher_is_better(const std::string& name) { return name == "auc"; }
+// auc and (R) the ranking metrics ndcg, map, pre (ranking_metrics.cpp).
+bool metric_higher_is_better(const std::string& name) {
+  return name == "auc" || is_rank_metric(name);
+}
 
 namespace {
 

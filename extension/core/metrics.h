@@ -29,7 +29,7 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
                       const float* labels, size_t n, const float* w, const MetricParams& mp);
 // The metric XGBoost uses by default for the objective.
 std::string default_metric(Objective obj);
-// Whether larger is better (auc) or smaller is better (the rest).
+// Whether larger is better (auc, ndcg, map, pre) or smaller is better (the rest).
 bool metric_higher_is_better(const std::string& name);
 // gbdt_evaluate: rmse/mae (+ poisson-nloglik) for regression, auc/logloss/
 // accuracy for binary, mlogloss/accuracy for multiclass.

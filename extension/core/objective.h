@@ -8,11 +8,14 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "params.h"
 
 namespace gbdt {
+
+class JsonRef;  // json_parse.h
 
 // How a base_score given in prediction space maps to a margin.
 enum class Link { kIdentity, kLogit, kLog };
@@ -51,6 +54,25 @@ struct ObjectiveInfo {
   double param_default = 0;
   bool xgb_param_array = false;
   bool import_param = false;
+  // R: learning to rank (objective_ranking.cpp, ranking.h): the rows come
+  // in query groups (group_column), the gradients are LambdaMART's computed
+  // on the host (BoostData::external_gradients) and the metrics (ndcg, map,
+  // pre) are per group.
+  bool ranking = false;
+  // The default metric when it depends on the parameters (null:
+  // default_metric).
+  std::string (*default_metric_of)(const TrainParams& p) = nullptr;
+  // A label check that depends on the parameters (null: label_ok);
+  // throws InvalidInput naming the target column.
+  void (*check_labels)(const float* y, size_t n, const TrainParams& p,
+                       const std::string& target) = nullptr;
+  // XGBoost JSON of objectives with several parameters (null: the one
+  // parameter above): the members after "name" of the "objective" object
+  // from the model's params, and the params an import records from it.
+  std::string (*xgb_objective_json)(const std::vector<std::pair<std::string, std::string>>& params) =
+      nullptr;
+  void (*xgb_import_params)(const JsonRef& objective,
+                            std::vector<std::pair<std::string, std::string>>* params) = nullptr;
 };
 
 // The description of a code (throws std::logic_error for an unknown code).
@@ -84,5 +106,6 @@ extern const ObjectiveInfo kObjSquaredError, kObjAbsoluteError, kObjPseudoHuber,
 extern const ObjectiveInfo kObjPoisson, kObjGamma, kObjTweedie;  // objective_positive.cpp
 extern const ObjectiveInfo kObjLogistic, kObjLogitRaw, kObjHinge;  // objective_binary.cpp
 extern const ObjectiveInfo kObjSoftprob, kObjSoftmax;     // objective_multiclass.cpp
+extern const ObjectiveInfo kObjRankPairwise, kObjRankNDCG, kObjRankMap;  // objective_ranking.cpp
 
 }  // namespace gbdt

@@ -14,7 +14,8 @@ const std::vector<const ObjectiveInfo*>& all_objectives() {
   static const std::vector<const ObjectiveInfo*> k = {
       &kObjSquaredError, &kObjLogistic,  &kObjSoftprob,   &kObjPoisson, &kObjAbsoluteError,
       &kObjPseudoHuber,  &kObjQuantile,  &kObjSquaredLog, &kObjGamma,   &kObjTweedie,
-      &kObjLogitRaw,     &kObjHinge,     &kObjSoftmax};
+      &kObjLogitRaw,     &kObjHinge,     &kObjSoftmax,
+      &kObjRankPairwise, &kObjRankNDCG,  &kObjRankMap};
   return k;
 }
 

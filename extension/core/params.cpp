@@ -10,6 +10,7 @@
 #include "model_limits.h"
 #include "objective.h"
 #include "category_params.h"  // B
+#include "ranking.h"
 
 namespace gbdt {
 
@@ -57,7 +58,7 @@ bool is_known_metric(const std::string& m) {
       return true;
     }
   }
-  return false;
+  return is_rank_metric(m);  // R: ndcg, ndcg@k, map, map@k, pre, pre@k
 }
 
 std::vector<std::string> split_metrics(const std::string& list) {
@@ -132,6 +133,15 @@ struct ParamDef {
   get_real(kv, lo, hi, lo_open, hi_open, d.range)
 
 bool uses(const TrainParams& p, Objective o) { return p.objective == o; }
+
+// R: the ranking parameters' booleans.
+bool rank_bool(const ParamKV& kv) {
+  const std::string& v = kv.value;
+  if (v == "true" || v == "1" || v == "on" || v == "yes") return true;
+  if (v == "false" || v == "0" || v == "off" || v == "no") return false;
+  throw InvalidInput("parameter \"" + kv.key + "\" must be a boolean (true or false), got \"" + v +
+                     "\"");
+}
 
 const ParamDef kParams[] = {
     {"objective", "", "string", "", "inferred (see Objectives)",
@@ -235,9 +245,24 @@ const ParamDef kParams[] = {
      [](const TrainParams& p, KVList* r) {
        if (p.validation_fraction > 0) r->emplace_back("validation_fraction", fmt(p.validation_fraction));
      }},
+    // V: validation rows from a relation of the user's (read by the glue).
+    {"validation_relation", "", "string",
+     "a table or view name (a JSON string); not with `validation_fraction`", "none",
+     "A table or view of validation rows (same target and feature columns) instead of "
+     "`validation_fraction`: metrics per round, early stopping",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
+       if (!kv.is_string || kv.value.empty())
+         throw InvalidInput("parameter \"validation_relation\" must be a relation name (a JSON "
+                            "string), got " + kv.value);
+       p->validation_relation = kv.value;
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (!p.validation_relation.empty())
+         r->emplace_back("validation_relation", p.validation_relation);
+     }},
     {"early_stopping_rounds", "", "integer", "an integer in [0, 100000]", "0",
      "Stop after this many rounds without improvement of the last `eval_metric` (0 = off); "
-     "needs `validation_fraction` > 0",
+     "needs `validation_fraction` > 0 or a `validation_relation`",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        p->early_stopping_rounds = (int)get_int(kv, 0, 100000, d.range);
      },
@@ -246,8 +271,9 @@ const ParamDef kParams[] = {
          r->emplace_back("early_stopping_rounds", std::to_string(p.early_stopping_rounds));
      }},
     {"eval_metric", "", "list",
-     "rmse, mae, logloss, auc, error, mlogloss, merror, poisson-nloglik, error@t, rmsle, mape, "
-     "mphe, quantile, gamma-deviance, gamma-nloglik, tweedie-nloglik@p",
+     "rmse, mae, logloss, auc, error, error@t, mlogloss, merror, poisson-nloglik, rmsle, mape, "
+     "mphe, quantile, gamma-deviance, gamma-nloglik, tweedie-nloglik@p, ndcg, ndcg@k, map, map@k, "
+     "pre, pre@k",
      "the objective's (see Objectives)",
      "Metrics computed per round: one name, a comma-separated list or a JSON array; early "
      "stopping follows the last",
@@ -323,6 +349,96 @@ const ParamDef kParams[] = {
      },
      [](const TrainParams& p, KVList* r) {
        if (p.max_cat_threshold != 64) r->emplace_back("max_cat_threshold", std::to_string(p.max_cat_threshold));
+     }},
+    // R: learning to rank (objective_ranking.cpp), recorded for the ranking
+    // objectives only (XGBoost's LambdaRankParam names and defaults).
+    {"group_column", "qid_column", "string", "a non-empty column name", "none",
+     "The column identifying the query group of each row; needs a ranking objective (`rank:ndcg` "
+     "is the default with it). Rows of a group need not be contiguous",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
+       if (kv.value.empty())
+         throw InvalidInput("parameter \"" + kv.key +
+                            "\" must be the name of the query-group column (a non-empty string)");
+       p->group_column = kv.value;
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (is_rank_objective(p.objective) && !p.group_column.empty())
+         r->emplace_back("group_column", p.group_column);
+     }},
+    {"lambdarank_pair_method", "", "string", "topk or mean", "topk",
+     "Pairs of the ranking objectives: `topk`, each of the top documents with every document "
+     "below it; `mean`, random partners per document",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       if (kv.value != "topk" && kv.value != "mean")
+         throw InvalidInput("parameter \"lambdarank_pair_method\" = \"" + kv.value +
+                            "\" is not supported: must be " + d.range);
+       p->rank_pair_topk = kv.value == "topk";
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (is_rank_objective(p.objective))
+         r->emplace_back("lambdarank_pair_method", p.rank_pair_topk ? "topk" : "mean");
+     }},
+    {"lambdarank_num_pair_per_sample", "", "integer", "an integer in [1, 1000000]",
+     "32 for topk, 1 for mean",
+     "`topk`: the truncation (documents at the top); `mean`: the pairs per document",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       bool ok = false;
+       double v = parse_number_text(kv.value, &ok);
+       if (!ok || v != std::floor(v) || v < 1 || v > 1000000)
+         throw InvalidInput("parameter \"lambdarank_num_pair_per_sample\" = " + kv.value +
+                            " is out of range: must be " + d.range);
+       p->rank_num_pair = (int)v;
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (is_rank_objective(p.objective))
+         r->emplace_back("lambdarank_num_pair_per_sample",
+                         std::to_string(rank_params_of(p).num_pair));
+     }},
+    {"ndcg_exp_gain", "", "boolean", "true or false", "true",
+     "NDCG gain 2^relevance - 1 (relevance degrees 0 to 31); false: the relevance itself",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) { p->ndcg_exp_gain = rank_bool(kv); },
+     [](const TrainParams& p, KVList* r) {
+       if (is_rank_objective(p.objective))
+         r->emplace_back("ndcg_exp_gain", p.ndcg_exp_gain ? "true" : "false");
+     }},
+    {"lambdarank_normalization", "", "boolean", "true or false", "true",
+     "Normalize the lambda gradients by the number of pairs",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
+       p->lambdarank_normalization = rank_bool(kv);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (is_rank_objective(p.objective) && !p.lambdarank_normalization)
+         r->emplace_back("lambdarank_normalization", "false");
+     }},
+    {"lambdarank_score_normalization", "", "boolean", "true or false", "true",
+     "Normalize the pair's delta metric by the difference of the scores",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
+       p->lambdarank_score_normalization = rank_bool(kv);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (is_rank_objective(p.objective) && !p.lambdarank_score_normalization)
+         r->emplace_back("lambdarank_score_normalization", "false");
+     }},
+    {"lambdarank_unbiased", "", "boolean", "only false", "false",
+     "Position-debiased LambdaMART is not implemented; only false is accepted",
+     [](const ParamKV& kv, const ParamDef&, TrainParams*) {
+       if (rank_bool(kv))
+         throw InvalidInput("parameter \"lambdarank_unbiased\" = true is not supported: only false "
+                            "(position-debiased LambdaMART is not implemented)");
+     },
+     nullptr},
+    // W: sample-weight column of gbdt_train (XGBoost's weight), read by the
+    // glue; recorded only when given (other trainings keep their bytes).
+    {"weight_column", "weight", "string", "a column name (a JSON string)", "none (unweighted)",
+     "Column of row weights (XGBoost's `weight`): numeric, no NULLs, >= 0 and not all zero; "
+     "scales each row's gradient and hessian and its share of the metrics",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
+       if (!kv.is_string || kv.value.empty())
+         throw InvalidInput("parameter \"" + kv.key + "\" must name a column (a JSON string)");
+       p->weight_column = kv.value;
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (!p.weight_column.empty()) r->emplace_back("weight_column", p.weight_column);
      }},
     // C: objective parameters, recorded for the objectives that use them
     // and whenever set to another value than the default.

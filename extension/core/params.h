@@ -22,9 +22,13 @@ enum class Objective : int32_t {
   kLogitRaw = 10,      // binary:logitraw
   kHinge = 11,         // binary:hinge
   kSoftmax = 12,       // multi:softmax (trains like softprob, predicts the class)
+  // R: learning to rank (objective_ranking.cpp, ranking.h).
+  kRankPairwise = 13,  // rank:pairwise
+  kRankNDCG = 14,      // rank:ndcg
+  kRankMap = 15,       // rank:map
 };
 // Number of objective codes (stored models hold a code below this).
-constexpr int kNumObjectives = 13;
+constexpr int kNumObjectives = 16;
 
 const char* objective_name(Objective o);
 // Returns false when the name is not a supported objective.
@@ -55,6 +59,9 @@ struct TrainParams {
   uint64_t seed = 0;
   int nthread = 0;               // 0 = all cores
   double validation_fraction = 0.0;
+  // V: validation rows from a relation of the user's (its name as given;
+  // read by the PostgreSQL glue).  Exclusive with validation_fraction.
+  std::string validation_relation;
   int early_stopping_rounds = 0; // 0 = off
   std::string eval_metric;       // empty = objective's default; a comma-separated list
   std::string device = "";       // "", "auto", "cpu", "cuda"
@@ -73,6 +80,18 @@ struct TrainParams {
   double quantile_alpha = 0.5;          // reg:quantileerror, metric quantile
   double tweedie_variance_power = 1.5;  // reg:tweedie, in [1, 2)
   double scale_pos_weight = 1.0;        // binary objectives: weight of label 1
+  // R: learning to rank (ranking_params.cpp).  group_column names the
+  // query-group column (read by the PostgreSQL glue); the rest are
+  // XGBoost's LambdaRankParam with its defaults.
+  std::string group_column;
+  bool rank_pair_topk = true;       // lambdarank_pair_method: topk (true) or mean
+  int rank_num_pair = 0;            // lambdarank_num_pair_per_sample; 0 = not set (32 topk, 1 mean)
+  bool ndcg_exp_gain = true;
+  bool lambdarank_normalization = true;
+  bool lambdarank_score_normalization = true;
+  // W: sample-weight column of gbdt_train (XGBoost's weight); read by the
+  // glue, kept in the model's params when given.
+  std::string weight_column;
 
   double effective_max_delta_step() const {
     if (max_delta_step_set) return max_delta_step;

@@ -9,9 +9,11 @@
 #include "backend.h"
 #include "binned_matrix.h"
 #include "categorical_input.h"
+#include "continue_training.h"
 #include "gradients.h"
 #include "metrics.h"
 #include "model_limits.h"
+#include "ranking.h"
 #include "objective.h"
 
 namespace gbdt {
@@ -92,6 +94,7 @@ void resolve_objective(const float* y, size_t n, const std::string& target, Trai
     for (int c = 0; c < p->num_class; ++c) class_labels->push_back(c);
     return;
   }
+  if (oi.check_labels) oi.check_labels(y, n, *p, target);  // R: ranking (after prepare_ranking)
   if (oi.label_ok)
     for (size_t i = 0; i < n; ++i)
       if (!oi.label_ok(y[i]))
@@ -207,7 +210,7 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
   const ObjectiveInfo& oi = objective_info(p.objective);
   std::vector<std::string> r;
   if (p.eval_metric.empty()) {
-    std::string d = oi.default_metric;
+    std::string d = oi.default_metric_of ? oi.default_metric_of(p) : std::string(oi.default_metric);
     if (p.objective == Objective::kTweedie) {
       std::ostringstream o;
       o << d << '@' << p.tweedie_variance_power;
@@ -276,18 +279,18 @@ namespace {
 
 // Rows moved out of the binned input for validation (in place; the
 // training rows keep their order).
-struct ValidationSplit {
-  BinnedMatrix matrix;
-  std::vector<float> labels;
-  std::vector<float> weights;  // empty = unweighted
-};
+using ValidationSplit = ValidationRows;  // matrix, labels, weights (empty = unweighted)
 
 void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v) {
   if (p.validation_fraction <= 0) return;
   const size_t n_all = in->matrix.n_rows;
   const size_t d = (size_t)in->matrix.n_features;
+  // R: with query groups, whole groups go to validation (hashed by group).
+  const bool by_group = !in->query_group.empty();
+  auto key = [&](size_t r) -> uint64_t { return by_group ? in->query_group[r] : r; };
   size_t n_valid = 0;
-  for (size_t r = 0; r < n_all; ++r) n_valid += is_validation_row(p.seed, r, p.validation_fraction);
+  for (size_t r = 0; r < n_all; ++r)
+    n_valid += is_validation_row(p.seed, key(r), p.validation_fraction);
   if (n_valid == 0 || n_valid == n_all)
     throw InvalidInput("validation_fraction = " + fmtd(p.validation_fraction) + " leaves " +
                        std::to_string(n_all - n_valid) + " training and " +
@@ -302,20 +305,76 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
   uint8_t* bins = in->matrix.bins.data();
   size_t w = 0, k = 0;
   for (size_t r = 0; r < n_all; ++r) {
-    if (is_validation_row(p.seed, r, p.validation_fraction)) {
+    if (is_validation_row(p.seed, key(r), p.validation_fraction)) {
       std::copy(bins + r * d, bins + (r + 1) * d, v->matrix.bins.data() + k * d);
       if (weighted) v->weights[k] = in->weights[r];
+      if (by_group) v->query_group.push_back(in->query_group[r]);
       v->labels[k++] = in->labels[r];
     } else {
       if (w != r) std::copy(bins + r * d, bins + (r + 1) * d, bins + w * d);
       if (weighted) in->weights[w] = in->weights[r];
+      if (by_group) in->query_group[w] = in->query_group[r];
       in->labels[w++] = in->labels[r];
     }
   }
+  if (by_group) in->query_group.resize(w);
   in->matrix.n_rows = w;
   in->matrix.bins.resize(w * d);
   in->labels.resize(w);
   if (weighted) in->weights.resize(w);
+}
+
+// ---- V: the user's validation rows, continued training ----
+
+// The user's validation rows (a validation relation): as many features as
+// the training, at least one row, labels finite and fitting the objective.
+void check_validation_rows(const ValidationRows& v, int d, const std::string& target,
+                           const TrainParams& p, const std::vector<double>* class_labels) {
+  if (v.matrix.n_features != d || v.labels.size() != v.matrix.n_rows)
+    throw std::logic_error("validation rows do not match the training features");
+  if (v.matrix.n_rows == 0)
+    throw InvalidInput("parameter \"validation_relation\": the relation has no rows with a "
+                       "non-NULL target \"" + target + "\"");
+  for (float y : v.labels)
+    if (!std::isfinite(y))
+      throw InvalidInput("target column \"" + target + "\" of the validation_relation contains " +
+                         fmtd(y) + ": labels must be finite");
+  TrainParams q = p;  // objective resolved: only checks the labels
+  std::vector<double> unused;
+  try {
+    resolve_objective(v.labels.data(), v.labels.size(), target, &q, &unused);
+  } catch (const InvalidInput& e) {
+    throw InvalidInput(std::string("validation_relation: ") + e.what());
+  }
+  (void)class_labels;
+}
+
+// Continued training: the init model's trees come first and the training
+// rows' margins start from its predictions (floats given by the loader, or
+// the rows' bins, which give the same leaves for values below the last cut).
+void start_from_init_model(const Model& init, const BinnedMatrix& bins,
+                           const std::vector<float>* given, std::vector<float>* margins,
+                           Model* m) {
+  const size_t n = bins.n_rows;
+  const int d = bins.n_features, K = init.num_output_group;
+  m->trees = init.trees;
+  m->tree_group = init.tree_group;
+  if (given != nullptr) {
+    if (given->size() != n * (size_t)K)
+      throw std::logic_error("init margins do not match the training rows");
+    *margins = *given;
+    return;
+  }
+  std::vector<int> missing_bin((size_t)d);
+  for (int f = 0; f < d; ++f) missing_bin[f] = init.cuts.nbins(f);
+  for (size_t r = 0; r < n; ++r) {
+    float* a = &(*margins)[r * K];
+    for (int k = 0; k < K; ++k) a[k] = (float)init.base_margin[k];
+    for (size_t t = 0; t < init.trees.size(); ++t) {
+      const Tree& tr = init.trees[t];
+      a[init.tree_group[t]] += tr.value[tr.leaf_of_bins(&bins.bins[r * d], missing_bin.data())];
+    }
+  }
 }
 
 // One training on the device that `p` / `hooks` select, on the training
@@ -325,7 +384,8 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
 // the model's.
 Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParams p,
                  const std::vector<double>& class_labels, const TrainHooks& hooks,
-                 bool* on_cuda) {
+                 const TrainExtras& extras, bool* on_cuda) {
+  const Model* init = extras.init_model;  // continued training (V)
   const int d = in.matrix.n_features;
   const size_t n = in.matrix.n_rows;
   const size_t n_valid = valid.matrix.n_rows;
@@ -345,9 +405,16 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       category_counts(in.feature_names, m.feature_types, in.categories);
   const ObjectiveInfo& oi = objective_info(p.objective);
   const float* w = in.weights.empty() ? nullptr : in.weights.data();
-  m.base_margin = estimate_base_margin(p, y, w, n, K);
-  m.base_score = margin_to_base_score(oi, m.base_margin[0]);
+  if (init != nullptr) {
+    m.base_margin = init->base_margin;
+    m.base_score = init->base_score;
+  } else {
+    m.base_margin = estimate_base_margin(p, y, w, n, K);
+    m.base_score = margin_to_base_score(oi, m.base_margin[0]);
+  }
   m.params = params_to_kv(p);
+  const int init_rounds = init != nullptr ? init->num_rounds() : 0;
+  if (init != nullptr) m.params.emplace_back("init_model_rounds", std::to_string(init_rounds));
   m.report.rows_used = n;
   m.report.rows_skipped = in.rows_skipped;
   m.report.rows_validation = n_valid;
@@ -360,6 +427,15 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   const std::vector<std::string> metrics = resolve_metrics(p);
   const size_t M = metrics.size();
   for (size_t i = 0; i < M; ++i) m.report.eval_metric += (i ? "," : "") + metrics[i];
+  // R: ranking metrics (ndcg, map, pre) are computed per query group.
+  const bool ranking = oi.ranking;
+  auto metric_of = [&](const std::string& name, const double* pred, const float* labels,
+                       size_t nr, const float* mw, const std::vector<uint32_t>& groups,
+                       const MetricParams& mp) {
+    if (ranking)
+      return rank_metric_codes(name, groups.data(), nr, pred, labels, p.ndcg_exp_gain);
+    return compute_metric(name, p.objective, K, pred, labels, nr, mw, mp);
+  };
   MetricParams mp;
   mp.huber_slope = p.huber_slope;
   mp.quantile_alpha = p.quantile_alpha;
@@ -427,6 +503,16 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.budget = hooks.budget;
   if (!n_categories.empty()) bd.n_categories = &n_categories;
   bd.cat_split = CatSplitParams{p.max_cat_to_onehot, p.max_cat_threshold};
+  std::unique_ptr<LambdaRank> lambdarank;  // R: ranking gradients on the host
+  if (ranking) {
+    lambdarank.reset(new LambdaRank(p.objective, rank_params_of(p),
+                                    make_query_groups(in.query_group.data(), n), y, p.seed,
+                                    nthread));
+    LambdaRank* lr = lambdarank.get();
+    bd.external_gradients = [lr](int round, const float* mg, double* g, double* h) {
+      lr->gradients(round, mg, g, h);
+    };
+  }
 
   std::string device = p.device.empty() ? hooks.default_device : p.device;
   std::unique_ptr<TreeBackend> backend;
@@ -447,15 +533,26 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   m.report.backend = backend->name();
 
   std::vector<float> margins(n * (size_t)K);
-  for (size_t r = 0; r < n; ++r)
-    for (int k = 0; k < K; ++k) margins[r * K + k] = (float)m.base_margin[k];
+  if (init != nullptr) {
+    start_from_init_model(*init, in.matrix, extras.init_margins, &margins, &m);
+  } else {
+    for (size_t r = 0; r < n; ++r)
+      for (int k = 0; k < K; ++k) margins[r * K + k] = (float)m.base_margin[k];
+  }
   backend->init(bd, margins);
 
   // Validation rows: margins kept up to date by scoring each new tree.
   std::vector<double> vmargin(n_valid * (size_t)K);
-  for (size_t i = 0; i < n_valid; ++i)
-    for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
+  if (init != nullptr && n_valid > 0) {
+    // The init model's rounds, scored on the validation rows: the history
+    // has one value per round of the whole model.
+    init_model_validation(*init, valid, metrics, mp, &vmargin, &m.report.validation_metric);
+  } else {
+    for (size_t i = 0; i < n_valid; ++i)
+      for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
+  }
   std::vector<double> vpred(vmargin.size());
+  // Higher is better for auc and the ranking metrics (metrics.cpp).
   const bool higher = metric_higher_is_better(metrics.back());
   const float* vw = valid.weights.empty() ? nullptr : valid.weights.data();
   double best = 0;
@@ -467,7 +564,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     check_cancel(hooks.cancel);
     std::vector<Tree> trees;
     if (oi.leaf_quantile) backend->margins(&before);
-    backend->boost_round(round, feature_mask_for(round, d, p), &trees);
+    // Rounds are numbered after the init model's (sampling seeds).
+    backend->boost_round(init_rounds + round, feature_mask_for(init_rounds + round, d, p), &trees);
     if (oi.leaf_quantile) {
       refit_leaves(in.matrix, missing_bin, y, w, before, oi.leaf_quantile(p), p.eta, &trees[0],
                    &margins);
@@ -501,7 +599,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       double v = 0;
       std::string line;
       for (const std::string& name : metrics) {
-        v = compute_metric(name, p.objective, K, vpred.data(), valid.labels.data(), n_valid, vw, mp);
+        v = metric_of(name, vpred.data(), valid.labels.data(), n_valid, vw, valid.query_group, mp);
         m.report.validation_metric.push_back(v);
         line += (line.empty() ? "" : ", ") + name + " = " + fmtd(v);
       }
@@ -519,8 +617,10 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   }
   m.report.seconds_train = since(tt);
   if (p.early_stopping_rounds > 0 && best_round >= 0) {
-    m.report.best_iteration = best_round;
-    size_t keep = (size_t)(best_round + 1) * K;
+    // Counted over the whole model (XGBoost); the init model's rounds are
+    // always kept.
+    m.report.best_iteration = init_rounds + best_round;
+    size_t keep = (size_t)(init_rounds + best_round + 1) * K;
     m.trees.resize(keep);
     m.tree_group.resize(keep);
   }
@@ -548,14 +648,23 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   }
   for (size_t r = 0; r < n; ++r) eval_transform(oi, m, &pred[r * K]);
   for (const std::string& name : metrics)
-    m.report.train_metric.push_back(compute_metric(name, p.objective, K, pred.data(), y, n, w, mp));
+    m.report.train_metric.push_back(metric_of(name, pred.data(), y, n, w, in.query_group, mp));
   return m;
 }
 
 }  // namespace
 
+bool hashed_validation_row(uint64_t seed, uint64_t row, double fraction) {
+  return is_validation_row(seed, row, fraction);
+}
+
 Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
                    const std::string& target_name) {
+  return train_binned(std::move(in), p, hooks, target_name, TrainExtras());
+}
+
+Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
+                   const std::string& target_name, const TrainExtras& extras) {
   const int d = in.matrix.n_features;
   const size_t n_all = in.matrix.n_rows;
   if (d == 0) throw InvalidInput("no feature columns to train on");
@@ -572,16 +681,38 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
     if (!std::isfinite(in.labels[i]))
       throw InvalidInput("target column \"" + target_name + "\" contains " + fmtd(in.labels[i]) +
                          ": labels must be finite");
+  if (!in.query_group.empty() && in.query_group.size() != n_all)
+    throw std::logic_error("train_binned: query_group does not match the matrix");
+  // R: ranking objective, group_column and relevance labels.
+  prepare_ranking(&p, in.labels.data(), n_all, !in.query_group.empty(), target_name);
+  // XGBoost weighs ranking by query group; the LambdaMART gradients here
+  // take no row weights, so a weight column is refused rather than ignored.
+  if (is_rank_objective(p.objective) && !in.weights.empty())
+    throw InvalidInput(std::string("a weight column is not supported with the ranking "
+                                   "objective ") + objective_name(p.objective) +
+                       ": train without weights");
   // The objective is inferred from, and the labels checked on, every row.
   std::vector<double> class_labels;
+  check_validation_params(p);
+  if (extras.init_model != nullptr) check_init_model(*extras.init_model, in.feature_names, &p);
   resolve_objective(in.labels.data(), n_all, target_name, &p, &class_labels);
+  if (extras.init_model != nullptr) class_labels = extras.init_model->class_labels;
   ValidationSplit valid;
-  split_validation(p, &in, &valid);
+  if (extras.validation != nullptr) {
+    if (p.validation_fraction > 0)
+      throw InvalidInput("parameters \"validation_relation\" and \"validation_fraction\" both "
+                         "choose the validation rows: give only one of them");
+    check_validation_rows(*extras.validation, d, target_name, p, &class_labels);
+    valid = std::move(*extras.validation);
+  } else {
+    split_validation(p, &in, &valid);
+  }
   if (p.early_stopping_rounds > 0 && valid.matrix.n_rows == 0)
-    throw InvalidInput("parameter \"early_stopping_rounds\" needs validation_fraction > 0");
+    throw InvalidInput("parameter \"early_stopping_rounds\" needs validation_fraction > 0 "
+                       "or a validation_relation");
   bool on_cuda = false;
   try {
-    return train_once(in, valid, p, class_labels, hooks, &on_cuda);
+    return train_once(in, valid, p, class_labels, hooks, extras, &on_cuda);
   } catch (const Cancelled&) {
     throw;
   } catch (const InvalidInput&) {
@@ -594,7 +725,7 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
     if (!on_cuda || device != "auto") throw;
     if (hooks.notice) hooks.notice(std::string("gbdt: training on the CPU: ") + e.what());
     p.device = "cpu";
-    return train_once(in, valid, p, class_labels, hooks, &on_cuda);
+    return train_once(in, valid, p, class_labels, hooks, extras, &on_cuda);
   }
 }
 
@@ -615,6 +746,7 @@ BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int
   b.categories = in.categories;
   b.rows_skipped = in.rows_skipped;
   b.seconds_load = in.seconds_load;
+  if (in.query_group) b.query_group.assign(in.query_group, in.query_group + in.features.n_rows);
   return b;
 }
 

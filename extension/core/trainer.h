@@ -26,6 +26,9 @@ struct TrainInput {
   std::vector<std::vector<std::string>> categories;
   uint64_t rows_skipped = 0;               // NULL labels, for the report
   double seconds_load = 0;                 // for the report
+  // R: query group of each row (dense codes 0.., first appearance order),
+  // for the ranking objectives; null = no groups.
+  const uint32_t* query_group = nullptr;
 };
 
 // Training data already binned (the streaming loader's output): cuts whose
@@ -43,6 +46,8 @@ struct BinnedInput {
   uint64_t rows_skipped = 0;
   double seconds_load = 0;
   double seconds_bin = 0;
+  // R: query group code of each row (ranking), or empty.
+  std::vector<uint32_t> query_group;
 };
 
 struct TrainHooks {
@@ -101,6 +106,39 @@ BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int
 // in place).  train_model() bins its float input and calls this.
 Model train_binned(BinnedInput&& in, TrainParams params, const TrainHooks& hooks,
                    const std::string& target_name = "label");
+
+// ---- V: the user's validation rows and continued training ----
+
+// Validation rows binned with the training cuts (the hashed
+// validation_fraction split, or a validation relation of the user's).
+struct ValidationRows {
+  BinnedMatrix matrix;
+  std::vector<float> labels;
+  std::vector<float> weights;  // empty = unweighted (a validation relation is unweighted)
+  std::vector<float> x;  // row-major floats, kept for a continued training (or empty)
+  std::vector<uint32_t> query_group;  // R: ranking (query group code per row, or empty)
+};
+
+// What a training may start from besides its rows (continue_training.h).
+struct TrainExtras {
+  // Continued training (XGBoost's xgb_model): the rows are binned with this
+  // model's cuts, its trees come first, margins start from its predictions,
+  // rounds are numbered after its rounds.  Checked by check_init_model().
+  const Model* init_model = nullptr;
+  // The user's validation rows (instead of validation_fraction); consumed.
+  ValidationRows* validation = nullptr;
+  // init_model's margins on the training rows (n x K, predict_margin_row's
+  // values on the rows' floats); null: computed on the bins.
+  const std::vector<float>* init_margins = nullptr;
+};
+
+Model train_binned(BinnedInput&& in, TrainParams params, const TrainHooks& hooks,
+                   const std::string& target_name, const TrainExtras& extras);
+
+// Whether row `row` (0-based, among the rows with a target, in the order
+// they are read) is a validation row of validation_fraction = `fraction`
+// with `seed` (SQL: gbdt_validation_row).
+bool hashed_validation_row(uint64_t seed, uint64_t row, double fraction);
 
 int default_nthread();
 

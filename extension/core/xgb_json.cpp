@@ -252,7 +252,9 @@ std::string export_xgboost_json(const Model& m) {
     << "\",\"boost_from_average\":\"1\",\"num_class\":\"" << (multi ? K : 0)
     << "\",\"num_feature\":\"" << d << "\",\"num_target\":\"1\"},\"objective\":{\"name\":\""
     << xgb_objective(m.objective) << "\",";
-  if (oi.xgb_param_object) {
+  if (oi.xgb_objective_json) {
+    o << oi.xgb_objective_json(m.params);  // R: the ranking objectives' lambdarank_param
+  } else if (oi.xgb_param_object) {
     // The parameter's value: the model's record of it (num_class: K), else
     // the default; XGBoost writes it as a string (an array for quantiles).
     std::string v;
@@ -627,6 +629,7 @@ Model import_xgboost_json(const std::string& json) {
   // Record where it came from.
   m.params.emplace_back("objective", objective_name(m.objective));
   if (oi.multiclass) m.params.emplace_back("num_class", std::to_string(K));
+  if (oi.xgb_import_params) oi.xgb_import_params(objj, &m.params);  // R: lambdarank_param
   if (oi.import_param) {
     // The objective's parameter ("[9E-1]" for a quantile list of one).
     JsonRef po = objj.get(oi.xgb_param_object);

@@ -324,9 +324,9 @@ ValKind scoring_column_kind(const gbdt::Model* m, const ModelCategories* mc, int
                     could_be_cat ? errhint("The model's feature \"%s\" is numeric: it was not "
                                            "trained on a categorical column.",
                                            colname)
-                                 : errhint("Supported types are smallint, integer, bigint, real, "
-                                           "double precision, numeric and boolean, and for "
-                                           "categorical features text, varchar, char and enums.")));
+                                 : errhint("Supported types are " GBDT_SUPPORTED_TYPES
+                                           ", and for categorical features text, varchar, "
+                                           "char and enums.")));
   }
   (void)m;
   return k;

@@ -11,6 +11,10 @@ ValKind kind_for_type(Oid typid) {
     case INT8OID: return ValKind::kInt8;
     case NUMERICOID: return ValKind::kNumeric;
     case BOOLOID: return ValKind::kBool;
+    case DATEOID: return ValKind::kDate;
+    case TIMESTAMPOID:
+    case TIMESTAMPTZOID: return ValKind::kTimestamp;
+    case INTERVALOID: return ValKind::kInterval;
     default: return ValKind::kNone;
   }
 }
@@ -19,6 +23,13 @@ void report_nonfinite(const char* colname, bool is_target, Datum d, ValKind k, d
   bool is_inf = std::isinf(v);
   if (is_inf && k == ValKind::kNumeric) is_inf = numeric_is_inf(DatumGetNumeric(d));
   const char* what = is_target ? "target column" : "column";
+  if (is_inf && (k == ValKind::kDate || k == ValKind::kTimestamp))
+    ereport(ERROR,
+            (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+             errmsg("%s \"%s\" contains an infinite %s", what, colname,
+                    k == ValKind::kDate ? "date" : "timestamp"),
+             errhint("Use NULL for a missing value; 'infinity' and '-infinity' are not valid "
+                     "%s values.", is_target ? "target" : "feature")));
   if (is_inf)
     ereport(ERROR,
             (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),

@@ -22,7 +22,18 @@ enum class ValKind : uint8_t {
   kNumeric,
   kBool,
   kCategory,  // categorical feature: code from ReaderColumn::cat (category_dict.h)
+  // Dates and times as days since 1970-01-01 (with fraction): see
+  // datetime_features.h.
+  kDate,
+  kTimestamp,    // timestamp and timestamptz (both UTC microseconds)
+  kInterval,     // days (a month is 30 days)
+  kArray,        // a numeric array column: several features (array_features.h)
 };
+
+// For hints: the types kind_for_type accepts.
+#define GBDT_SUPPORTED_TYPES                                                              \
+  "smallint, integer, bigint, real, double precision, numeric, boolean, date, timestamp, " \
+  "timestamptz and interval"
 
 // Kind for a column type (domains resolved to their base type); kNone if
 // the type is not a supported feature/label type.
@@ -39,6 +50,10 @@ inline gbdt::FeatureType feature_type_for(ValKind k) {
   }
 }
 
+// Dates/times as days since 1970-01-01 (datetime_features.cpp); +-infinity
+// for infinite values.
+double datetime_to_days(Datum d, ValKind k);
+
 // The value as double (NaN numeric -> NaN; numeric too large -> +-HUGE_VAL).
 // May allocate (numeric detoasting) in CurrentMemoryContext.
 inline double datum_to_double(Datum d, ValKind k) {
@@ -51,8 +66,12 @@ inline double datum_to_double(Datum d, ValKind k) {
     case ValKind::kBool: return DatumGetBool(d) ? 1.0 : 0.0;
     case ValKind::kNumeric:
       return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, d));
-    case ValKind::kNone:
-    case ValKind::kCategory: break;
+    case ValKind::kDate:
+    case ValKind::kTimestamp:
+    case ValKind::kInterval: return datetime_to_days(d, k);
+    case ValKind::kArray:  // expanded by the caller (array_features.h)
+    case ValKind::kCategory:  // coded by the caller (category_dict.h)
+    case ValKind::kNone: break;
   }
   return NAN;
 }

@@ -116,6 +116,12 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
   Oid relid = PG_GETARG_OID(1);
   char* target = text_to_cstring(PG_GETARG_TEXT_PP(2));
 
+  if (gbdt::objective_info(m->objective).ranking)  // R: ranking metrics are per query group
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("gbdt_evaluate: a %s model is evaluated per query group: pass "
+                           "group_column",
+                           model_objective_name(m)),
+                    errhint("gbdt_evaluate(model, relation, target, group_column)")));
   RelInfo* rel = open_rel_info(relid);
   ValKind tkind = require_numeric_column(rel, target, "target");
   int nf = m->n_features();

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "class_names.h"
 #include "convert.h"
 #include "guard.h"
 #include "model_type.h"
@@ -25,7 +26,8 @@ Datum gbdt_model_info(PG_FUNCTION_ARGS) {
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
   char* json = nullptr;
   run_engine([&] { json = pstrdup_nothrow(gbdt::model_info_json(*m)); });
-  PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(model_to_server_string(json))));
+  Datum info = DirectFunctionCall1(jsonb_in, CStringGetDatum(model_to_server_string(json)));
+  PG_RETURN_DATUM(add_class_names(m, info));  // W: class names of text/bool labels
 }
 
 // gbdt_trees(model gbdt_model) -> TABLE(tree int, node int, class int,

@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "category_dict.h"
+#include "array_features.h"
+#include "class_names.h"
 #include "guard.h"
 #include "predict.h"
 #include "model_type.h"
@@ -28,8 +30,11 @@ struct RowMap {
   TupleDesc desc;   // copy, in the cache context
   int nf;
   int* attidx;      // per feature: 0-based attribute index
-  ValKind* kinds;   // per feature
   CategoryColumn** cats;  // per feature: categorical lookups (NULL: numeric)
+  ValKind* kinds;   // per feature (the element kind for an array element)
+  int* elem;        // W: per feature: 0, or i for element i of an array column (name[i])
+  int* elen;        // per feature: the array's length in the model
+  float* ebuf;      // one array column's elements
   Datum* values;    // natts
   bool* nulls;      // natts
   float* x;         // nf
@@ -40,6 +45,9 @@ void free_row_map(RowMap* rm) {
   pfree(rm->attidx);
   pfree(rm->kinds);
   pfree(rm->cats);
+  pfree(rm->elem);
+  pfree(rm->elen);
+  pfree(rm->ebuf);
   pfree(rm->values);
   pfree(rm->nulls);
   pfree(rm->x);
@@ -61,6 +69,9 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
   rm->attidx = (int*)palloc(sizeof(int) * (nf > 0 ? nf : 1));
   rm->kinds = (ValKind*)palloc(sizeof(ValKind) * (nf > 0 ? nf : 1));
   rm->cats = (CategoryColumn**)palloc0(sizeof(CategoryColumn*) * (nf > 0 ? nf : 1));
+  rm->elem = (int*)palloc0(sizeof(int) * (nf > 0 ? nf : 1));
+  rm->elen = (int*)palloc0(sizeof(int) * (nf > 0 ? nf : 1));
+  int max_elen = 1;
   rm->values = (Datum*)palloc(sizeof(Datum) * (td->natts > 0 ? td->natts : 1));
   rm->nulls = (bool*)palloc(sizeof(bool) * (td->natts > 0 ? td->natts : 1));
   rm->x = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
@@ -73,6 +84,36 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
       if (!a->attisdropped && strcmp(NameStr(a->attname), name) == 0) {
         found = i;
         break;
+      }
+    }
+    // W: "emb[i]": element i of array column emb (array_features.h).
+    char* base = nullptr;
+    int index = 0;
+    if (found < 0 && parse_element_name(name, &base, &index)) {
+      for (int i = 0; i < td->natts; i++) {
+        Form_pg_attribute a = TupleDescAttr(td, i);
+        if (!a->attisdropped && strcmp(NameStr(a->attname), base) == 0 &&
+            array_element_kind(a->atttypid) != ValKind::kNone) {
+          found = i;
+          break;
+        }
+      }
+      if (found >= 0) {
+        rm->attidx[f] = found;
+        rm->kinds[f] = array_element_kind(TupleDescAttr(td, found)->atttypid);
+        rm->elem[f] = index;
+        int len = 0;  // the model's length of this array: its largest element
+        for (int g = 0; g < nf; g++) {
+          char* b2 = nullptr;
+          int i2 = 0;
+          if (parse_element_name(m->feature_names[g].c_str(), &b2, &i2) &&
+              strcmp(b2, m->feature_names[f].substr(0, m->feature_names[f].rfind('[')).c_str()) == 0 &&
+              i2 > len)
+            len = i2;
+        }
+        rm->elen[f] = len;
+        if (len > max_elen) max_elen = len;
+        continue;
       }
     }
     if (found < 0) {
@@ -94,6 +135,7 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
     rm->attidx[f] = found;
     rm->kinds[f] = k;
   }
+  rm->ebuf = (float*)MemoryContextAlloc(c->mcxt, sizeof(float) * max_elen);
   ReleaseTupleDesc(td);
   if (missing != nullptr || badtype_col != nullptr) {
     free_row_map(rm);
@@ -103,8 +145,7 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("column \"%s\" has unsupported type %s", badtype_col,
                            format_type_be(badtype)),
-                    errhint("Supported types are smallint, integer, bigint, real, double "
-                            "precision, numeric and boolean.")));
+                    errhint("Supported types are " GBDT_SUPPORTED_TYPES ".")));
   }
   return rm;
 }
@@ -133,8 +174,18 @@ const float* row_features(FunctionCallInfo fcinfo, const gbdt::Model* m, HeapTup
   tmp.t_tableOid = InvalidOid;
   tmp.t_data = th;
   heap_deform_tuple(&tmp, rm->desc, rm->values, rm->nulls);
+  int expanded = -1;  // the array column in ebuf
   for (int f = 0; f < rm->nf; f++) {
     int i = rm->attidx[f];
+    if (rm->elem[f] > 0) {
+      if (expanded != i) {
+        expand_array(rm->values[i], rm->nulls[i], rm->kinds[f], rm->elen[f],
+                     NameStr(TupleDescAttr(rm->desc, i)->attname), rm->ebuf, false);
+        expanded = i;
+      }
+      rm->x[f] = rm->ebuf[rm->elem[f] - 1];
+      continue;
+    }
     rm->x[f] = rm->nulls[i]                         ? NAN
                : rm->kinds[f] == ValKind::kCategory ? category_code(rm->cats[f], rm->values[i])
                                                     : (float)datum_to_double(rm->values[i], rm->kinds[f]);
@@ -197,8 +248,10 @@ Datum gbdt_predict_proba(PG_FUNCTION_ARGS) {
 
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
-  Datum values[2];
-  bool nulls[2] = {false, false};
+  Datum values[3];
+  bool nulls[3] = {false, false, false};
+  // W: class_name, the third column (0.2); a 0.1 declaration has two.
+  const bool named = rsinfo->setDesc->natts >= 3;
   auto label = [m](int k) -> double {
     return k < (int)m->class_labels.size() ? m->class_labels[k] : (double)k;
   };
@@ -206,14 +259,17 @@ Datum gbdt_predict_proba(PG_FUNCTION_ARGS) {
     double p1 = out[0];
     values[0] = Float8GetDatum(label(0));
     values[1] = Float8GetDatum(1.0 - p1);
+    if (named) values[2] = class_name_datum(m, 0);
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     values[0] = Float8GetDatum(label(1));
     values[1] = Float8GetDatum(p1);
+    if (named) values[2] = class_name_datum(m, 1);
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   } else {
     for (int k = 0; k < K; k++) {
       values[0] = Float8GetDatum(label(k));
       values[1] = Float8GetDatum(out[k]);
+      if (named) values[2] = class_name_datum(m, k);
       tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
   }

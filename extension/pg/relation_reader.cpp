@@ -98,7 +98,7 @@ bool receive_slot(TupleTableSlot* slot, DestReceiver* self) {
   for (int i = 0; i < r->ncols; i++) {
     const ReaderColumn& c = r->cols[i];
     r->nulls[i] = slot->tts_isnull[i];
-    if (slot->tts_isnull[i] || c.kind == ValKind::kNone) {
+    if (slot->tts_isnull[i] || c.kind == ValKind::kNone || c.kind == ValKind::kArray) {
       r->vals[i] = NAN;
       continue;
     }
@@ -179,6 +179,7 @@ bool plan_fast_scan(const RelInfo* rel, const ReaderColumn* cols, int ncols, Fas
         fmgr_info(outfn, &fs->outfns[i]);
       }
     } else if (cols[i].kind == ValKind::kCategory ? !category_type_matches(cols[i].cat, t)
+               : cols[i].kind == ValKind::kArray  ? !OidIsValid(get_element_type(t))
                                                   : kind_for_type(t) != cols[i].kind) {
       return false;
     }
@@ -247,7 +248,7 @@ void convert_row(TablePasses* tp) {
     tp->nulls[i] = isnull;
     out->tts_isnull[i] = isnull;
     out->tts_values[i] = d;
-    if (isnull) {
+    if (isnull || c.kind == ValKind::kArray) {  // arrays: expanded by the row function
       tp->vals[i] = NAN;
       continue;
     }

@@ -7,16 +7,23 @@
 #include <string>
 #include <vector>
 
+#include "array_features.h"
 #include "category_dict.h"
+#include "feature_selection.h"
 #include "guard.h"
 #include "gucs.h"
+#include "label_classes.h"
 #include "module.h"
 #include "notice_relay.h"
 #include "relation_reader.h"
+#include "train_continue.h"
 #include "train_data.h"
 #include "train_load.h"
+#include "train_groups.h"
 
+#include "continue_training.h"
 #include "model.h"
+#include "model_limits.h"
 #include "objective.h"
 #include "params.h"
 #include "trainer.h"
@@ -117,43 +124,93 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
 
 // ---- feature resolution ----
 
-void resolve_features(const RelInfo* rel, const char* target, ArrayType* arr, FeatureSet* fs,
-                      const CategoricalDecl* cat_decl) {
+// Adds array column `name` (element kind ek) to fs with the length of its
+// first non-NULL value; false when it has none (every value NULL or empty).
+bool add_array_column(const RelInfo* rel, FeatureSet* fs, const char* name, ValKind ek) {
+  const int len = first_array_length(rel, name);
+  if (len <= 0) return false;
+  fs->names[fs->n] = pstrdup(name);
+  fs->kinds[fs->n] = ValKind::kArray;
+  fs->elem_kinds[fs->n] = ek;
+  fs->widths[fs->n] = len;
+  fs->has_arrays = true;
+  fs->n++;
+  return true;
+}
+
+// The features of fs's columns: array columns expanded to name[1] .. name[L].
+void expand_features(FeatureSet* fs) {
+  int nx = 0;
+  for (int i = 0; i < fs->n; i++) nx += fs->kinds[i] == ValKind::kArray ? fs->widths[i] : 1;
+  fs->nx = nx;
+  fs->x_names = (const char**)palloc(sizeof(char*) * (nx > 0 ? nx : 1));
+  fs->x_model_names = (const char**)palloc(sizeof(char*) * (nx > 0 ? nx : 1));
+  fs->x_types = (gbdt::FeatureType*)palloc(sizeof(gbdt::FeatureType) * (nx > 0 ? nx : 1));
+  int j = 0;
+  for (int i = 0; i < fs->n; i++) {
+    if (fs->kinds[i] == ValKind::kArray) {
+      for (int e = 1; e <= fs->widths[i]; e++) {
+        fs->x_names[j] = element_name(fs->names[i], e);
+        fs->x_types[j] = feature_type_for(fs->elem_kinds[i]);
+        j++;
+      }
+    } else {
+      fs->x_names[j] = fs->names[i];
+      fs->x_types[j] = feature_type_for(fs->kinds[i]);
+      j++;
+    }
+  }
+  for (int f = 0; f < nx; f++) fs->x_model_names[f] = server_to_model_string(fs->x_names[f]);
+}
+
+// Columns gbdt_train does not take as features: the target and the weight
+// column.  `left_out` collects the default list's omissions with reasons.
+void resolve_features(const RelInfo* rel, const char* target, const char* weight, ArrayType* arr,
+                      FeatureSet* fs, ColumnList* left_out, const CategoricalDecl* cat_decl) {
   int natts = rel->desc->natts;
   fs->names = (const char**)palloc(sizeof(char*) * (natts + 1));
   fs->kinds = (ValKind*)palloc(sizeof(ValKind) * (natts + 1));
+  fs->widths = (int*)palloc0(sizeof(int) * (natts + 1));
+  fs->elem_kinds = (ValKind*)palloc0(sizeof(ValKind) * (natts + 1));
+  fs->has_arrays = false;
   fs->n = 0;
 
   if (arr == nullptr) {
-    StringInfoData skipped;
-    initStringInfo(&skipped);
-    int nskipped = 0;
     for (int i = 0; i < natts; i++) {
       Form_pg_attribute a = TupleDescAttr(rel->desc, i);
       if (a->attisdropped) continue;
       const char* name = NameStr(a->attname);
       if (strcmp(name, target) == 0) continue;
-      ValKind k = training_feature_kind(a, cat_decl);
+      if (weight != nullptr && strcmp(name, weight) == 0) {
+        column_list_add(left_out, name, "weight column");
+        continue;
+      }
+      const ValKind ek = array_element_kind(a->atttypid);
+      if (ek != ValKind::kNone) {
+        if (!add_array_column(rel, fs, name, ek))
+          column_list_add(left_out, name, "array, every value NULL or empty");
+        continue;
+      }
+      ValKind k = training_feature_kind(a, cat_decl);  // B: text, enum, bool: categorical
       if (k == ValKind::kNone) {
-        appendStringInfo(&skipped, "%s\"%s\" (%s)", nskipped ? ", " : "", name,
-                         format_type_be(a->atttypid));
-        nskipped++;
+        column_list_add(left_out, name, psprintf("type %s", format_type_be(a->atttypid)));
+        continue;
+      }
+      if (const char* key = generated_key_kind(rel, a)) {
+        column_list_add(left_out, name, key);
         continue;
       }
       fs->names[fs->n] = pstrdup(name);
       fs->kinds[fs->n] = k;
       fs->n++;
     }
-    if (nskipped > 0)
-      ereport(NOTICE, (errmsg("gbdt_train: skipping %d column%s of unsupported type: %s", nskipped,
-                              nskipped == 1 ? "" : "s", skipped.data)));
     if (fs->n == 0)
       ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                      errmsg("relation \"%s\" has no feature columns of a supported type besides "
-                             "the target \"%s\"",
+                      errmsg("relation \"%s\" has no feature columns besides the target \"%s\"",
                              rel->name, target),
-                      errhint("Supported types are smallint, integer, bigint, real, double "
-                              "precision, numeric and boolean.")));
+                      left_out->n ? errdetail("Left out: %s.", column_list_text(left_out)) : 0,
+                      errhint("Supported feature types are " GBDT_SUPPORTED_TYPES
+                              "; name the columns in features to take a key column.")));
     return;
   }
 
@@ -169,6 +226,9 @@ void resolve_features(const RelInfo* rel, const char* target, ArrayType* arr, Fe
                     errmsg("features must name at least one column")));
   fs->names = (const char**)palloc(sizeof(char*) * nelems);
   fs->kinds = (ValKind*)palloc(sizeof(ValKind) * nelems);
+  fs->widths = (int*)palloc0(sizeof(int) * nelems);
+  fs->elem_kinds = (ValKind*)palloc0(sizeof(ValKind) * nelems);
+  fs->has_arrays = false;
   for (int i = 0; i < nelems; i++) {
     if (enulls[i])
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -177,11 +237,24 @@ void resolve_features(const RelInfo* rel, const char* target, ArrayType* arr, Fe
     if (strcmp(name, target) == 0)
       ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                       errmsg("column \"%s\" is the target and cannot also be a feature", name)));
+    if (weight != nullptr && strcmp(name, weight) == 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("column \"%s\" is the weight column and cannot also be a feature",
+                             name)));
     for (int j = 0; j < fs->n; j++)
       if (strcmp(fs->names[j], name) == 0)
         ereport(ERROR, (errcode(ERRCODE_DUPLICATE_COLUMN),
                         errmsg("feature column \"%s\" is listed more than once", name)));
     Form_pg_attribute a = find_column(rel, name);
+    const ValKind ek = a != nullptr ? array_element_kind(a->atttypid) : ValKind::kNone;
+    if (ek != ValKind::kNone) {
+      if (!add_array_column(rel, fs, name, ek))
+        ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
+                        errmsg("array column \"%s\" has no non-empty value: its length (the "
+                               "number of features) is unknown",
+                               name)));
+      continue;
+    }
     fs->kinds[fs->n] = a != nullptr ? training_feature_kind(a, cat_decl) : ValKind::kNone;
     if (fs->kinds[fs->n] == ValKind::kNone)
       fs->kinds[fs->n] = require_numeric_column(rel, name, "feature");
@@ -205,6 +278,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   ArrayType* feat_arr = PG_ARGISNULL(2) ? nullptr : PG_GETARG_ARRAYTYPE_P(2);
   char* objective = PG_ARGISNULL(3) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(3));
   Jsonb* params_jb = PG_ARGISNULL(4) ? nullptr : PG_GETARG_JSONB_P(4);
+  TrainPlus plus;  // V: init_model (argument 6), validation_relation
+  plus.init = init_model_arg(fcinfo, 5);
 
   // Parameters first: bad parameters fail fast, before reading any data.
   ParamList params;
@@ -216,8 +291,12 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
 
   // Check the parameters with the engine before the (possibly long) load.
   bool verbose = false;
+  gbdt::Objective objective_kind = gbdt::Objective::kSquaredError;
+  int num_class_param = 0;
+  char* weight_column = nullptr;
   int max_bin = 256, nthread_requested = 0;
   size_t sample_rows = 0;
+  char* group_column = nullptr;  // R: ranking
   MemoryShape memory{1, 1, 6, 256, 0.0, false};
   CategoricalDecl* cat_decl = nullptr;
   {
@@ -227,7 +306,12 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       for (int i = 0; i < pl->n; i++) kvs.push_back({pl->keys[i], pl->values[i], pl->is_string[i]});
       gbdt::TrainParams p;
       gbdt::apply_params(kvs, &p);
+      gbdt::check_validation_params(p);
       verbose = p.verbose;
+      if (!p.group_column.empty()) group_column = pstrdup_nothrow(p.group_column);
+      objective_kind = p.objective;
+      num_class_param = p.num_class;
+      if (!p.weight_column.empty()) weight_column = pstrdup_nothrow(p.weight_column);
       max_bin = p.max_bin;
       sample_rows = (size_t)p.bin_sample_rows;
       nthread_requested = p.nthread;
@@ -241,35 +325,262 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   }
   // At most gbdt.max_threads (a NOTICE when an explicit nthread is lowered).
   const int nthread = capped_threads(nthread_requested, "nthread");
+  for (int i = 0; i < params.n; i++)  // checked by apply_params above
+    if (strcmp(params.keys[i], "validation_relation") == 0) plus.validation_relation = params.values[i];
   memory.nthread = nthread;
 
 
   RelInfo* rel = open_rel_info(relid);
   Form_pg_attribute tatt = find_column(rel, target);
   if (tatt == nullptr) report_missing_column(rel, target);
-  ValKind target_kind = require_numeric_column(rel, target, "target");
-  if (target_kind == ValKind::kBool && !objective_given)
+  // Text/enum targets are class labels (label_classes.h).
+  LabelClasses classes;
+  const bool text_target = kind_for_type(tatt->atttypid) == ValKind::kNone &&
+                           is_text_label_type(tatt->atttypid);
+  ValKind target_kind = text_target ? ValKind::kNone : require_numeric_column(rel, target, "target");
+  // Class labels go with the objectives that have classes (objective.h).
+  auto is_binary = [](gbdt::Objective o) { return gbdt::objective_info(o).binary; };
+  auto is_multiclass = [](gbdt::Objective o) { return gbdt::objective_info(o).multiclass; };
+  const bool classify_objective = is_binary(objective_kind) || is_multiclass(objective_kind);
+  if (text_target) {
+    if (objective_given && !classify_objective)
+      ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                      errmsg("target column \"%s\" is %s: objective %s needs a numeric target",
+                             target, format_type_be(tatt->atttypid),
+                             gbdt::objective_name(objective_kind)),
+                      errhint("A text target is a class label: pass objective => "
+                              "'binary:logistic' (two classes) or 'multi:softprob', or leave "
+                              "the objective out; for a regression, cast the target to a "
+                              "number in a view.")));
+    text_label_classes(rel, target, &classes);
+    if (classes.k < 2)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("target column \"%s\" has %s: classification needs at least 2 "
+                             "distinct values",
+                             target, classes.k == 0 ? "no values" :
+                             psprintf("the single value '%s'", classes.names[0]))));
+    if (objective_given && is_binary(objective_kind) && classes.k != 2)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("target column \"%s\" has %d distinct values (%s): %s "
+                             "needs exactly 2",
+                             target, classes.k, quote_class_list(&classes, 10),
+                             gbdt::objective_name(objective_kind)),
+                      errhint("Pass objective => 'multi:softprob' for %d classes.", classes.k)));
+    if (is_multiclass(objective_kind) && num_class_param > 0 &&
+        num_class_param != classes.k)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("parameter \"num_class\" = %d but target column \"%s\" has %d "
+                             "distinct values",
+                             num_class_param, target, classes.k),
+                      errhint("Leave num_class out: the classes are the target's values.")));
+    if (!objective_given) {
+      objective_kind = classes.k == 2 ? gbdt::Objective::kLogistic : gbdt::Objective::kSoftprob;
+      param_add(&params, "objective", gbdt::objective_name(objective_kind), true);
+    }
+    if (is_multiclass(objective_kind)) memory.num_class = classes.k;
+  }
+  if (target_kind == ValKind::kBool && !objective_given) {
     param_add(&params, "objective", "binary:logistic", true);
+    objective_kind = gbdt::Objective::kLogistic;
+  }
+
+  // The weight column: numeric, not the target.
+  ValKind weight_kind = ValKind::kNone;
+  if (weight_column != nullptr) {
+    if (strcmp(weight_column, target) == 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("weight column \"%s\" is the target", weight_column)));
+    weight_kind = require_numeric_column(rel, weight_column, "weight");
+  }
 
   FeatureSet fs;
-  resolve_features(rel, target, feat_arr, &fs, cat_decl);
-  check_categorical_decl(rel, target, fs.n, fs.names, cat_decl);
-  fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
-  for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
-  int nf = fs.n;
+  memset(&fs, 0, sizeof(fs));
+  ColumnList left_out;
+  column_list_init(&left_out);
+  if (plus.init != nullptr) {
+    if (weight_column != nullptr)
+      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("parameter \"weight_column\" is not supported with init_model yet"),
+                      errhint("Continue an unweighted model, or train the weighted model from the start.")));
+    if (group_column != nullptr)
+      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("init_model with a group_column (ranking) is not supported yet"),
+                      errhint("Train the ranking model from the start.")));
+    if (text_target)
+      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("init_model with a text target \"%s\" is not supported yet", target),
+                      errhint("Continue a model trained on a numeric target.")));
+    if (!plus.init->categories.empty() || (cat_decl != nullptr && cat_decl->n > 0))
+      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("init_model with categorical features is not supported yet"),
+                      errhint("Train the model with categorical features from the start.")));
+    init_model_features(rel, target, plus.init, feat_arr, &fs);
+  } else {
+    resolve_features(rel, target, weight_column, feat_arr, &fs, &left_out, cat_decl);
+    check_categorical_decl(rel, target, fs.n, fs.names, cat_decl);
+    fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
+    for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
+  }
+  if (group_column != nullptr) check_group_column(rel, group_column, target, feat_arr != nullptr, &fs);  // R
+  expand_features(&fs);
+  int nf = fs.nx;
 
   // ---- load ----
   MemoryContext data_cxt =
       AllocSetContextCreate(CurrentMemoryContext, "gbdt training data", ALLOCSET_DEFAULT_SIZES);
-  LoadSpec spec{rel, target, target_kind, &fs, max_bin, sample_rows, nthread, memory};
-  spec.max_categories = cat_decl->limit;
+  LoadSpec spec{rel, target, target_kind, &fs, max_bin, sample_rows, nthread, memory,
+                text_target ? &classes : nullptr, weight_column, weight_kind,
+                feat_arr == nullptr};
+  spec.group_column = group_column;  // R
+  spec.max_categories = cat_decl->limit;  // B
   LoadResult loaded;
-  load_training_data(spec, data_cxt, &loaded);
+  if (plus.init != nullptr)
+    load_continue_data(spec, &plus, data_cxt, &loaded);
+  else
+    load_training_data(spec, data_cxt, &loaded);
   gbdt::BinnedInput* data = loaded.data;
-  if (data->rows_skipped > 0)
-    ereport(NOTICE, (errmsg("gbdt_train: skipped %llu row%s with a NULL target \"%s\"",
-                            (unsigned long long)data->rows_skipped,
-                            data->rows_skipped == 1 ? "" : "s", target)));
+  load_validation_relation(spec, data->cuts, &plus, data_cxt);
+
+  // Weights: not all zero.
+  if (weight_column != nullptr) {
+    bool any = false;
+    for (float w : data->weights)
+      if (w > 0) { any = true; break; }
+    if (!any)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("weight column \"%s\" is 0 on every row with a target",
+                             weight_column),
+                      errhint("At least one row needs a weight > 0.")));
+  }
+
+  // Numeric labels: the objective's reason, and classes from the distinct
+  // values for a classification objective.
+  StringInfoData why;
+  initStringInfo(&why);
+  bool remapped = false;
+  const char* objective_text = nullptr;
+  if (text_target) {
+    appendStringInfo(&why, "target \"%s\" (%s) has %d distinct values (%s)", target,
+                     format_type_be(tatt->atttypid), classes.k, quote_class_list(&classes, 10));
+    if (is_binary(objective_kind))
+      appendStringInfo(&why, "; the positive class is '%s'", classes.names[1]);
+  } else if (target_kind == ValKind::kBool) {
+    appendStringInfo(&why, "target \"%s\" is boolean (classes false, true)", target);
+  } else if (objective_given && !classify_objective) {
+    appendStringInfo(&why, "target \"%s\" is numeric", target);
+  } else {
+    // The distinct values (a sort of a copy of the labels): the reason of an
+    // inferred objective, the classes of a classification objective.
+    LabelSummary ls;
+    summarize_labels(data->labels.data(), data->labels.size(), &ls);
+    const char* values = format_label_values(ls, 10);
+    const bool zero_one = ls.distinct <= 2 && ls.min >= 0 && ls.max <= 1 && ls.all_integer;
+    if (!objective_given) {
+      if (zero_one) {
+        objective_kind = gbdt::Objective::kLogistic;  // as the engine infers it
+        appendStringInfo(&why, "target \"%s\" has only the values %s", target, values);
+      } else if (ls.all_integer && !ls.capped && ls.distinct <= 20) {
+        appendStringInfo(&why,
+                         "target \"%s\" is numeric with %zu distinct integer values %g..%g; "
+                         "pass objective => 'multi:softprob' to classify",
+                         target, ls.distinct, ls.min, ls.max);
+      } else {
+        appendStringInfo(&why, "target \"%s\" is numeric with %s%zu distinct values", target,
+                         ls.capped ? "more than " : "", ls.capped ? ls.distinct - 1 : ls.distinct);
+      }
+    } else if (classify_objective) {
+      if (ls.capped)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("target column \"%s\" has more than %d distinct values: too many "
+                               "classes for %s (at most %d)",
+                               target, gbdt::kMaxClasses, gbdt::objective_name(objective_kind),
+                               gbdt::kMaxClasses)));
+      const bool binary = is_binary(objective_kind);
+      // binary:* with more than 2 values: the engine's error names one.
+      if (!binary || ls.distinct == 2) {
+        if (!binary && num_class_param > 0 && ls.distinct > 0 &&
+            !(ls.min == 0 && ls.max == (double)ls.distinct - 1 && ls.all_integer) &&
+            num_class_param != (int)ls.distinct)
+          ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                          errmsg("parameter \"num_class\" = %d but target column \"%s\" has %zu "
+                                 "distinct values (%s)",
+                                 num_class_param, target, ls.distinct, values),
+                          errhint("Leave num_class out: the classes are the target's values.")));
+        float* y = data->labels.data();
+        const size_t n = data->labels.size();
+        remapped = map_numeric_labels(y, n, ls, &classes);
+      }
+      appendStringInfo(&why, "target \"%s\" has %zu distinct values (%s)%s", target,
+                       ls.distinct, values, remapped ? ", classes in this order" : "");
+    } else {
+      appendStringInfo(&why, "target \"%s\" is numeric", target);
+    }
+  }
+  objective_text = gbdt::objective_name(objective_kind);
+
+  // The one NOTICE of the training: objective and why, features taken and left out.
+  {
+    ColumnList taken;
+    column_list_init(&taken);
+    for (int i = 0; i < loaded.n_kept; i++) {
+      const int f = loaded.kept[i];
+      column_list_add(&taken, fs.x_names[f],
+                      fs.x_types[f] == gbdt::FeatureType::kCategorical ? "categorical" : nullptr);
+    }
+    for (int f = 0, i = 0; f < nf; f++) {
+      if (i < loaded.n_kept && loaded.kept[i] == f) {
+        i++;
+        continue;
+      }
+      column_list_add(&left_out, fs.x_names[f], "constant");
+    }
+    // Columns that copy or nearly equal the target: a WARNING naming them.
+    ColumnList leaks;
+    column_list_init(&leaks);
+    for (int f = 0; f < nf; f++) {
+      const ColumnCheck& c = loaded.checks[f];
+      if (c.near_target)
+        column_list_add(&leaks, fs.x_names[f],
+                        c.equal >= 0.99 ? psprintf("equal to the target on %.1f%% of the rows%s",
+                                                   100.0 * c.equal,
+                                                   loaded.checked_all_rows ? "" : " sampled")
+                                        : psprintf("correlation %.4f with the target", c.corr));
+    }
+    if (leaks.n > 0)
+      ereport(WARNING,
+              (errmsg("gbdt_train: feature column%s nearly equal to the target \"%s\": %s",
+                      leaks.n == 1 ? "" : "s", target, column_list_text(&leaks)),
+               errhint("A feature that copies the target makes a model that cannot be used "
+                       "on new rows; leave it out of features.")));
+    nf = loaded.n_kept;
+    StringInfoData msg;
+    initStringInfo(&msg);
+    appendStringInfo(&msg, "gbdt_train: objective %s%s: %s", objective_text,
+                     objective_given ? " (given)" : "", why.data);
+    if (weight_column != nullptr) appendStringInfo(&msg, "; weights from \"%s\"", weight_column);
+    appendStringInfo(&msg, "\n%d feature%s: %s", nf, nf == 1 ? "" : "s",
+                     column_list_text(&taken));
+    if (left_out.n > 0)
+      appendStringInfo(&msg, "\nleft out: %s", column_list_text(&left_out));
+    if (data->rows_skipped > 0)
+      appendStringInfo(&msg, "\nskipped %llu row%s with a NULL target",
+                       (unsigned long long)data->rows_skipped, data->rows_skipped == 1 ? "" : "s");
+    ereport(NOTICE, (errmsg("%s", msg.data)));
+  }
+  // Class names (UTF-8) stored in the model.
+  int n_class_names = 0;
+  const char** class_names = nullptr;
+  if (text_target) {
+    n_class_names = classes.k;
+    class_names = classes.model_names;
+  } else if (target_kind == ValKind::kBool &&
+             (is_binary(objective_kind) || is_multiclass(objective_kind))) {
+    static const char* bool_names[] = {"false", "true"};
+    n_class_names = 2;
+    class_names = bool_names;
+  }
+  const double* class_values = remapped ? classes.values : nullptr;
+  const int n_class_values = remapped ? classes.k : 0;
   if (verbose)
     ereport(NOTICE, (errmsg("gbdt_train: loaded %zu rows x %d features in %.3f s (%d pass%s, "
                             "cuts from %zu rows)",
@@ -292,6 +603,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       gbdt::apply_params(kvs, &p);
       if (p.device.empty()) p.device = device;
       p.nthread = nthread;
+      if (plus.validation_qualname != nullptr) p.validation_relation = plus.validation_qualname;
 
       // NOTICEs go out from this (the backend's) thread as the engine calls
       // back; an error raised by one (a cancel noticed by ereport) stops the
@@ -309,7 +621,12 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
 
       gbdt::Model model;
       try {
-        model = gbdt::train_binned(std::move(*data), p, hooks, std::string(target));
+        model = gbdt::train_binned(std::move(*data), p, hooks, std::string(target), plus.extras());
+        // W: the classes' names or label values (the engine trained on 0..K-1).
+        if (n_class_names > 0 && (int)model.class_labels.size() == n_class_names)
+          model.class_names.assign(class_names, class_names + n_class_names);
+        if (n_class_values > 0 && (int)model.class_labels.size() == n_class_values)
+          model.class_labels.assign(class_values, class_values + n_class_values);
       } catch (const gbdt::MemoryLimitExceeded&) {
         over_limit = true;
         throw;

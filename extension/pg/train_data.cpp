@@ -58,8 +58,7 @@ ValKind require_numeric_column(const RelInfo* rel, const char* name, const char*
             (errcode(ERRCODE_DATATYPE_MISMATCH),
              errmsg("%s column \"%s\" has unsupported type %s", role, name,
                     format_type_be(a->atttypid)),
-             errhint("Supported types are smallint, integer, bigint, real, double precision, "
-                     "numeric and boolean.")));
+             errhint("Supported types are " GBDT_SUPPORTED_TYPES ".")));
   return k;
 }
 

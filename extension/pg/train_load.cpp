@@ -5,12 +5,14 @@
 #include <cmath>
 #include <string>
 
+#include "array_features.h"
 #include "binned_matrix.h"
 #include "category_dict.h"
 #include "guard.h"
 #include "quantile.h"
 #include "module.h"
 #include "train_data.h"
+#include "train_groups.h"
 
 namespace gbdt_pg {
 namespace {
@@ -40,8 +42,49 @@ void relation_changed(const RelInfo* rel) {
        rel->name);
 }
 
+// The label of a delivered row: the class index of a text label, else the
+// value read.  The weight (second column when there is one) must be a
+// finite number >= 0.
+float row_label(const LoadSpec* spec, TupleTableSlot* slot, const float* vals) {
+  if (spec->labels != nullptr && spec->labels->text)
+    return text_label_code(spec->labels, spec->target, slot->tts_values[0]);
+  return vals[0];
+}
+float row_weight(const LoadSpec* spec, const float* vals, const bool* nulls) {
+  if (nulls[1])
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("weight column \"%s\" contains NULL", spec->weight_column),
+                    errhint("Every row with a target needs a weight >= 0 (0 leaves the row "
+                            "out of the training).")));
+  if (!(vals[1] >= 0) || !std::isfinite(vals[1]))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("weight column \"%s\" contains %g: weights must be finite and >= 0",
+                           spec->weight_column, (double)vals[1])));
+  return vals[1];
+}
+
+// The row's features (array columns expanded) into dst[0 .. nx).
+void fill_features(const LoadSpec* spec, int first, TupleTableSlot* slot, const float* vals,
+                   const bool* nulls, float* dst) {
+  const FeatureSet* fs = spec->features;
+  int j = 0;
+  for (int i = 0; i < fs->n; i++) {
+    if (fs->kinds[i] == ValKind::kArray) {
+      expand_array(slot->tts_values[first + i], nulls[first + i], fs->elem_kinds[i],
+                   fs->widths[i], fs->names[i], dst + j, true);
+      j += fs->widths[i];
+    } else {
+      dst[j++] = vals[first + i];
+    }
+  }
+}
+
 // Rows as float columns (column-major), label first.
 struct FloatSink {
+  float* rowbuf;    // nx floats: a row with its arrays expanded
+  const LoadSpec* spec;
+  int first;        // index of the first feature among the reader's columns
+  float* weights;   // null without a weight column
   const RelInfo* rel;
   MemoryContext cxt;
   int nf;
@@ -53,12 +96,16 @@ struct FloatSink {
   double max_rows;  // growable: rows at which the memory estimate exceeds the limit
   const MemoryShape* memory;
   uint64 skipped;
+  GroupCoder* groups;  // R: codes the group column of each row kept (null: none)
+  int group_col;       // its index among the columns read
 };
 
 void sink_alloc(FloatSink* s, size_t cap) {
   if (cap < 1) cap = 1;
   s->cap = cap;
   s->labels = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
+  if (s->spec->weight_column != nullptr)
+    s->weights = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
   s->cols = (float**)MemoryContextAlloc(s->cxt, sizeof(float*) * s->nf);
   for (int f = 0; f < s->nf; f++)
     s->cols[f] = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
@@ -68,13 +115,16 @@ void sink_free(FloatSink* s) {
   for (int f = 0; f < s->nf; f++) pfree(s->cols[f]);
   pfree(s->cols);
   pfree(s->labels);
+  if (s->weights != nullptr) pfree(s->weights);
+  s->weights = nullptr;
   s->cols = nullptr;
   s->labels = nullptr;
 }
 
 void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   FloatSink* s = (FloatSink*)arg;
-  if (nulls[0] || std::isnan(vals[0])) {
+  const bool text_label = s->spec->labels != nullptr && s->spec->labels->text;
+  if (nulls[0] || (!text_label && std::isnan(vals[0]))) {
     s->skipped++;
     return;
   }
@@ -84,43 +134,91 @@ void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* n
       check_memory_estimate((double)s->n + 1, s->nf, (double)s->n + 1, true, *s->memory);
     size_t cap = s->cap * 2;
     s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
+    if (s->weights != nullptr) s->weights = (float*)repalloc_huge(s->weights, sizeof(float) * cap);
     for (int f = 0; f < s->nf; f++)
       s->cols[f] = (float*)repalloc_huge(s->cols[f], sizeof(float) * cap);
     s->cap = cap;
   }
+  if (s->groups) group_coder_add(s->groups, slot->tts_values[s->group_col], nulls[s->group_col]);
   size_t i = s->n++;
-  s->labels[i] = vals[0];
-  for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + 1];
+  s->labels[i] = row_label(s->spec, slot, vals);
+  if (s->weights != nullptr) s->weights[i] = row_weight(s->spec, vals, nulls);
+  if (s->spec->features->has_arrays) {
+    fill_features(s->spec, s->first, slot, vals, nulls, s->rowbuf);
+    for (int f = 0; f < s->nf; f++) s->cols[f][i] = s->rowbuf[f];
+  } else {
+    for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + s->first];
+  }
 }
 
 // Every row straight into the RowBinner (pass 3).
 struct BinSink {
+  const LoadSpec* spec;
+  int first;
+  float* weights;
   const RelInfo* rel;
   Owned* owned;
   float* labels;
   int nf;
   size_t n;
   size_t cap;
+  GroupCoder* groups;  // R
+  int group_col;
 };
 
 void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   BinSink* s = (BinSink*)arg;
   if (s->n == s->cap) relation_changed(s->rel);
-  s->labels[s->n++] = vals[0];
+  if (s->groups) group_coder_add(s->groups, slot->tts_values[s->group_col], nulls[s->group_col]);
+  if (s->weights != nullptr) s->weights[s->n] = row_weight(s->spec, vals, nulls);
+  s->labels[s->n++] = row_label(s->spec, slot, vals);
   float* x = nullptr;
   gbdt::RowBinner* b = s->owned->binner;
   run_engine([&] { x = b->next_row(); });  // bins the previous chunk when full
-  memcpy(x, vals + 1, sizeof(float) * s->nf);
+  if (s->spec->features->has_arrays)
+    fill_features(s->spec, s->first, slot, vals, nulls, x);
+  else
+    memcpy(x, vals + s->first, sizeof(float) * s->nf);
 }
 
 template <class Input>
-void set_names(const LoadSpec& spec, Input* d, const TrainCategories* tcat) {
+void set_names(const LoadSpec& spec, const LoadResult* out, Input* d, const TrainCategories* tcat) {
   const FeatureSet* fs = spec.features;
-  for (int f = 0; f < fs->n; f++) {
-    d->feature_names.emplace_back(fs->model_names[f]);
-    d->feature_types.push_back(feature_type_for(fs->kinds[f]));
+  for (int i = 0; i < out->n_kept; i++) {
+    const int f = out->kept[i];
+    d->feature_names.emplace_back(fs->x_model_names[f]);
+    d->feature_types.push_back(fs->x_types[f]);
   }
-  if (tcat != nullptr) train_categories_names(tcat, &d->categories);
+  // B: category names of the kept features (the dictionaries are per
+  // column; categorical features are never array columns, so column f is
+  // feature f).
+  if (tcat != nullptr) {
+    std::vector<std::vector<std::string>> names;
+    train_categories_names(tcat, &names);
+    for (int i = 0; i < out->n_kept; i++) d->categories.push_back(names[out->kept[i]]);
+  }
+}
+
+// Column checks on the float rows; with every row in hand, constant columns
+// are dropped when the spec asks (unless every column is constant).
+void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows, LoadResult* out) {
+  const int nf = s->nf;
+  out->checks = (ColumnCheck*)palloc0(sizeof(ColumnCheck) * (nf > 0 ? nf : 1));
+  out->checked_all_rows = all_rows;
+  check_columns(s->cols, nf, s->labels, s->n, out->checks);
+  out->kept = (int*)palloc(sizeof(int) * (nf > 0 ? nf : 1));
+  out->n_kept = 0;
+  for (int f = 0; f < nf; f++)
+    if (!(spec.drop_constant && all_rows && out->checks[f].constant)) out->kept[out->n_kept++] = f;
+  if (out->n_kept == 0) {
+    for (int f = 0; f < nf; f++) out->kept[f] = f;
+    out->n_kept = nf;
+  }
+  // Category codes are arbitrary numbers: no correlation or equality with
+  // the target is meaningful for them.
+  for (int f = 0; f < nf; f++)
+    if (spec.features->x_types[f] == gbdt::FeatureType::kCategorical)
+      out->checks[f].near_target = false;
 }
 
 // Categories per feature (0: numeric) for the cuts of categorical features.
@@ -132,22 +230,33 @@ std::vector<uint32_t> category_counts(const TrainCategories* tcat) {
   return counts;
 }
 
+struct CategoryPass {
+  TrainCategories* tcat;
+  int first;  // index of the first feature among the reader's columns
+};
+
 // Pass 1 with categorical features: counts the values of every row with a target.
 void count_categories_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
-  train_categories_count_row((TrainCategories*)arg, vals + 1);
+  CategoryPass* cp = (CategoryPass*)arg;
+  train_categories_count_row(cp->tcat, vals + cp->first);
 }
 
 // Bins float columns as the in-memory engine does; frees them.
-void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned, const TrainCategories* tcat) {
+void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned, LoadResult* out,
+                const TrainCategories* tcat) {
   const FloatSink* cs = s;
+  check_float_columns(spec, s, true, out);
   run_engine([&] {
     gbdt::TrainInput in;
     in.features.n_rows = cs->n;
-    in.features.columns.assign(cs->cols, cs->cols + cs->nf);
+    for (int i = 0; i < out->n_kept; i++) in.features.columns.push_back(cs->cols[out->kept[i]]);
     in.labels = cs->labels;
     in.rows_skipped = cs->skipped;
-    set_names(spec, &in, tcat);  // bin_input makes categorical cuts from the categories
+    // Names, types and categories (bin_input makes categorical cuts from
+    // the categories and copies them).
+    set_names(spec, out, &in, tcat);
     owned->data = new gbdt::BinnedInput(gbdt::bin_input(in, spec.max_bin, spec.sample_rows, spec.nthread));
+    if (cs->weights != nullptr) owned->data->weights.assign(cs->weights, cs->weights + cs->n);
   });
   sink_free(s);
 }
@@ -165,7 +274,7 @@ void report_no_rows(const LoadSpec& spec, uint64 total, uint64 kept) {
 
 void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out) {
   const RelInfo* rel = spec.rel;
-  const int nf = spec.features->n;
+  const int nf = spec.features->nx;
   const size_t sample_cap = spec.sample_rows > 0 ? spec.sample_rows : gbdt::cut_sample_rows(nf);
   MemoryContext old = MemoryContextSwitchTo(cxt);
   Owned* owned = (Owned*)palloc0(sizeof(Owned));
@@ -174,16 +283,36 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   cb->arg = owned;
   MemoryContextRegisterResetCallback(cxt, cb);
 
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
+  const int first = spec.weight_column != nullptr ? 2 : 1;
+  int ncols = spec.features->n + first;
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (ncols + 1));
   cols[0] = ReaderColumn{spec.target, spec.target_kind, true, true};
-  for (int f = 0; f < nf; f++)
-    cols[f + 1] = ReaderColumn{spec.features->names[f], spec.features->kinds[f], true, false};
+  if (spec.weight_column != nullptr)
+    cols[1] = ReaderColumn{spec.weight_column, spec.weight_kind, true, false};
+  for (int f = 0; f < spec.features->n; f++)
+    cols[f + first] = ReaderColumn{spec.features->names[f], spec.features->kinds[f], true, false};
+  // R: the group column last, passed through as text.
+  GroupCoder* groups = nullptr;
+  const int group_col = ncols;
+  if (spec.group_column) {
+    cols[ncols++] = ReaderColumn{spec.group_column, ValKind::kNone, false, false};
+    groups = group_coder_create(cxt, spec.group_column);
+  }
 
   // Dictionaries of the categorical features (category_dict.h).
-  TrainCategories* tcat = train_categories_create(cxt, rel, cols, 1, nf, spec.max_categories);
+  TrainCategories* tcat =
+      train_categories_create(cxt, rel, cols, first, spec.features->n, spec.max_categories);
+  if (tcat != nullptr && spec.features->has_arrays)
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("categorical features cannot be combined with array features yet"),
+                    errhint("Train with the array columns or with the categorical columns, "
+                            "not both.")));
 
   FloatSink fs;
   memset(&fs, 0, sizeof(fs));
+  fs.spec = &spec;
+  fs.first = first;
+  fs.rowbuf = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
   fs.rel = rel;
   fs.cxt = cxt;
   fs.nf = nf;
@@ -192,7 +321,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   double seconds_bin = 0;
   uint64 skipped = 0;
 
-  TablePasses* tp = open_table_passes(rel, cols, nf + 1, false);
+  TablePasses* tp = open_table_passes(rel, cols, ncols, false);
   if (tp == nullptr) {
     // One pass through SPI into float columns.
     if (rel->reltuples > 0)
@@ -206,7 +335,9 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     size_t initial = 16384;
     if (rel->reltuples > 0 && rel->reltuples < fs.max_rows) initial = (size_t)rel->reltuples + 1;
     sink_alloc(&fs, initial < 1024 ? 1024 : initial);
-    uint64 total = read_relation(rel, cols, nf + 1, float_row, &fs, false);
+    fs.groups = groups;
+    fs.group_col = group_col;
+    uint64 total = read_relation(rel, cols, ncols, float_row, &fs, false);
     report_no_rows(spec, total, fs.n);
     out->rows_read = total;
     out->passes = 1;
@@ -216,7 +347,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
       train_categories_count_columns(tcat, fs.cols, fs.n);
       train_categories_finalize(tcat, fs.cols, fs.n);
     }
-    bin_floats(spec, &fs, owned, tcat);
+    bin_floats(spec, &fs, owned, out, tcat);
     seconds_bin = owned->data->seconds_bin;
   } else {
     if (rel->reltuples > 0)
@@ -226,8 +357,9 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     // With categorical features, every row's values are counted: the
     // dictionaries are final before the sample and the bins are read.
     uint64 none = 0;
+    CategoryPass cpass{tcat, first};
     const uint64 n = tcat != nullptr
-                         ? table_pass(tp, nullptr, 0, count_categories_row, tcat, &skipped)
+                         ? table_pass(tp, nullptr, 0, count_categories_row, &cpass, &skipped)
                          : table_pass(tp, &none, 0, nullptr, nullptr, &skipped);
     if (tcat != nullptr && n > 0) train_categories_finalize(tcat, nullptr, 0);
     report_no_rows(spec, n + skipped, n);
@@ -238,6 +370,8 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
 
     // Pass 2: the cut sample (every row when take == n).
     sink_alloc(&fs, take);
+    fs.groups = take == n ? groups : nullptr;  // R: a sample pass codes no groups
+    fs.group_col = group_col;
     uint64* rows = nullptr;
     if (take < n) {
       rows = (uint64*)MemoryContextAllocHuge(cxt, sizeof(uint64) * take);
@@ -250,11 +384,12 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     if (take == n) {
       close_table_passes(tp);
       out->passes = 2;
-      bin_floats(spec, &fs, owned, tcat);
+      bin_floats(spec, &fs, owned, out, tcat);
       seconds_bin = owned->data->seconds_bin;
     } else {
       // Cuts from the sample; pass 3 bins every row as it is read.
       pfree(rows);
+      check_float_columns(spec, &fs, false, out);
       const FloatSink* cs = &fs;
       const auto tc = Clock::now();
       run_engine([&] {
@@ -267,17 +402,23 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
         owned->data->cuts = gbdt::cuts_from_sample(sample, spec.max_bin, spec.nthread,
                                                    tcat != nullptr ? &counts : nullptr);
         owned->data->labels.resize(n);
+        if (spec.weight_column != nullptr) owned->data->weights.resize(n);
         owned->binner = new gbdt::RowBinner(owned->data->cuts, n, spec.nthread);
       });
       seconds_bin = since(tc);
       sink_free(&fs);
       BinSink bs;
+      bs.spec = &spec;
+      bs.first = first;
+      bs.weights = spec.weight_column != nullptr ? owned->data->weights.data() : nullptr;
       bs.rel = rel;
       bs.owned = owned;
       bs.labels = owned->data->labels.data();
       bs.nf = nf;
       bs.n = 0;
       bs.cap = n;
+      bs.groups = groups;
+      bs.group_col = group_col;
       uint64 n3 = table_pass(tp, nullptr, 0, bin_row, &bs, &skipped2);
       if (n3 != n || bs.n != n) relation_changed(rel);
       close_table_passes(tp);
@@ -290,7 +431,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
         seconds_bin += owned->binner->seconds_binning();
         delete owned->binner;
         owned->binner = nullptr;
-        set_names(spec, d, tcat);
+        set_names(spec, out, d, tcat);
       });
     }
   }
@@ -298,6 +439,10 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   d->seconds_bin = seconds_bin;
   d->seconds_load = since(t0) - seconds_bin;
   d->rows_skipped = skipped;
+  if (groups) {
+    if (group_coder_rows(groups) != d->matrix.n_rows) relation_changed(rel);
+    group_coder_take(groups, &d->query_group);
+  }
   out->data = d;
   MemoryContextSwitchTo(old);
 }

@@ -15,6 +15,8 @@
 
 #include "pg_includes.h"
 
+#include "column_checks.h"
+#include "label_classes.h"
 #include "relation_reader.h"
 #include "train_data.h"
 #include "trainer.h"
@@ -22,10 +24,20 @@
 namespace gbdt_pg {
 
 struct FeatureSet {
-  int n;
+  int n;                     // columns read
   const char** names;        // column names (database encoding)
   const char** model_names;  // the same in UTF-8, as stored in the model
-  ValKind* kinds;
+  ValKind* kinds;            // kArray: an array column of widths[i] features
+  // W: array columns (array_features.h) expand to several features; the
+  // features trained on are the x_* (nx of them; the columns themselves
+  // when there is no array column).
+  bool has_arrays;
+  int* widths;               // per column: 1, or the array length
+  ValKind* elem_kinds;       // per column: the array's element kind
+  int nx;
+  const char** x_names;      // per feature (database encoding)
+  const char** x_model_names;
+  gbdt::FeatureType* x_types;
 };
 
 struct LoadSpec {
@@ -37,6 +49,18 @@ struct LoadSpec {
   size_t sample_rows;  // rows of the cut sample (0 = gbdt::cut_sample_rows)
   int nthread;
   MemoryShape memory;  // for the gbdt.max_memory checks
+  // W: text labels looked up in their classes (null: numeric target), and
+  // the weight column (null: none), read after the target.
+  const LabelClasses* labels;
+  const char* weight_column;
+  ValKind weight_kind;
+  // Leave constant columns out (the default feature list) when every row
+  // is checked (the relation fits the cut sample).
+  bool drop_constant;
+  // R: the query-group column (ranking), read as text with every row into
+  // BinnedInput::query_group (train_groups.h); null = none.
+  const char* group_column = nullptr;
+  // B: the most distinct values of a categorical column (max_categories).
   int max_categories = gbdt::kMaxCategories;  // distinct values of a categorical column
 };
 
@@ -45,6 +69,14 @@ struct LoadResult {
   uint64 rows_read;         // including rows skipped for a NULL target
   int passes;               // over the relation
   size_t sample_rows;       // rows the cuts were computed from
+  // W: column_checks.h per feature of spec.features, on every row when
+  // checked_all_rows, else on the cut sample; the features trained on
+  // (kept[i] indexes spec.features; n_kept of them: all unless constant
+  // columns were dropped).
+  ColumnCheck* checks;
+  bool checked_all_rows;
+  int* kept;
+  int n_kept;
 };
 
 // Loads into `cxt`: the result and every engine object of the load belong

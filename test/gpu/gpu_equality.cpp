@@ -43,6 +43,7 @@
 #include "model.h"
 #include "params.h"
 #include "quantile.h"
+#include "ranking.h"
 #include "trainer.h"
 
 namespace {
@@ -94,9 +95,12 @@ Dataset make_synth(size_t n, int d, double missing, gbdt::Objective obj, int K, 
                (d > 4 && D.cols[4][r] != D.cols[4][r] ? 0.8 : 0.0);
     double noise = unif(seed ^ 0x5EEDULL, r) - 0.5;
     switch (obj) {
+      case gbdt::Objective::kRankMap:  // R: binary relevance
       case gbdt::Objective::kLogistic:
         D.y[r] = s + noise > 0.3 ? 1.0f : 0.0f;
         break;
+      case gbdt::Objective::kRankNDCG:  // R: relevance degrees 0 .. K-1
+      case gbdt::Objective::kRankPairwise:
       case gbdt::Objective::kSoftprob: {
         double t = (std::tanh(0.7 * (s + noise)) + 1.0) * 0.5 * K;
         int c = (int)t;
@@ -130,14 +134,8 @@ struct Case {
   bool quick = false;      // part of --quick (compute-sanitizer) runs
 };
 
-const char* obj_str(gbdt::Objective o) {
-  switch (o) {
-    case gbdt::Objective::kLogistic: return "binary:logistic";
-    case gbdt::Objective::kSoftprob: return "multi:softprob";
-    case gbdt::Objective::kPoisson: return "count:poisson";
-    default: return "reg:squarederror";
-  }
-}
+// The objective's name from the registry (objective.h), ranking included.
+const char* obj_str(gbdt::Objective o) { return gbdt::objective_name(o); }
 
 std::vector<Case> all_cases() {
   using O = gbdt::Objective;
@@ -201,6 +199,14 @@ std::vector<Case> all_cases() {
       {{"max_delta_step", "0.5"}, {"eta", "1"}});
   add("n20k_d20_validation_early_stop", 20000, 20, 0.02, O::kLogistic, 1, 6, 256, 30,
       {{"validation_fraction", "0.2"}, {"early_stopping_rounds", "3"}, {"eta", "0.8"}});
+  // R: ranking (host gradients uploaded to the device).
+  add("n5000_d10_rank_ndcg", 5000, 10, 0.02, O::kRankNDCG, 5, 6, 256, 5,
+      {{"group_column", "qid"}}, true);
+  add("n5000_d10_rank_pairwise_mean", 5000, 10, 0.0, O::kRankPairwise, 3, 6, 64, 5,
+      {{"group_column", "qid"}, {"lambdarank_pair_method", "mean"},
+       {"lambdarank_num_pair_per_sample", "3"}}, true);
+  add("n5000_d10_rank_map_valid", 5000, 10, 0.02, O::kRankMap, 2, 6, 256, 8,
+      {{"group_column", "qid"}, {"validation_fraction", "0.2"}}, true);
   add("n20k_d20_base_score", 20000, 20, 0.0, O::kPoisson, 1, 6, 256, 5, {{"base_score", "2.5"}});
   // Chunked histogram mode (direct builds, a few nodes at a time).
   {
@@ -337,11 +343,19 @@ gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, 
   hooks.notice = [notice](const std::string& s) {
     if (notice) *notice += s;
   };
+  // R: ranking cases: query groups of about 25 rows, not contiguous.
+  std::vector<uint32_t> groups;
   gbdt::TrainInput in = D.n ? D.input() : gbdt::TrainInput{};
   if (cats) {
     in.categories = *cats;
     for (size_t f = 0; f < cats->size(); ++f)
       if (!(*cats)[f].empty()) in.feature_types[f] = gbdt::FeatureType::kCategorical;
+  }
+  if (!p.group_column.empty()) {
+    const size_t G = std::max<size_t>(1, D.n / 25);
+    groups.resize(D.n);
+    for (size_t r = 0; r < D.n; ++r) groups[r] = (uint32_t)((r * 7919) % G);
+    in.query_group = groups.data();
   }
   return gbdt::train_model(in, p, hooks);
 }

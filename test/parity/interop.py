@@ -14,7 +14,7 @@ XGBoost's predictions on the *_test rows with gbdt's own predictions in SQL
 (probabilities for classification, every class for multiclass).  Also checks
 that the feature names arrive in XGBoost, including a table whose columns have
 spaces, dashes, non-ASCII letters and the types float8/int/bool (XGBoost
-feature types float/int/c: a boolean column is categorical) with NULLs.
+feature types float/int/i) with NULLs.
 
 Import (Python -> SQL): trains XGBoost (tree_method=hist) on the *_train rows,
 saves the model as JSON, imports it with gbdt_import and compares gbdt's SQL
@@ -186,9 +186,7 @@ def main():
     with open(path, "w") as f:
         f.write(psql("SELECT gbdt_export(m) FROM interop_m")[0])
     bst = xgb.Booster(model_file=path)
-    # A boolean feature is categorical: codes false = 0 (the more frequent
-    # value), true = 1, which is flag::int below.
-    want_names, want_types = ["Col A", "b-2", "flag ü", "x.nulls"], ["float", "int", "c", "float"]
+    want_names, want_types = ["Col A", "b-2", "flag ü", "x.nulls"], ["float", "int", "i", "float"]
     if list(bst.feature_names or []) != want_names or list(bst.feature_types or []) != want_types:
         failures.append(f"{name}: XGBoost sees names {bst.feature_names} types {bst.feature_types}")
     rows = [ln.split("\t") for ln in psql(
@@ -273,8 +271,8 @@ def main():
             f.write(js2)
         bst2 = xgb.Booster(model_file=path2)
         if params["objective"] == "multi:softmax":
-            # gbdt_export writes multi:softmax back, whose predict() is the
-            # class: compare probabilities from the margins, as above.
+            # multi:softmax round-trips as multi:softmax (0.2), whose predict
+            # is the class: compare its probabilities, as above.
             t2 = bst2.predict(dte, output_margin=True)
             t2 = np.exp(t2 - t2.max(axis=1, keepdims=True))
             t2 /= t2.sum(axis=1, keepdims=True)

@@ -95,7 +95,7 @@ TEST(Params, ObjectiveAndBaseScore) {
   EXPECT_EQ(o, Objective::kSquaredError);
   EXPECT_TRUE(parse_objective("binary:logistic", &o));
   EXPECT_EQ(o, Objective::kLogistic);
-  EXPECT_FALSE(parse_objective("rank:ndcg", &o));
+  EXPECT_FALSE(parse_objective("rank:nosuch", &o));
   EXPECT_STREQ(objective_name(Objective::kSoftprob), "multi:softprob");
   EXPECT_STREQ(objective_name(Objective::kPoisson), "count:poisson");
 }
@@ -155,7 +155,7 @@ TEST(Params, BadValuesNameTheKey) {
   EXPECT_NE(e.find("\"eta\""), std::string::npos) << e;
   e = error_of("eta", "nan");
   EXPECT_NE(e.find("\"eta\""), std::string::npos) << e;
-  e = error_of("objective", "rank:ndcg", true);
+  e = error_of("objective", "rank:nosuch", true);
   EXPECT_NE(e.find("\"objective\""), std::string::npos) << e;
   e = error_of("eval_metric", "f1", true);
   EXPECT_NE(e.find("\"eval_metric\""), std::string::npos) << e;

@@ -1,0 +1,165 @@
+#include "continue_training.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "binned_matrix.h"
+#include "metrics.h"
+#include "objective.h"
+#include "thread_pool.h"
+
+namespace gbdt {
+
+void check_validation_params(const TrainParams& p) {
+  if (!p.validation_relation.empty() && p.validation_fraction > 0)
+    throw InvalidInput("parameters \"validation_relation\" and \"validation_fraction\" both "
+                       "choose the validation rows: give only one of them");
+}
+
+void check_init_model(const Model& init, const std::vector<std::string>& names, TrainParams* p) {
+  const int d = init.n_features();
+  if (init.cuts.n_features() != d || init.trees.empty())
+    throw InvalidInput("parameter \"init_model\": the model has no bin boundaries or no trees "
+                       "(an imported model?); continued training needs a model made by "
+                       "gbdt_train");
+  for (const std::string& f : init.feature_names)
+    if (std::find(names.begin(), names.end(), f) == names.end())
+      throw InvalidInput("feature column \"" + f + "\" of init_model is missing from the rows");
+  if (names != init.feature_names)
+    throw InvalidInput("parameter \"init_model\": the features must be the init model's, in "
+                       "its order (" + std::to_string(d) + " columns), got " +
+                       std::to_string(names.size()));
+  if (p->objective_set && p->objective != init.objective)
+    throw InvalidInput(std::string("parameter \"objective\" = \"") + objective_name(p->objective) +
+                       "\" differs from the objective of init_model, \"" +
+                       objective_name(init.objective) + "\"");
+  p->objective = init.objective;
+  p->objective_set = true;
+  if (objective_info(init.objective).multiclass) {
+    if (p->num_class != 0 && p->num_class != init.num_output_group)
+      throw InvalidInput("parameter \"num_class\" = " + std::to_string(p->num_class) +
+                         " differs from init_model's " + std::to_string(init.num_output_group));
+    p->num_class = init.num_output_group;
+  }
+  if (p->base_score_set)
+    throw InvalidInput("parameter \"base_score\" cannot be given with init_model: the "
+                       "continued model keeps the init model's base_score");
+  for (const auto& kv : init.params)
+    if (kv.first == "max_bin") p->max_bin = std::atoi(kv.second.c_str());
+}
+
+BinnedInput bin_with_cuts(const TrainInput& in, const Cuts& cuts, int nthread) {
+  BinnedInput b;
+  b.cuts = cuts;
+  b.matrix = bin_matrix(in.features, cuts, nthread);
+  b.labels.assign(in.labels, in.labels + in.features.n_rows);
+  if (in.weights) b.weights.assign(in.weights, in.weights + in.features.n_rows);
+  b.feature_names = in.feature_names;
+  b.feature_types = in.feature_types;
+  b.rows_skipped = in.rows_skipped;
+  b.seconds_load = in.seconds_load;
+  return b;
+}
+
+ValidationRows make_validation_rows(const ColumnInput& x, const float* labels, const Cuts& cuts,
+                                    int nthread, bool keep_floats, const float* weights) {
+  ValidationRows v;
+  v.matrix = bin_matrix(x, cuts, nthread);
+  v.labels.assign(labels, labels + x.n_rows);
+  if (weights) v.weights.assign(weights, weights + x.n_rows);
+  if (keep_floats) {
+    const size_t d = x.columns.size();
+    v.x.resize(x.n_rows * d);
+    for (size_t r = 0; r < x.n_rows; ++r)
+      for (size_t f = 0; f < d; ++f) v.x[r * d + f] = x.columns[f][r];
+  }
+  return v;
+}
+
+std::vector<float> init_model_margins(const Model& init, const ColumnInput& x, int nthread) {
+  const size_t n = x.n_rows, d = x.columns.size();
+  const int K = init.num_output_group;
+  std::vector<float> out(n * (size_t)K);
+  auto work = [&](size_t lo, size_t hi, int) {
+    std::vector<float> row(d);
+    for (size_t r = lo; r < hi; ++r) {
+      for (size_t f = 0; f < d; ++f) row[f] = x.columns[f][r];
+      float* a = &out[r * K];
+      for (int k = 0; k < K; ++k) a[k] = (float)init.base_margin[k];
+      for (size_t t = 0; t < init.trees.size(); ++t)
+        a[init.tree_group[t]] += init.trees[t].value[init.trees[t].leaf_of(row.data())];
+    }
+  };
+  // Worker threads of the engine's pool (signals blocked, joined here).
+  const int nt = (int)std::max<size_t>(1, std::min<size_t>((size_t)std::max(nthread, 1), n / 4096 + 1));
+  if (nt == 1) {
+    work(0, n, 0);
+  } else {
+    ThreadPool pool(nt);
+    pool.run_blocks(n, work);
+  }
+  return out;
+}
+
+void init_model_validation(const Model& init, const ValidationRows& v,
+                           const std::vector<std::string>& metrics, const MetricParams& mp,
+                           std::vector<double>* margins, std::vector<double>* history) {
+  const ObjectiveInfo& oi = objective_info(init.objective);
+  const float* vw = v.weights.empty() ? nullptr : v.weights.data();
+  const size_t n = v.matrix.n_rows;
+  const int d = v.matrix.n_features, K = init.num_output_group;
+  std::vector<int> missing_bin((size_t)d);
+  for (int f = 0; f < d; ++f) missing_bin[f] = init.cuts.nbins(f);
+  std::vector<float> acc(n * (size_t)K);
+  for (size_t i = 0; i < n; ++i)
+    for (int k = 0; k < K; ++k) acc[i * K + k] = (float)init.base_margin[k];
+  std::vector<double> pred(acc.size());
+  const bool floats = !v.x.empty();
+  const int rounds = init.num_rounds();
+  for (int r = 0; r < rounds; ++r) {
+    for (int k = 0; k < K; ++k) {
+      const size_t t = (size_t)r * K + k;
+      const Tree& tr = init.trees[t];
+      const int g = init.tree_group[t];
+      for (size_t i = 0; i < n; ++i) {
+        const int32_t leaf = floats ? tr.leaf_of(&v.x[i * d])
+                                    : tr.leaf_of_bins(&v.matrix.bins[i * d], missing_bin.data());
+        acc[i * K + g] += tr.value[leaf];
+      }
+    }
+    pred.assign(acc.begin(), acc.end());
+    // What the metrics see, as the training's rounds (trainer.cpp's eval_transform).
+    for (size_t i = 0; i < n; ++i) {
+      if (oi.eval_transform)
+        oi.eval_transform(&pred[i * K], K);
+      else
+        transform_margins(init, &pred[i * K]);
+    }
+    for (const std::string& name : metrics)
+      history->push_back(
+          compute_metric(name, init.objective, K, pred.data(), v.labels.data(), n, vw, mp));
+  }
+  margins->assign(acc.begin(), acc.end());
+}
+
+Model continue_training(const TrainInput& in, const Model& init, TrainParams p,
+                        const TrainHooks& hooks, const std::string& target_name,
+                        const TrainInput* valid) {
+  if (in.features.n_rows == 0) throw InvalidInput("no rows to train on");
+  check_init_model(init, in.feature_names, &p);
+  const int nthread = p.nthread > 0 ? p.nthread : default_nthread();
+  BinnedInput b = bin_with_cuts(in, init.cuts, nthread);
+  const std::vector<float> margins = init_model_margins(init, in.features, nthread);
+  ValidationRows v;
+  TrainExtras extras;
+  extras.init_model = &init;
+  extras.init_margins = &margins;
+  if (valid != nullptr) {
+    v = make_validation_rows(valid->features, valid->labels, init.cuts, nthread, true,
+                             valid->weights);
+    extras.validation = &v;
+  }
+  return train_binned(std::move(b), p, hooks, target_name, extras);
+}
+
+}  // namespace gbdt

@@ -1,0 +1,226 @@
+// LambdaMART gradients of rank:pairwise, rank:ndcg and rank:map (XGBoost
+// 3.x semantics: topk / mean pair construction, |delta metric| weighted
+// RankNet pair gradients, score normalization by the margin difference,
+// per-group lambda normalization).  See ranking.h.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+
+#include "gradients.h"
+#include "ranking.h"
+#include "thread_pool.h"
+
+namespace gbdt {
+
+namespace {
+
+// Per-thread buffers of one group's computation.
+struct Scratch {
+  std::vector<uint32_t> rank;    // local index at each rank position
+  std::vector<uint32_t> by_label;  // rank positions ordered by label, descending
+  std::vector<double> g, h;      // local gradient sums
+  std::vector<double> n_rel, acc;  // rank:map statistics by rank position
+};
+
+// Deterministic generator for the mean pair method.
+struct PairRng {
+  uint64_t s;
+  uint64_t next() {
+    s += 0x9E3779B97F4A7C15ULL;
+    return mix64(s);
+  }
+  // Uniform in [0, n).
+  size_t below(size_t n) { return (size_t)((next() >> 11) % (uint64_t)n); }
+};
+
+}  // namespace
+
+struct LambdaRank::Impl {
+  Objective obj;
+  RankParams rp;
+  QueryGroups groups;
+  const float* labels;
+  uint64_t seed;
+  std::unique_ptr<ThreadPool> pool;
+  std::vector<Scratch> scratch;
+  std::vector<double> discount;  // 1 / log2(i + 2)
+  std::vector<double> inv_idcg;  // per group (rank:ndcg)
+
+  double gain(float y) const { return rp.exp_gain ? std::ldexp(1.0, (int)y) - 1.0 : (double)y; }
+
+  void group(size_t gi, int round, const float* margins, double* grad, double* hess, Scratch* s);
+};
+
+LambdaRank::LambdaRank(Objective obj, const RankParams& rp, QueryGroups groups,
+                       const float* labels, uint64_t seed, int nthread)
+    : impl_(new Impl) {
+  Impl& m = *impl_;
+  m.obj = obj;
+  m.rp = rp;
+  m.groups = std::move(groups);
+  m.labels = labels;
+  m.seed = seed;
+  const size_t ng = m.groups.size();
+  size_t max_cnt = 0;
+  for (size_t g = 0; g < ng; ++g)
+    max_cnt = std::max(max_cnt, (size_t)(m.groups.ptr[g + 1] - m.groups.ptr[g]));
+  m.discount.resize(max_cnt + 1);
+  for (size_t i = 0; i < m.discount.size(); ++i) m.discount[i] = 1.0 / std::log2((double)i + 2.0);
+  if (obj == Objective::kRankNDCG) {
+    m.inv_idcg.resize(ng);
+    std::vector<float> ys;
+    for (size_t g = 0; g < ng; ++g) {
+      ys.clear();
+      for (uint32_t i = m.groups.ptr[g]; i < m.groups.ptr[g + 1]; ++i)
+        ys.push_back(labels[m.groups.rows[i]]);
+      std::sort(ys.begin(), ys.end(), [](float a, float b) { return a > b; });
+      size_t k = rp.topk ? std::min(ys.size(), (size_t)rp.num_pair) : ys.size();
+      double idcg = 0;
+      for (size_t i = 0; i < k; ++i) idcg += m.gain(ys[i]) * m.discount[i];
+      m.inv_idcg[g] = idcg == 0.0 ? 0.0 : 1.0 / idcg;
+    }
+  }
+  int nt = std::max(1, nthread);
+  if ((size_t)nt > ng) nt = (int)std::max<size_t>(1, ng);
+  m.pool.reset(new ThreadPool(nt));
+  m.scratch.resize((size_t)m.pool->size());
+}
+
+LambdaRank::~LambdaRank() { delete impl_; }
+
+void LambdaRank::gradients(int round, const float* margins, double* grad, double* hess) {
+  Impl& m = *impl_;
+  m.pool->run(m.groups.size(), [&](size_t g, int tid) {
+    m.group(g, round, margins, grad, hess, &m.scratch[(size_t)tid]);
+  });
+}
+
+void LambdaRank::Impl::group(size_t gi, int round, const float* margins, double* grad,
+                             double* hess, Scratch* s) {
+  const uint32_t* rows = groups.rows.data() + groups.ptr[gi];
+  const size_t cnt = groups.ptr[gi + 1] - groups.ptr[gi];
+  s->g.assign(cnt, 0.0);
+  s->h.assign(cnt, 0.0);
+  auto lab = [&](size_t local) { return labels[rows[local]]; };
+  auto mar = [&](size_t local) { return margins[rows[local]]; };
+  // The model's ranking: margins descending, ties in row order.
+  s->rank.resize(cnt);
+  std::iota(s->rank.begin(), s->rank.end(), 0u);
+  std::stable_sort(s->rank.begin(), s->rank.end(),
+                   [&](uint32_t a, uint32_t b) { return mar(a) > mar(b); });
+  const bool spread = cnt > 0 && mar(s->rank.front()) != mar(s->rank.back());
+
+  if (obj == Objective::kRankMap) {
+    s->n_rel.resize(cnt);
+    s->acc.resize(cnt);
+    double nr = 0, ac = 0;
+    for (size_t k = 0; k < cnt; ++k) {
+      const double y = lab(s->rank[k]);
+      nr += y;
+      ac += y / (double)(k + 1);
+      s->n_rel[k] = nr;
+      s->acc[k] = ac;
+    }
+  }
+
+  // |change of the metric| when the documents at rank positions hi (the
+  // more relevant one) and lo swap.
+  auto delta = [&](float y_hi, float y_lo, size_t hi, size_t lo) -> double {
+    switch (obj) {
+      case Objective::kRankNDCG: {
+        const double gh = gain(y_hi), gl = gain(y_lo);
+        const double before = gh * discount[hi] + gl * discount[lo];
+        const double after = gl * discount[hi] + gh * discount[lo];
+        return (before - after) * inv_idcg[gi];
+      }
+      case Objective::kRankMap: {
+        // Positions in ranked order (a above b); MAP of binary labels.
+        size_t a = hi, b = lo;
+        float ya = y_hi, yb = y_lo;
+        if (a > b) {
+          std::swap(a, b);
+          std::swap(ya, yb);
+        }
+        const double ra = (double)a + 1.0, rb = (double)b + 1.0;
+        const double total = s->n_rel[cnt - 1];
+        if (!(total > 0)) return 0.0;
+        const double nb = s->n_rel[b], na = s->n_rel[a];
+        const double between = s->acc[b - 1] - s->acc[a];
+        if (ya < yb) return ((nb / rb - (na + 1.0) / ra) - between) / total;
+        return ((na / ra - nb / rb) + between) / total;
+      }
+      default:
+        return 1.0;
+    }
+  };
+
+  double sum_lambda = 0.0;
+  auto pair = [&](size_t i, size_t j) {  // rank positions
+    size_t hi = i, lo = j;
+    float yh = lab(s->rank[hi]), yl = lab(s->rank[lo]);
+    if (yh == yl) return;
+    if (yh < yl) {
+      std::swap(hi, lo);
+      std::swap(yh, yl);
+    }
+    const uint32_t ih = s->rank[hi], il = s->rank[lo];
+    const double sh = mar(ih), sl = mar(il);
+    const double sig = det_sigmoid(sh - sl);
+    double dm = std::fabs(delta(yh, yl, hi, lo));
+    if (rp.score_normalization && spread) dm /= std::fabs(sh - sl) + 0.01;
+    const double lam = (sig - 1.0) * dm;
+    const double hes = std::max(sig * (1.0 - sig), 1e-16) * dm * 2.0;
+    s->g[ih] += lam;
+    s->h[ih] += hes;
+    s->g[il] -= lam;
+    s->h[il] += hes;
+    sum_lambda += -2.0 * lam;
+  };
+
+  const size_t np = (size_t)rp.num_pair;
+  if (rp.topk) {
+    const size_t top = std::min(cnt, np);
+    for (size_t i = 0; i < top; ++i)
+      for (size_t j = i + 1; j < cnt; ++j) pair(i, j);
+  } else if (cnt > 1) {
+    // Rank positions ordered by relevance (descending, stable): buckets of
+    // equal labels; each document gets np partners outside its bucket.
+    s->by_label.resize(cnt);
+    std::iota(s->by_label.begin(), s->by_label.end(), 0u);
+    std::stable_sort(s->by_label.begin(), s->by_label.end(), [&](uint32_t a, uint32_t b) {
+      return lab(s->rank[a]) > lab(s->rank[b]);
+    });
+    PairRng rng{mix64(mix64(seed ^ 0x52414E4B4C414D42ULL) ^ mix64((uint64_t)round + 1)) ^
+                mix64((uint64_t)gi * 0xD1B54A32D192ED03ULL + 7)};
+    for (size_t i = 0; i < cnt;) {
+      size_t j = i + 1;
+      const float yb = lab(s->rank[s->by_label[i]]);
+      while (j < cnt && lab(s->rank[s->by_label[j]]) == yb) ++j;
+      const size_t n_left = i, n_right = cnt - j;
+      if (n_left + n_right > 0) {
+        for (size_t rep = 0; rep < np; ++rep)
+          for (size_t p = i; p < j; ++p) {
+            size_t r = rng.below(n_left + n_right);
+            if (r >= n_left) r += j - i;
+            pair(s->by_label[p], s->by_label[r]);
+          }
+      }
+      i = j;
+    }
+  }
+
+  double norm = 1.0;
+  if (rp.normalization) {
+    if (!rp.topk)
+      norm = 1.0 / (double)np;
+    else if (sum_lambda > 0.0)
+      norm = std::log2(1.0 + sum_lambda) / sum_lambda;
+  }
+  for (size_t l = 0; l < cnt; ++l) {
+    grad[rows[l]] = s->g[l] * norm;
+    hess[rows[l]] = s->h[l] * norm;
+  }
+}
+
+}  // namespace gbdt

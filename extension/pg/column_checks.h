@@ -1,0 +1,22 @@
+// Checks of the feature columns against the target on the rows held as
+// floats before binning (every row when the relation fits the cut sample,
+// else the sample): constant columns, and columns that copy or nearly equal
+// the target (a leak: equal on >= 99% of the rows, or |correlation| > 0.999).
+#pragma once
+
+#include <cstddef>
+
+namespace gbdt_pg {
+
+struct ColumnCheck {
+  bool constant;     // the same value on every row, or missing on every row
+  double equal;      // fraction of rows where the value equals the label
+  double corr;       // Pearson correlation with the label (0 when undefined)
+  bool near_target;  // equal >= 0.99 or |corr| > 0.999
+};
+
+// cols[f][r], labels[r] (r < n); out[f] for f < nf.
+void check_columns(const float* const* cols, int nf, const float* labels, size_t n,
+                   ColumnCheck* out);
+
+}  // namespace gbdt_pg

@@ -1,0 +1,174 @@
+// gbdt_evaluate(model gbdt_model, relation regclass, target text,
+//               group_column text) -> jsonb
+// Ranking metrics of a model on the rows of a relation, per query group
+// (the group column's values, any type, compared as text): ndcg, ndcg@k,
+// map, map@k, pre@k for k in 1, 3, 5, 10, and the model's own eval metric.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "guard.h"
+#include "model_type.h"
+#include "relation_reader.h"
+#include "scoring.h"
+#include "train_groups.h"
+
+#include "explain.h"
+#include "model.h"
+#include "predict.h"
+#include "ranking.h"
+
+extern "C" {
+PG_FUNCTION_INFO_V1(gbdt_evaluate_ranking);
+}
+
+namespace gbdt_pg {
+namespace {
+
+struct RankEvalSink {
+  const gbdt::Model* model;
+  int nf;
+  GroupCoder* groups;
+  float* labels;   // cap
+  double* preds;   // cap
+  size_t n, cap;
+  float* x;        // batch rows x nf
+  size_t bn, bcap;
+  uint64 skipped;
+};
+
+void rank_eval_flush(RankEvalSink* s) {
+  if (s->bn == 0) return;
+  const gbdt::Model* m = s->model;
+  const float* x = s->x;
+  size_t bn = s->bn;
+  double* out = s->preds + (s->n - s->bn);
+  int nthread = scoring_threads();
+  run_engine([&] { gbdt::predict_batch(*m, x, bn, out, nthread, cancel_callback()); });
+  s->bn = 0;
+}
+
+void rank_eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
+  RankEvalSink* s = (RankEvalSink*)arg;
+  if (nulls[0] || std::isnan(vals[0])) {
+    s->skipped++;
+    return;
+  }
+  const int gc = s->nf + 1;
+  group_coder_add(s->groups, slot->tts_values[gc], nulls[gc]);
+  if (s->n == s->cap) {
+    size_t cap = s->cap * 2;
+    s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
+    s->preds = (double*)repalloc_huge(s->preds, sizeof(double) * cap);
+    s->cap = cap;
+  }
+  s->labels[s->n++] = vals[0];
+  memcpy(s->x + s->bn * s->nf, vals + 1, sizeof(float) * s->nf);
+  s->bn++;
+  if (s->bn == s->bcap) rank_eval_flush(s);
+}
+
+bool model_param_true(const gbdt::Model* m, const char* key, bool dflt) {
+  for (const auto& kv : m->params)
+    if (kv.first == key) return kv.second == "true" || kv.second == "1";
+  return dflt;
+}
+
+}  // namespace
+}  // namespace gbdt_pg
+
+using namespace gbdt_pg;
+
+Datum gbdt_evaluate_ranking(PG_FUNCTION_ARGS) {
+  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  Oid relid = PG_GETARG_OID(1);
+  char* target = text_to_cstring(PG_GETARG_TEXT_PP(2));
+  char* group = text_to_cstring(PG_GETARG_TEXT_PP(3));
+  if (m->num_output_group != 1)
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("gbdt_evaluate with group_column needs a single-output model, not "
+                           "objective %s",
+                           model_objective_name(m))));
+
+  RelInfo* rel = open_rel_info(relid);
+  ValKind tkind = require_numeric_column(rel, target, "target");
+  if (find_column(rel, group) == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("group_column \"%s\" is not a column of relation \"%s\"", group,
+                           rel->name)));
+  int nf = m->n_features();
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 2));
+  cols[0] = ReaderColumn{target, tkind, true, true};
+  model_feature_columns(rel, m, get_call_cache(fcinfo)->categories, cols + 1);
+  cols[nf + 1] = ReaderColumn{group, ValKind::kNone, false, false};
+
+  MemoryContext cxt =
+      AllocSetContextCreate(CurrentMemoryContext, "gbdt evaluate ranking", ALLOCSET_DEFAULT_SIZES);
+  RankEvalSink s;
+  memset(&s, 0, sizeof(s));
+  s.model = m;
+  s.nf = nf;
+  s.groups = group_coder_create(cxt, group);
+  size_t xbytes = sizeof(float) * (size_t)(nf > 0 ? nf : 1);
+  s.bcap = std::min(batch_rows(nf), budget_rows(1, xbytes + sizeof(float)));
+  s.x = (float*)MemoryContextAllocHuge(cxt, xbytes * s.bcap);
+  s.cap = 16384;
+  s.labels = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s.cap);
+  s.preds = (double*)MemoryContextAllocHuge(cxt, sizeof(double) * s.cap);
+
+  read_relation(rel, cols, nf + 2, rank_eval_row, &s, true);
+  rank_eval_flush(&s);
+  if (s.n == 0)
+    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
+                    errmsg("relation \"%s\" has no rows with a non-NULL target \"%s\"", rel->name,
+                           target)));
+  for (size_t i = 0; i < s.n; i++)
+    if (std::isnan(s.preds[i]))
+      ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                      errmsg("gbdt_evaluate: the model predicts NaN for rows of relation \"%s\"; "
+                             "its ranking metrics are undefined",
+                             rel->name)));
+  for (size_t i = 0; i < s.n; i++)
+    if (s.labels[i] < 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("target column \"%s\" has value %g: relevance labels must be >= 0",
+                             target, (double)s.labels[i])));
+
+  const bool exp_gain = model_param_true(m, "ndcg_exp_gain", true);
+  if (exp_gain)
+    for (size_t i = 0; i < s.n; i++)
+      if (s.labels[i] != std::floor(s.labels[i]) || s.labels[i] > 31)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("target column \"%s\" has value %g: NDCG with exponential gain "
+                               "needs relevance degrees 0, 1, ..., 31",
+                               target, (double)s.labels[i])));
+  const std::vector<uint32_t>* codes = &group_coder_codes(s.groups);
+  char* json = nullptr;
+  {
+    const RankEvalSink* sp = &s;
+    EngineError err;
+    catch_engine(&err, [&] {
+      const gbdt::QueryGroups q = gbdt::make_query_groups(codes->data(), sp->n);
+      std::vector<std::string> names = {"ndcg", "ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10",
+                                        "map",  "map@10", "pre@1",  "pre@5",  "pre@10"};
+      // The model's own metrics (a comma-separated list since 0.2).
+      for (const std::string& own : gbdt::split_metrics(sp->model->report.eval_metric))
+        if (gbdt::is_rank_metric(own) &&
+            std::find(names.begin(), names.end(), own) == names.end())
+          names.push_back(own);
+      std::string out = "{\"rows\": " + std::to_string(sp->n) +
+                        ", \"rows_skipped\": " + std::to_string(sp->skipped) +
+                        ", \"groups\": " + std::to_string(q.size()) + ", \"objective\": " +
+                        gbdt::json_escape(gbdt::objective_name(sp->model->objective));
+      for (const std::string& nm : names)
+        out += ", " + gbdt::json_escape(nm) + ": " +
+               gbdt::json_number(gbdt::rank_metric(nm, q, sp->preds, sp->labels, exp_gain));
+      out += "}";
+      json = pstrdup_nothrow(out);
+    });
+    if (err.kind != EngineErrKind::kNone) raise_engine_error(&err, default_style());
+  }
+  MemoryContextDelete(cxt);
+  PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}

@@ -1,0 +1,160 @@
+#include "label_classes.h"
+
+#include <cmath>
+
+#include "model_limits.h"
+
+extern "C" {
+#include "catalog/pg_type.h"
+}
+
+namespace gbdt_pg {
+
+bool is_text_label_type(Oid typid) {
+  char category;
+  bool preferred;
+  get_type_category_preferred(getBaseType(typid), &category, &preferred);
+  return category == TYPCATEGORY_STRING || category == TYPCATEGORY_ENUM;
+}
+
+namespace {
+const LabelClasses* sort_lc;
+int cmp_by_bytes(const void* a, const void* b) {
+  return strcmp(sort_lc->names[*(const int*)a], sort_lc->names[*(const int*)b]);
+}
+}  // namespace
+
+void text_label_classes(const RelInfo* rel, const char* target, LabelClasses* out) {
+  const char* col = quote_identifier(target);
+  char* q = psprintf(
+      "SELECT (s.c)::text AS label FROM (SELECT DISTINCT %s AS c FROM %s WHERE %s IS NOT NULL) s "
+      "ORDER BY s.c LIMIT %d",
+      col, rel->qualname, col, gbdt::kMaxClasses + 1);
+  MemoryContext caller = CurrentMemoryContext;
+  if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "gbdt: SPI_connect failed");
+  int rc = SPI_execute(q, false, 0);
+  if (rc != SPI_OK_SELECT)
+    elog(ERROR, "gbdt: reading the classes of \"%s\" failed: %s", target,
+         SPI_result_code_string(rc));
+  const int k = (int)SPI_processed;
+  if (k > gbdt::kMaxClasses)
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                    errmsg("target column \"%s\" has more than %d distinct values: too many "
+                           "classes (at most %d)",
+                           target, gbdt::kMaxClasses, gbdt::kMaxClasses),
+                    errhint("A text target is a class label; for a numeric target use a "
+                            "numeric column.")));
+  MemoryContext spi = MemoryContextSwitchTo(caller);
+  out->k = k;
+  out->text = true;
+  out->names = (char**)palloc(sizeof(char*) * (k > 0 ? k : 1));
+  out->model_names = (const char**)palloc(sizeof(char*) * (k > 0 ? k : 1));
+  out->by_bytes = (int*)palloc(sizeof(int) * (k > 0 ? k : 1));
+  for (int i = 0; i < k; i++) {
+    bool isnull;
+    Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+    out->names[i] = text_to_cstring(DatumGetTextPP(d));
+    out->by_bytes[i] = i;
+  }
+  MemoryContextSwitchTo(spi);
+  SPI_finish();
+  for (int i = 0; i < k; i++) out->model_names[i] = server_to_model_string(out->names[i]);
+  sort_lc = out;
+  qsort(out->by_bytes, k, sizeof(int), cmp_by_bytes);
+  sort_lc = nullptr;
+}
+
+float text_label_code(const LabelClasses* lc, const char* target, Datum value) {
+  char* s = text_to_cstring(DatumGetTextPP(value));
+  int lo = 0, hi = lc->k;
+  while (lo < hi) {
+    int mid = (lo + hi) >> 1;
+    int c = strcmp(lc->names[lc->by_bytes[mid]], s);
+    if (c == 0) return (float)lc->by_bytes[mid];
+    if (c < 0) lo = mid + 1; else hi = mid;
+  }
+  ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                  errmsg("target column \"%s\" has value '%s', not among the classes read "
+                         "before (the relation changed while it was read)",
+                         target, s)));
+  return 0;
+}
+
+void summarize_labels(const float* y, size_t n, LabelSummary* out) {
+  // The distinct values in a sorted array of at most kMaxClasses + 1
+  // entries (no copy of the labels); past that only min, max and
+  // integrality are tracked.
+  const size_t cap = (size_t)gbdt::kMaxClasses + 1;
+  double* v = (double*)palloc(sizeof(double) * cap);
+  size_t d = 0;
+  bool capped = false, all_integer = true;
+  double mn = 0, mx = 0;
+  for (size_t i = 0; i < n; i++) {
+    const double x = y[i];
+    if (i == 0 || x < mn) mn = x;
+    if (i == 0 || x > mx) mx = x;
+    if (all_integer && x != std::floor(x)) all_integer = false;
+    if (capped) continue;
+    size_t lo = 0, hi = d;  // first entry >= x
+    while (lo < hi) {
+      size_t mid = (lo + hi) >> 1;
+      if (v[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    if (lo < d && v[lo] == x) continue;
+    if (d == cap) {
+      capped = true;
+      continue;
+    }
+    memmove(v + lo + 1, v + lo, sizeof(double) * (d - lo));
+    v[lo] = x;
+    d++;
+  }
+  out->capped = capped || d > (size_t)gbdt::kMaxClasses;
+  out->distinct = d;
+  out->all_integer = all_integer;
+  out->min = mn;
+  out->max = mx;
+  out->values = v;
+}
+
+bool map_numeric_labels(float* y, size_t n, const LabelSummary& s, LabelClasses* lc) {
+  const int k = (int)s.distinct;
+  lc->k = k;
+  lc->text = false;
+  lc->values = s.values;
+  bool identity = true;
+  for (int i = 0; i < k; i++)
+    if (s.values[i] != (double)i) identity = false;
+  if (identity) return false;
+  for (size_t r = 0; r < n; r++) {
+    // The rank of y[r] among the distinct values (they are ascending).
+    const double v = y[r];
+    int lo = 0, hi = k - 1;
+    while (lo < hi) {
+      int mid = (lo + hi) >> 1;
+      if (s.values[mid] < v) lo = mid + 1; else hi = mid;
+    }
+    y[r] = (float)lo;
+  }
+  return true;
+}
+
+char* quote_class_list(const LabelClasses* lc, int max) {
+  StringInfoData b;
+  initStringInfo(&b);
+  for (int i = 0; i < lc->k && i < max; i++)
+    appendStringInfo(&b, "%s'%s'", i ? ", " : "", lc->names[i]);
+  if (lc->k > max) appendStringInfoString(&b, ", ...");
+  return b.data;
+}
+
+char* format_label_values(const LabelSummary& s, int max) {
+  StringInfoData b;
+  initStringInfo(&b);
+  for (size_t i = 0; i < s.distinct && (int)i < max; i++)
+    appendStringInfo(&b, "%s%g", i ? ", " : "", s.values[i]);
+  if ((int)s.distinct > max || s.capped) appendStringInfoString(&b, ", ...");
+  return b.data;
+}
+
+}  // namespace gbdt_pg

@@ -1,0 +1,51 @@
+// gbdt_train's continued training (init_model => m, XGBoost's xgb_model)
+// and validation rows from a relation of the user's (params
+// {"validation_relation": "name"}, XGBoost's evals): the glue that reads
+// those rows with the training's (or the init model's) cuts.
+#pragma once
+
+#include "pg_includes.h"
+
+#include "train_load.h"
+#include "trainer.h"
+
+namespace gbdt_pg {
+
+struct TrainPlus {
+  const gbdt::Model* init = nullptr;          // the init_model argument (decoded, cached)
+  const char* validation_relation = nullptr;  // the parameter as given
+  char* validation_qualname = nullptr;        // resolved, schema-qualified (recorded)
+  gbdt::ValidationRows* validation = nullptr; // owned by the data context
+  std::vector<float>* init_margins = nullptr; // owned by the data context
+
+  gbdt::TrainExtras extras() const {
+    gbdt::TrainExtras e;
+    e.init_model = init;
+    e.validation = validation;
+    e.init_margins = init_margins;
+    return e;
+  }
+};
+
+// The init_model argument `argno` (NULL or absent: none); a corrupt value
+// is an ERROR (ERRCODE_DATA_CORRUPTED).
+const gbdt::Model* init_model_arg(FunctionCallInfo fcinfo, int argno);
+
+// Features of a continued training: the init model's, by name (a column
+// missing from the relation is named); `features`, when given, must list
+// the same columns in the same order.
+void init_model_features(const RelInfo* rel, const char* target, const gbdt::Model* init,
+                         ArrayType* features, FeatureSet* fs);
+
+// Loads the training rows for a continued training into `cxt`: binned with
+// the init model's cuts, with its margins on every row (plus->init_margins).
+void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt,
+                        LoadResult* out);
+
+// Reads plus->validation_relation (when set) into plus->validation: the
+// same target and feature columns as the training (a missing one is named),
+// read with the caller's privileges, binned with `cuts`.
+void load_validation_relation(const LoadSpec& spec, const gbdt::Cuts& cuts, TrainPlus* plus,
+                              MemoryContext cxt);
+
+}  // namespace gbdt_pg

@@ -1,0 +1,98 @@
+#include "train_groups.h"
+
+#include <string>
+#include <unordered_map>
+
+#include "guard.h"
+
+namespace gbdt_pg {
+
+void check_group_column(const RelInfo* rel, const char* group, const char* target,
+                        bool features_given, FeatureSet* fs) {
+  if (find_column(rel, group) == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("group_column \"%s\" is not a column of relation \"%s\"", group,
+                           rel->name),
+                    errhint("group_column names the column that identifies the query of each "
+                            "row.")));
+  if (strcmp(group, target) == 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("group_column \"%s\" is the target column", group)));
+  int w = 0;
+  for (int f = 0; f < fs->n; f++) {
+    if (strcmp(fs->names[f], group) == 0) {
+      if (features_given)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("column \"%s\" is the group_column and cannot also be a feature",
+                               group)));
+      continue;
+    }
+    fs->names[w] = fs->names[f];
+    fs->kinds[w] = fs->kinds[f];
+    if (fs->model_names) fs->model_names[w] = fs->model_names[f];
+    w++;
+  }
+  fs->n = w;
+  if (fs->n == 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("relation \"%s\" has no feature columns besides the target \"%s\" and "
+                           "the group_column \"%s\"",
+                           rel->name, target, group)));
+}
+
+struct GroupCoder {
+  char* column;  // palloc'd in the coder's context
+  std::unordered_map<std::string, uint32_t> codes;
+  std::vector<uint32_t> rows;
+};
+
+namespace {
+void delete_coder(void* arg) {
+  GroupCoder** slot = (GroupCoder**)arg;
+  delete *slot;
+  *slot = nullptr;
+}
+}  // namespace
+
+GroupCoder* group_coder_create(MemoryContext cxt, const char* column) {
+  GroupCoder** slot = (GroupCoder**)MemoryContextAllocZero(cxt, sizeof(GroupCoder*));
+  MemoryContextCallback* cb =
+      (MemoryContextCallback*)MemoryContextAllocZero(cxt, sizeof(MemoryContextCallback));
+  char* name = MemoryContextStrdup(cxt, column);
+  run_engine([&] { *slot = new GroupCoder(); });
+  (*slot)->column = name;
+  cb->func = delete_coder;
+  cb->arg = slot;
+  MemoryContextRegisterResetCallback(cxt, cb);
+  return *slot;
+}
+
+void group_coder_add(GroupCoder* c, Datum value, bool isnull) {
+  if (isnull)
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("group_column \"%s\" is NULL in row %zu: every row needs a query group",
+                           c->column, c->rows.size() + 1),
+                    errhint("Filter the rows with a view (WHERE %s IS NOT NULL) or give them a "
+                            "group.",
+                            c->column)));
+  text* t = (text*)pg_detoast_datum_packed((struct varlena*)DatumGetPointer(value));
+  const char* p = VARDATA_ANY(t);
+  const size_t len = VARSIZE_ANY_EXHDR(t);
+  run_engine([&] {
+    auto it = c->codes.emplace(std::string(p, len), (uint32_t)c->codes.size()).first;
+    c->rows.push_back(it->second);
+  });
+}
+
+const std::vector<uint32_t>& group_coder_codes(const GroupCoder* c) { return c->rows; }
+
+size_t group_coder_rows(const GroupCoder* c) { return c->rows.size(); }
+
+void group_coder_take(GroupCoder* c, std::vector<uint32_t>* out) {
+  run_engine([&] {
+    out->swap(c->rows);
+    c->rows.clear();
+  });
+}
+
+}  // namespace gbdt_pg

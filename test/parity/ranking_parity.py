@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Learning-to-rank parity: gbdt rank:ndcg against XGBoost 3.x rank:ndcg.
+
+Usage: ranking_parity.py [--shared DIR] [--tol 0.01] [--rounds 100]
+
+Runs against the database psql reaches (PGHOST, PGPORT, PGUSER, PGDATABASE)
+with the gbdt extension installed.  Data: the shared ranking set
+(DIR/rank.train.svm + rank.train.query, LightGBM's lambdarank example:
+graded relevance 0..4, 201 queries).  Queries are split by position: every
+4th query (3, 7, 11, ...) is held out, the rest train.  The rows of the
+training table are stored in a scrambled order, so the groups are not
+contiguous (gbdt groups rows by the value of the group column).
+
+Checks, each printed; exits non-zero when one fails:
+  * held-out NDCG@10 (gain 2^rel - 1, per query, mean over queries; queries
+    without relevant documents count 1, as XGBoost's ndcg@10) of gbdt
+    >= XGBoost's - tol, both trained with the same eta, max_depth, rounds,
+    max_bin (tree_method hist, default lambdarank parameters);
+  * training time of both (gbdt: the gbdt_train statement, reading the
+    table included, less a psql round trip; XGBoost: DMatrix construction +
+    xgboost.train), reported as a ratio (not asserted: the machine is shared);
+  * export: gbdt_export of the gbdt model loaded by xgboost.Booster scores
+    the held-out rows within 1e-6 of gbdt_predict_table;
+  * import: XGBoost's rank:ndcg model through gbdt_import scores them
+    within 1e-6 of XGBoost;
+  * gbdt_evaluate(model, table, target, group_column) reports the same
+    ndcg@10 as computed here (1e-9).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import xgboost as xgb
+
+
+def psql(sql, stdin=None):
+    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-F", "\t", "-c", sql],
+                       input=stdin, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"psql failed ({r.returncode}): {r.stderr.strip()}\nSQL: {sql[:300]}")
+    return [ln for ln in r.stdout.splitlines() if ln != ""]
+
+
+def load_svm(path):
+    rows, ys, mx = [], [], 0
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            ys.append(float(t[0]))
+            r = {}
+            for kv in t[1:]:
+                i, v = kv.split(":")
+                r[int(i)] = float(v)
+                mx = max(mx, int(i))
+            rows.append(r)
+    X = np.full((len(rows), mx + 1), np.nan, dtype=np.float32)
+    for i, r in enumerate(rows):
+        for k, v in r.items():
+            X[i, k] = v
+    return X, np.array(ys)
+
+
+def ndcg_at(scores, y, qid, k=10):
+    """Mean over queries of NDCG@k, exp gain, ties in row order."""
+    out = []
+    for q in np.unique(qid):
+        idx = np.where(qid == q)[0]
+        order = idx[np.argsort(-scores[idx], kind="stable")]
+        gains = 2.0 ** y - 1.0
+        disc = 1.0 / np.log2(np.arange(2, k + 2))
+        top = order[:k]
+        dcg = float(np.sum(gains[top] * disc[:len(top)]))
+        ideal = np.sort(gains[idx])[::-1][:k]
+        idcg = float(np.sum(ideal * disc[:len(ideal)]))
+        out.append(dcg / idcg if idcg > 0 else 1.0)
+    return float(np.mean(out))
+
+
+def copy_table(name, ids, qid, y, X, cols):
+    psql(f"DROP TABLE IF EXISTS {name}")
+    psql(f"CREATE TABLE {name} (id int, qid int, rel float8, "
+         + ", ".join(f"{c} real" for c in cols) + ")")
+    lines = []
+    for i in range(len(ids)):
+        vals = ["" if np.isnan(v) else repr(float(v)) for v in X[i]]
+        lines.append(",".join([str(ids[i]), str(qid[i]), repr(float(y[i]))] + vals))
+    psql(f"\\copy {name} FROM STDIN WITH (FORMAT csv)", stdin="\n".join(lines) + "\n")
+    psql(f"ANALYZE {name}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shared", default=os.environ.get("GBDT_SHARED_DATA", "/work/shared/data"))
+    ap.add_argument("--tol", type=float, default=0.01)
+    ap.add_argument("--rounds", type=int, default=100)
+    args = ap.parse_args()
+    failures = []
+
+    X, y = load_svm(os.path.join(args.shared, "rank.train.svm"))
+    sizes = np.loadtxt(os.path.join(args.shared, "rank.train.query"), dtype=int)
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    test_q = (qid % 4) == 3
+    # Columns that have a value somewhere (the others carry nothing).
+    keep = np.where(~np.all(np.isnan(X), axis=0))[0]
+    X = X[:, keep]
+    cols = [f"f{j}" for j in keep]
+    tr, te = np.where(~test_q)[0], np.where(test_q)[0]
+    # Training rows stored scrambled: groups are not contiguous in the table.
+    rng = np.random.RandomState(7)
+    perm = rng.permutation(tr)
+    ids = np.arange(len(y))
+    copy_table("rank_parity_train", ids[perm], qid[perm], y[perm], X[perm], cols)
+    copy_table("rank_parity_test", ids[te], qid[te], y[te], X[te], cols)
+
+    params = {"eta": 0.1, "max_depth": 6, "max_bin": 256, "nthread": 1}
+    ours_params = dict(params, num_round=args.rounds, group_column="qid", seed=0)
+    feats = "ARRAY[" + ",".join(f"'{c}'" for c in cols) + "]"
+    psql("DROP TABLE IF EXISTS rank_parity_m")
+    t0 = time.perf_counter()
+    psql("SELECT 1")
+    t_conn = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    psql(f"CREATE TABLE rank_parity_m AS SELECT gbdt_train('rank_parity_train', 'rel', {feats}, "
+         f"'rank:ndcg', '{json.dumps(ours_params)}') AS m")
+    t_ours = time.perf_counter() - t0 - t_conn
+    pred = {int(k): float(v) for k, v in (ln.split("\t") for ln in psql(
+        "SELECT p.key, p.prediction FROM rank_parity_m m, "
+        "gbdt_predict_table(m.m, 'rank_parity_test', 'id') p"))}
+    ours = np.array([pred[int(i)] for i in ids[te]])
+
+    # XGBoost: training rows in group order (it needs contiguous groups).
+    t0 = time.perf_counter()
+    dtr = xgb.DMatrix(X[tr], y[tr])
+    dtr.set_group(np.bincount(qid[tr])[np.unique(qid[tr])])
+    bst = xgb.train(dict(params, objective="rank:ndcg", tree_method="hist"), dtr, args.rounds)
+    t_xgb = time.perf_counter() - t0
+    theirs = bst.predict(xgb.DMatrix(X[te]))
+
+    n_ours = ndcg_at(ours, y[te], qid[te])
+    n_xgb = ndcg_at(theirs, y[te], qid[te])
+    print(f"held-out NDCG@10: gbdt {n_ours:.5f}  xgboost {n_xgb:.5f}  "
+          f"(diff {n_ours - n_xgb:+.5f}, tolerance {args.tol})")
+    if not n_ours >= n_xgb - args.tol:
+        failures.append(f"NDCG@10 {n_ours:.5f} < xgboost {n_xgb:.5f} - {args.tol}")
+    print(f"training time: gbdt {t_ours:.3f} s  xgboost {t_xgb:.3f} s  "
+          f"ratio {t_ours / t_xgb:.2f}x (nthread 1 both: the machine is shared)")
+
+    # gbdt_evaluate with the group column.
+    try:
+        ev = json.loads(psql("SELECT gbdt_evaluate(m, 'rank_parity_test', 'rel', 'qid') "
+                             "FROM rank_parity_m")[0])
+        v = float(ev.get("ndcg@10", "nan"))
+        print(f"gbdt_evaluate ndcg@10 {v:.6f}")
+        if not abs(v - n_ours) <= 1e-9:
+            failures.append(f"gbdt_evaluate ndcg@10 {v} != {n_ours}")
+    except RuntimeError as e:
+        failures.append(f"gbdt_evaluate: {e}")
+
+    # Export: XGBoost loads gbdt's model and scores identically.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "m.json")
+        with open(path, "w") as f:
+            f.write(psql("SELECT gbdt_export(m) FROM rank_parity_m")[0])
+        b2 = xgb.Booster(model_file=path)
+        cfg = json.loads(b2.save_config())
+        oname = cfg["learner"]["objective"]["name"]
+        p2 = b2.predict(xgb.DMatrix(X[te], feature_names=cols))
+        d = float(np.max(np.abs(p2 - ours)))
+        print(f"export: xgboost loads objective {oname}, max |diff| {d:.2e}")
+        if oname != "rank:ndcg":
+            failures.append(f"export objective {oname}")
+        if not d <= 1e-6:
+            failures.append(f"export max |diff| {d}")
+
+        # Import: XGBoost's model scored by gbdt.
+        bst.save_model(path)
+        with open(path) as f:
+            js = f.read()
+        psql("DROP TABLE IF EXISTS rank_parity_json")
+        psql("CREATE TABLE rank_parity_json (j jsonb)")
+        psql("\\copy rank_parity_json FROM STDIN WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')",
+             stdin=js + "\n")
+        # Feature names: XGBoost's f0.. are positions; rename to the columns.
+        psql("DROP TABLE IF EXISTS rank_parity_mi")
+        psql("CREATE TABLE rank_parity_mi AS SELECT gbdt_import(j) AS m FROM rank_parity_json")
+        imp_feats = json.loads(psql("SELECT gbdt_model_info(m) FROM rank_parity_mi")[0])["features"]
+        names = [f["name"] for f in imp_feats]
+        sel = ", ".join(f"{c} AS \"{n}\"" for c, n in zip(cols, names))
+        psql(f"CREATE OR REPLACE VIEW rank_parity_test_v AS SELECT id, {sel} FROM rank_parity_test")
+        pi = {int(k): float(v) for k, v in (ln.split("\t") for ln in psql(
+            "SELECT p.key, p.prediction FROM rank_parity_mi m, "
+            "gbdt_predict_table(m.m, 'rank_parity_test_v', 'id') p"))}
+        imp = np.array([pi[int(i)] for i in ids[te]])
+        d = float(np.max(np.abs(imp - theirs)))
+        oi = json.loads(psql("SELECT gbdt_model_info(m) FROM rank_parity_mi")[0])["objective"]
+        print(f"import: gbdt reads objective {oi}, max |diff| {d:.2e}")
+        if oi != "rank:ndcg":
+            failures.append(f"import objective {oi}")
+        if not d <= 1e-6:
+            failures.append(f"import max |diff| {d}")
+
+    for t in ("rank_parity_m", "rank_parity_mi", "rank_parity_json"):
+        psql(f"DROP TABLE IF EXISTS {t}")
+    psql("DROP VIEW IF EXISTS rank_parity_test_v")
+    psql("DROP TABLE IF EXISTS rank_parity_train")
+    psql("DROP TABLE IF EXISTS rank_parity_test")
+    summary = (f"ndcg@10 gbdt {n_ours:.4f} xgboost {n_xgb:.4f}, time ratio "
+               f"{t_ours / t_xgb:.2f}x")
+    if failures:
+        print("ranking parity FAIL: " + "; ".join(failures))
+        print(f"ranking parity overall {summary}")
+        return 1
+    print(f"ranking parity overall {summary}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
