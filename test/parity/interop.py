@@ -14,7 +14,7 @@ XGBoost's predictions on the *_test rows with gbdt's own predictions in SQL
 (probabilities for classification, every class for multiclass).  Also checks
 that the feature names arrive in XGBoost, including a table whose columns have
 spaces, dashes, non-ASCII letters and the types float8/int/bool (XGBoost
-feature types float/int/i) with NULLs.
+feature types float/int/c: a boolean column is categorical) with NULLs.
 
 Import (Python -> SQL): trains XGBoost (tree_method=hist) on the *_train rows,
 saves the model as JSON, imports it with gbdt_import and compares gbdt's SQL
@@ -186,7 +186,9 @@ def main():
     with open(path, "w") as f:
         f.write(psql("SELECT gbdt_export(m) FROM interop_m")[0])
     bst = xgb.Booster(model_file=path)
-    want_names, want_types = ["Col A", "b-2", "flag ü", "x.nulls"], ["float", "int", "i", "float"]
+    # A boolean feature is categorical: codes false = 0 (the more frequent
+    # value), true = 1, which is flag::int below.
+    want_names, want_types = ["Col A", "b-2", "flag ü", "x.nulls"], ["float", "int", "c", "float"]
     if list(bst.feature_names or []) != want_names or list(bst.feature_types or []) != want_types:
         failures.append(f"{name}: XGBoost sees names {bst.feature_names} types {bst.feature_types}")
     rows = [ln.split("\t") for ln in psql(
