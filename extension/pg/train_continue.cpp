@@ -209,6 +209,13 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::Cuts& cuts, Trai
   ValKind tk = require_numeric_column(vrel, spec.target, "target");
   const FeatureSet* fs = spec.features;
   ValKind* kinds = (ValKind*)palloc(sizeof(ValKind) * (fs->n > 0 ? fs->n : 1));
+  for (int f = 0; f < fs->n; f++)
+    if (fs->kinds[f] == ValKind::kCategory)  // B: would need the training's dictionaries
+      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("validation_relation with categorical features is not supported "
+                             "yet (feature \"%s\")",
+                             fs->names[f]),
+                      errhint("Use validation_fraction, or leave the categorical columns out.")));
   for (int f = 0; f < fs->n; f++) {
     if (find_column(vrel, fs->names[f]) == nullptr)
       ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),

@@ -5,7 +5,7 @@
 -- function reads the categories; init_model and array columns with
 -- categorical features are refused clearly (not supported yet).
 BEGIN;
-SELECT plan(14);
+SELECT plan(15);
 
 \ir lib/psql_lines.sql
 
@@ -55,6 +55,10 @@ SELECT throws_like($$SELECT gbdt_train('c47', 'y', ARRAY['colour', 'x'], NULL, '
 SELECT throws_like($$SELECT gbdt_train('c47', 'y', ARRAY['colour', 'emb'], NULL, '{"num_round": 2}')$$,
                    '%categorical features cannot be combined with array features yet%',
                    'categorical and array features in one training: refused');
+SELECT throws_like($$SELECT gbdt_train('c47', 'y', ARRAY['colour', 'x'], NULL,
+                                       '{"num_round": 2, "validation_relation": "c47"}')$$,
+                   '%validation_relation with categorical features is not supported yet (feature "colour")%',
+                   'validation_relation with categorical features: refused');
 
 -- The NOTICE (a second session prints it).
 CREATE TEMP TABLE out47 AS
