@@ -280,14 +280,21 @@ void train_categories_names(const TrainCategories* tc,
 
 ModelCategories* build_model_categories(const gbdt::Model& m) {
   if (!m.has_categorical()) return nullptr;
+  return build_categories(m.categories);
+}
+
+ModelCategories* build_categories(const std::vector<std::vector<std::string>>& categories) {
+  bool any = false;
+  for (const auto& c : categories) any = any || !c.empty();
+  if (!any) return nullptr;
   std::unique_ptr<ModelCategories> mc(new ModelCategories());
-  mc->dicts.resize(m.categories.size());
-  for (size_t f = 0; f < m.categories.size(); f++) {
-    if (m.categories[f].empty()) continue;
+  mc->dicts.resize(categories.size());
+  for (size_t f = 0; f < categories.size(); f++) {
+    if (categories[f].empty()) continue;
     std::unique_ptr<CategoryDict> d(new CategoryDict());
-    d->names.reserve(m.categories[f].size());
-    d->index.reserve(m.categories[f].size());
-    for (const std::string& s : m.categories[f]) {
+    d->names.reserve(categories[f].size());
+    d->index.reserve(categories[f].size());
+    for (const std::string& s : categories[f]) {
       d->index.emplace(std::string_view(s), (int32_t)d->names.size());
       d->names.emplace_back(s);
     }

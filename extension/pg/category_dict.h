@@ -87,6 +87,9 @@ void train_categories_names(const TrainCategories* tc,
 // model has no categorical feature.  The model must outlive the result.
 ModelCategories* build_model_categories(const gbdt::Model& m);
 void delete_model_categories(ModelCategories* mc) noexcept;
+// L: the same from per-feature category names (a training's, for its
+// validation_relation); the names must outlive the result.
+ModelCategories* build_categories(const std::vector<std::vector<std::string>>& categories);
 
 // The reader column of model feature f read from a column of type typid
 // named colname (allocated in CurrentMemoryContext).  Errors when the

@@ -8,6 +8,8 @@
 #include "model_type.h"
 #include "relation_reader.h"
 #include "scoring.h"
+#include "scoring_layout.h"
+#include "target_classes.h"
 #include "train_data.h"
 
 #include "explain.h"
@@ -33,6 +35,8 @@ namespace {
 struct EvalSink {
   const gbdt::Model* model;
   const char* target;
+  const TargetClasses* classes;  // L: class names / label values -> class index
+  ScoringLayout* layout;         // L: array columns expanded
   int nf;
   int K;
   bool stream;     // multi:softprob: metrics summed per batch
@@ -74,11 +78,11 @@ void eval_flush(EvalSink* s) {
 
 void eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   EvalSink* s = (EvalSink*)arg;
-  if (nulls[0] || std::isnan(vals[0])) {
+  if (nulls[0] || (s->classes->kind != ValKind::kNone && std::isnan(vals[0]))) {
     s->skipped++;
     return;
   }
-  float y = vals[0];
+  float y = target_class(s->classes, slot->tts_values[0], vals[0]);
   const gbdt::ObjectiveInfo& oi = gbdt::objective_info(s->model->objective);
   if (oi.multiclass && (y < 0 || y >= (float)s->K || y != std::floor(y)))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -101,7 +105,7 @@ void eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
     }
     s->labels[s->n++] = y;
   }
-  memcpy(s->x + s->bn * s->nf, vals + 1, sizeof(float) * s->nf);
+  scoring_row(s->layout, slot, vals, nulls, 1, s->x + s->bn * s->nf);
   s->bn++;
   if (s->bn == s->bcap) eval_flush(s);
 }
@@ -123,16 +127,23 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
                            model_objective_name(m)),
                     errhint("gbdt_evaluate(model, relation, target, group_column)")));
   RelInfo* rel = open_rel_info(relid);
-  ValKind tkind = require_numeric_column(rel, target, "target");
+  TargetClasses classes;
+  target_classes_for_model(rel, target, m, &classes);
   int nf = m->n_features();
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
-  cols[0] = ReaderColumn{target, tkind, true, true};
-  model_feature_columns(rel, m, get_call_cache(fcinfo)->categories, cols + 1);
+  ScoringLayout* layout =
+      scoring_layout(rel, m->feature_names, get_call_cache(fcinfo)->categories, nullptr, nullptr,
+                     nullptr);
+  const int ncols = layout->ncols + 1;
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
+  cols[0] = ReaderColumn{target, classes.kind, true, true};
+  memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
 
   EvalSink s;
   memset(&s, 0, sizeof(s));
   s.model = m;
   s.target = target;
+  s.classes = &classes;
+  s.layout = layout;
   s.nf = nf;
   s.K = m->num_output_group > 0 ? m->num_output_group : 1;
   s.cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt evaluate", ALLOCSET_DEFAULT_SIZES);
@@ -154,7 +165,7 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
     s.preds = (double*)MemoryContextAllocHuge(s.cxt, sizeof(double) * s.cap);
   }
 
-  read_relation(rel, cols, nf + 1, eval_row, &s, true);
+  read_relation(rel, cols, ncols, eval_row, &s, true);
   eval_flush(&s);
   if (s.n == 0)
     ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),

@@ -26,6 +26,7 @@
 #include "model_type.h"
 #include "relation_reader.h"
 #include "scoring.h"
+#include "scoring_layout.h"
 
 #include "model.h"
 #include "predict.h"
@@ -65,6 +66,7 @@ struct Batch {
 
 struct Sink {
   const gbdt::Model* model;
+  ScoringLayout* layout;  // L: the relation's columns (array columns expanded)
   int nf;
   int K;
   size_t cap;
@@ -186,7 +188,7 @@ void reader_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* 
   Sink* s = (Sink*)arg;
   Batch* b = &s->b[s->cur];
   size_t i = b->n;
-  memcpy(b->x + i * s->nf, vals + 1, sizeof(float) * s->nf);
+  scoring_row(s->layout, slot, vals, nulls, 1, b->x + i * s->nf);
   b->key_nulls[i] = nulls[0];
   b->keys[i] = (Datum)0;
   if (!nulls[0]) {
@@ -459,15 +461,20 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   Form_pg_attribute key_attr = find_column(rel, key);
   if (key_attr == nullptr) report_missing_column(rel, key);
   int nf = m->n_features();
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
+  ScoringLayout* layout =
+      scoring_layout(rel, m->feature_names, get_call_cache(fcinfo)->categories, nullptr, nullptr,
+                     nullptr);
+  const int ncols = layout->ncols + 1;
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
   cols[0] = ReaderColumn{key, ValKind::kNone, false, false};
-  model_feature_columns(rel, m, get_call_cache(fcinfo)->categories, cols + 1);
+  memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
 
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
 
   Sink* s = (Sink*)palloc0(sizeof(Sink));
   s->model = m;
+  s->layout = layout;
   s->nf = nf;
   s->K = m->num_output_group > 0 ? m->num_output_group : 1;
   s->store = rsinfo->setResult;
@@ -476,7 +483,8 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
 
   DirectPlan plan;
   memset(&plan, 0, sizeof(plan));
-  bool direct = plan_direct(rel, m, cols + 1, key_attr, s, &plan);
+  // Array columns (several features per column) take the reader's path.
+  bool direct = !layout->has_arrays && plan_direct(rel, m, cols + 1, key_attr, s, &plan);
   bool with_raw = direct && plan.fixed;
   if (with_raw) {
     s->raw.data_offset = MAXALIGN(plan.bitmap_bytes);
@@ -504,7 +512,7 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
     if (direct)
       read_direct(rel, s, &plan);
     else
-      read_relation(rel, cols, nf + 1, reader_row, s, true);
+      read_relation(rel, cols, ncols, reader_row, s, true);
     finish_all(s);
   }
   PG_CATCH();

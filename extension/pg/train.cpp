@@ -439,7 +439,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   else
     load_training_data(spec, data_cxt, &loaded);
   gbdt::BinnedInput* data = loaded.data;
-  load_validation_relation(spec, data->cuts, &plus, data_cxt);
+  load_validation_relation(spec, *data, &plus, data_cxt);
 
   // Weights: not all zero.
   if (weight_column != nullptr) {
@@ -509,6 +509,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
         float* y = data->labels.data();
         const size_t n = data->labels.size();
         remapped = map_numeric_labels(y, n, ls, &classes);
+        if (remapped) map_validation_labels(&plus, target, classes);  // L
       }
       appendStringInfo(&why, "target \"%s\" has %zu distinct values (%s)%s", target,
                        ls.distinct, values, remapped ? ", classes in this order" : "");

@@ -15,6 +15,10 @@ extern "C" {
 #include "model_type.h"
 #include "module.h"
 #include "train_data.h"
+#include "category_dict.h"
+#include "label_classes.h"
+#include "scoring_layout.h"
+#include "target_classes.h"
 
 namespace gbdt_pg {
 namespace {
@@ -29,11 +33,18 @@ struct Rows {
   float** cols;
   float* labels;
   uint64 skipped;
+  // L: the validation relation's rows are read as a model's features
+  // (array columns expanded, categories through the training's
+  // dictionaries) and its target through the training's classes.
+  const TargetClasses* classes;  // null: the target value as it is
+  ScoringLayout* layout;         // null: one column per feature
+  float* rowbuf;                 // layout: one row's features
 };
 
 void rows_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   Rows* s = (Rows*)arg;
-  if (nulls[0] || std::isnan(vals[0])) {
+  const bool text_target = s->classes != nullptr && s->classes->kind == ValKind::kNone;
+  if (nulls[0] || (!text_target && std::isnan(vals[0]))) {
     s->skipped++;
     return;
   }
@@ -46,14 +57,23 @@ void rows_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
     s->cap = cap;
   }
   size_t i = s->n++;
-  s->labels[i] = vals[0];
+  s->labels[i] = s->classes != nullptr ? target_class(s->classes, slot->tts_values[0], vals[0])
+                                       : vals[0];
+  if (s->layout != nullptr) {
+    scoring_row(s->layout, slot, vals, nulls, 1, s->rowbuf);
+    for (int f = 0; f < s->nf; f++) s->cols[f][i] = s->rowbuf[f];
+    return;
+  }
   for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + 1];
 }
 
 void read_rows(const RelInfo* rel, const char* target, ValKind tk, int nf, const char** names,
-               const ValKind* kinds, const MemoryShape* memory, MemoryContext cxt, Rows* s) {
+               const ValKind* kinds, const MemoryShape* memory, MemoryContext cxt, Rows* s,
+               const TargetClasses* classes = nullptr, ScoringLayout* layout = nullptr) {
   MemoryContext old = MemoryContextSwitchTo(cxt);
   memset(s, 0, sizeof(*s));
+  s->classes = classes;
+  s->layout = layout;
   s->rel = rel;
   s->cxt = cxt;
   s->memory = memory;
@@ -64,11 +84,17 @@ void read_rows(const RelInfo* rel, const char* target, ValKind tk, int nf, const
   s->labels = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
   s->cols = (float**)palloc(sizeof(float*) * (nf > 0 ? nf : 1));
   for (int f = 0; f < nf; f++) s->cols[f] = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
+  const int ncols = layout != nullptr ? layout->ncols + 1 : nf + 1;
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
   cols[0] = ReaderColumn{target, tk, true, true};
-  for (int f = 0; f < nf; f++) cols[f + 1] = ReaderColumn{names[f], kinds[f], true, false};
+  if (layout != nullptr) {
+    memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
+    s->rowbuf = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
+  } else {
+    for (int f = 0; f < nf; f++) cols[f + 1] = ReaderColumn{names[f], kinds[f], true, false};
+  }
   MemoryContextSwitchTo(old);
-  read_relation(rel, cols, nf + 1, rows_row, s, false);
+  read_relation(rel, cols, ncols, rows_row, s, false);
 }
 
 // C++ objects of the loads, deleted when the data context goes (also on
@@ -190,8 +216,26 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
   plus->init_margins = o->margins;
 }
 
-void load_validation_relation(const LoadSpec& spec, const gbdt::Cuts& cuts, TrainPlus* plus,
-                              MemoryContext cxt) {
+namespace {
+
+// The training's length of array column `column` (0: not an array column).
+int training_array_length(void* arg, const char* column) {
+  const FeatureSet* fs = (const FeatureSet*)arg;
+  for (int i = 0; i < fs->n; i++)
+    if (fs->kinds[i] == ValKind::kArray && strcmp(fs->names[i], column) == 0) return fs->widths[i];
+  return 0;
+}
+
+void delete_categories_cb(void* arg) {
+  ModelCategories** mc = (ModelCategories**)arg;
+  delete_model_categories(*mc);
+  *mc = nullptr;
+}
+
+}  // namespace
+
+void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& data,
+                              TrainPlus* plus, MemoryContext cxt) {
   if (plus->validation_relation == nullptr) return;
   List* names = stringToQualifiedNameList(plus->validation_relation);
   Oid relid = RangeVarGetRelid(makeRangeVarFromNameList(names), AccessShareLock, true);
@@ -201,31 +245,47 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::Cuts& cuts, Trai
                            plus->validation_relation)));
   RelInfo* vrel = open_rel_info(relid);  // SELECT and schema USAGE checked
   plus->validation_qualname = vrel->qualname;
-  if (find_column(vrel, spec.target) == nullptr)
+  Form_pg_attribute tatt = find_column(vrel, spec.target);
+  if (tatt == nullptr)
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                     errmsg("target column \"%s\" of the training does not exist in "
                            "validation_relation \"%s\"",
                            spec.target, vrel->name)));
-  ValKind tk = require_numeric_column(vrel, spec.target, "target");
-  const FeatureSet* fs = spec.features;
-  ValKind* kinds = (ValKind*)palloc(sizeof(ValKind) * (fs->n > 0 ? fs->n : 1));
-  for (int f = 0; f < fs->n; f++)
-    if (fs->kinds[f] == ValKind::kCategory)  // B: would need the training's dictionaries
-      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                      errmsg("validation_relation with categorical features is not supported "
-                             "yet (feature \"%s\")",
-                             fs->names[f]),
-                      errhint("Use validation_fraction, or leave the categorical columns out.")));
-  for (int f = 0; f < fs->n; f++) {
-    if (find_column(vrel, fs->names[f]) == nullptr)
-      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                      errmsg("feature column \"%s\" of the training does not exist in "
-                             "validation_relation \"%s\"",
-                             fs->names[f], vrel->name)));
-    kinds[f] = require_numeric_column(vrel, fs->names[f], "feature");
+  // L: a text target's labels are looked up in the training's classes.
+  const char* where = psprintf(" of validation_relation \"%s\"", vrel->name);
+  TargetClasses* classes = nullptr;
+  ValKind tk = ValKind::kNone;
+  if (spec.labels != nullptr && spec.labels->text) {
+    const bool is_bool = getBaseType(tatt->atttypid) == BOOLOID;
+    if (!is_bool && !is_text_label_type(tatt->atttypid))
+      ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                      errmsg("target column \"%s\"%s is %s, but the training's target is a "
+                             "class label (text)",
+                             spec.target, where, format_type_be(tatt->atttypid))));
+    classes = (TargetClasses*)palloc(sizeof(TargetClasses));
+    target_classes_from_names(spec.target, where, spec.labels->k, spec.labels->names, is_bool,
+                              classes);
+    tk = classes->kind;
+  } else {
+    tk = require_numeric_column(vrel, spec.target, "target");
   }
+  // L: the features trained on (array elements, constant columns left
+  // out), read as a model's; categorical ones through the training's
+  // dictionaries (a value not seen in training is "unseen", as in scoring).
+  ModelCategories** mc = (ModelCategories**)MemoryContextAllocZero(cxt, sizeof(ModelCategories*));
+  {
+    MemoryContextCallback* cb =
+        (MemoryContextCallback*)MemoryContextAllocZero(cxt, sizeof(MemoryContextCallback));
+    cb->func = delete_categories_cb;
+    cb->arg = mc;
+    MemoryContextRegisterResetCallback(cxt, cb);
+  }
+  run_engine([&] { *mc = build_categories(data.categories); });
+  ScoringLayout* layout = scoring_layout(vrel, data.feature_names, *mc, vrel->name,
+                                         training_array_length, (void*)spec.features);
+  const int nf = layout->nf;
   Rows s;
-  read_rows(vrel, spec.target, tk, fs->n, fs->names, kinds, nullptr, cxt, &s);
+  read_rows(vrel, spec.target, tk, nf, nullptr, nullptr, nullptr, cxt, &s, classes, layout);
   if (s.n == 0)
     ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
                     errmsg("validation_relation \"%s\" has no rows with a non-NULL target \"%s\"",
@@ -234,9 +294,32 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::Cuts& cuts, Trai
   const bool keep = plus->init != nullptr;
   run_engine([&] {
     o->validation = new gbdt::ValidationRows(
-        gbdt::make_validation_rows(columns_of(s), s.labels, cuts, spec.nthread, keep));
+        gbdt::make_validation_rows(columns_of(s), s.labels, data.cuts, spec.nthread, keep));
+    // A category never seen in training (code n) goes left at every
+    // categorical split, as in scoring: its bin is n + 1 (past the missing
+    // bin n), in no split's set.  With 255 categories or more the codes
+    // past the 254th share the "other" bin, as the training's rows do.
+    gbdt::BinnedMatrix& mx = o->validation->matrix;
+    for (int f = 0; f < nf && f < (int)data.categories.size(); f++) {
+      const size_t n = data.categories[f].size();
+      if (n == 0 || n >= 255 || data.cuts.nbins(f) != (int)n) continue;
+      const float* col = s.cols[f];
+      for (size_t r = 0; r < s.n; r++)
+        if (col[r] >= (float)n) mx.bins[r * (size_t)nf + f] = (uint8_t)(n + 1);
+    }
   });
   plus->validation = o->validation;
+  run_engine([&] { delete_model_categories(*mc); });
+  *mc = nullptr;
+}
+
+void map_validation_labels(TrainPlus* plus, const char* target, const LabelClasses& classes) {
+  if (plus->validation == nullptr || classes.values == nullptr || classes.k <= 0) return;
+  TargetClasses tc;
+  target_classes_from_values(
+      target, psprintf(" of validation_relation \"%s\"", plus->validation_relation), classes.k,
+      classes.values, &tc);
+  for (float& y : plus->validation->labels) y = target_class(&tc, (Datum)0, y);
 }
 
 }  // namespace gbdt_pg

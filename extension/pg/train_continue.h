@@ -43,9 +43,17 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
                         LoadResult* out);
 
 // Reads plus->validation_relation (when set) into plus->validation: the
-// same target and feature columns as the training (a missing one is named),
-// read with the caller's privileges, binned with `cuts`.
-void load_validation_relation(const LoadSpec& spec, const gbdt::Cuts& cuts, TrainPlus* plus,
-                              MemoryContext cxt);
+// same target and features as the training's `data` (a missing column is
+// named; array columns expanded; categorical columns through its
+// dictionaries, a value not seen in training going left at every split as
+// in scoring; a text target through the training's classes, an unknown one
+// named), read with the caller's privileges, binned with data's cuts.
+void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& data,
+                              TrainPlus* plus, MemoryContext cxt);
+
+// Numeric class labels trained as classes 0 .. K-1 (labels 0/10/20 as 3
+// classes): the validation rows' labels mapped the same way; a label that
+// is not among the training's values is an error naming it.
+void map_validation_labels(TrainPlus* plus, const char* target, const LabelClasses& classes);
 
 }  // namespace gbdt_pg
