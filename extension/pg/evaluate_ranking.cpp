@@ -12,6 +12,7 @@
 #include "model_type.h"
 #include "relation_reader.h"
 #include "scoring.h"
+#include "scoring_layout.h"
 #include "train_groups.h"
 
 #include "explain.h"
@@ -29,6 +30,7 @@ namespace {
 struct RankEvalSink {
   const gbdt::Model* model;
   int nf;
+  ScoringLayout* layout;  // L: array columns expanded
   GroupCoder* groups;
   float* labels;   // cap
   double* preds;   // cap
@@ -55,7 +57,7 @@ void rank_eval_row(void* arg, TupleTableSlot* slot, const float* vals, const boo
     s->skipped++;
     return;
   }
-  const int gc = s->nf + 1;
+  const int gc = s->layout->ncols + 1;
   group_coder_add(s->groups, slot->tts_values[gc], nulls[gc]);
   if (s->n == s->cap) {
     size_t cap = s->cap * 2;
@@ -64,7 +66,7 @@ void rank_eval_row(void* arg, TupleTableSlot* slot, const float* vals, const boo
     s->cap = cap;
   }
   s->labels[s->n++] = vals[0];
-  memcpy(s->x + s->bn * s->nf, vals + 1, sizeof(float) * s->nf);
+  scoring_row(s->layout, slot, vals, nulls, 1, s->x + s->bn * s->nf);
   s->bn++;
   if (s->bn == s->bcap) rank_eval_flush(s);
 }
@@ -98,10 +100,14 @@ Datum gbdt_evaluate_ranking(PG_FUNCTION_ARGS) {
                     errmsg("group_column \"%s\" is not a column of relation \"%s\"", group,
                            rel->name)));
   int nf = m->n_features();
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 2));
+  ScoringLayout* layout =
+      scoring_layout(rel, m->feature_names, get_call_cache(fcinfo)->categories, nullptr, nullptr,
+                     nullptr);
+  const int ncols = layout->ncols + 2;
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
   cols[0] = ReaderColumn{target, tkind, true, true};
-  model_feature_columns(rel, m, get_call_cache(fcinfo)->categories, cols + 1);
-  cols[nf + 1] = ReaderColumn{group, ValKind::kNone, false, false};
+  memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
+  cols[layout->ncols + 1] = ReaderColumn{group, ValKind::kNone, false, false};
 
   MemoryContext cxt =
       AllocSetContextCreate(CurrentMemoryContext, "gbdt evaluate ranking", ALLOCSET_DEFAULT_SIZES);
@@ -109,6 +115,7 @@ Datum gbdt_evaluate_ranking(PG_FUNCTION_ARGS) {
   memset(&s, 0, sizeof(s));
   s.model = m;
   s.nf = nf;
+  s.layout = layout;
   s.groups = group_coder_create(cxt, group);
   size_t xbytes = sizeof(float) * (size_t)(nf > 0 ? nf : 1);
   s.bcap = std::min(batch_rows(nf), budget_rows(1, xbytes + sizeof(float)));
@@ -117,7 +124,7 @@ Datum gbdt_evaluate_ranking(PG_FUNCTION_ARGS) {
   s.labels = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s.cap);
   s.preds = (double*)MemoryContextAllocHuge(cxt, sizeof(double) * s.cap);
 
-  read_relation(rel, cols, nf + 2, rank_eval_row, &s, true);
+  read_relation(rel, cols, ncols, rank_eval_row, &s, true);
   rank_eval_flush(&s);
   if (s.n == 0)
     ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),

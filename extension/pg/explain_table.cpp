@@ -18,6 +18,7 @@
 #include "model_type.h"
 #include "relation_reader.h"
 #include "scoring.h"
+#include "scoring_layout.h"
 
 #include "model.h"
 #include "thread_pool.h"
@@ -46,6 +47,7 @@ struct Sink {
   const gbdt::Model* model;
   Engine* eng;
   int nf, K, W;
+  ScoringLayout* layout;  // L: array columns expanded
   size_t cap, n;
   float* x;           // cap x nf
   double* phi;        // cap x K x W
@@ -128,7 +130,7 @@ void flush(Sink* s) {
 void reader_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   Sink* s = (Sink*)arg;
   const size_t i = s->n;
-  memcpy(s->x + i * s->nf, vals + 1, sizeof(float) * s->nf);
+  scoring_row(s->layout, slot, vals, nulls, 1, s->x + i * s->nf);
   s->key_nulls[i] = nulls[0];
   s->keys[i] = (Datum)0;
   if (!nulls[0] && s->abs_sum == nullptr) {
@@ -147,20 +149,19 @@ void explain_relation(Sink* s, const gbdt::Model* m, const ModelCategories* mc, 
                       const char* key) {
   RelInfo* rel = open_rel_info(relid);
   const int nf = m->n_features();
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (nf + 1));
-  int first = 0;
+  if (key != nullptr && find_column(rel, key) == nullptr) report_missing_column(rel, key);
+  ScoringLayout* layout = scoring_layout(rel, m->feature_names, mc, nullptr, nullptr, nullptr);
+  const int ncols = layout->ncols + 1;
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
+  memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
   if (key != nullptr) {
-    if (find_column(rel, key) == nullptr) report_missing_column(rel, key);
     cols[0] = ReaderColumn{key, ValKind::kNone, false, false};
-    first = 1;
+  } else {
+    // The reader hands column 0 as the key: read the first feature's
+    // column twice rather than special-case the row callback.
+    cols[0] = layout->ncols > 0 ? cols[1] : ReaderColumn{nullptr, ValKind::kNone, false, false};
   }
-  model_feature_columns(rel, m, mc, cols + first);
-  if (first == 0) {
-    // The reader hands column 0 as the key: read the first feature twice
-    // rather than special-case the row callback.
-    memmove(cols + 1, cols, sizeof(ReaderColumn) * nf);
-    cols[0] = nf > 0 ? cols[1] : ReaderColumn{nullptr, ValKind::kNone, false, false};
-  }
+  s->layout = layout;
   s->model = m;
   s->nf = nf;
   s->K = m->num_output_group > 0 ? m->num_output_group : 1;
@@ -180,7 +181,7 @@ void explain_relation(Sink* s, const gbdt::Model* m, const ModelCategories* mc, 
     if (nf == 0 && key == nullptr) {
       // No feature to read: nothing to explain.
     } else {
-      read_relation(rel, cols, nf + 1, reader_row, s, true);
+      read_relation(rel, cols, ncols, reader_row, s, true);
     }
     flush(s);
   }

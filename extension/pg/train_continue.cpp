@@ -267,6 +267,11 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
                               classes);
     tk = classes->kind;
   } else {
+    if (kind_for_type(tatt->atttypid) == ValKind::kNone && is_text_label_type(tatt->atttypid))
+      ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                      errmsg("target column \"%s\"%s is %s, but the training's target is "
+                             "numeric",
+                             spec.target, where, format_type_be(tatt->atttypid))));
     tk = require_numeric_column(vrel, spec.target, "target");
   }
   // L: the features trained on (array elements, constant columns left

@@ -9,7 +9,7 @@
 -- numeric class labels through the training's values.  Every bad input is
 -- an error naming the column and the value.
 BEGIN;
-SELECT plan(36);
+SELECT plan(38);
 
 CREATE TYPE size48 AS ENUM ('s', 'm', 'l');
 CREATE TABLE g48 (id serial PRIMARY KEY, colour text, sz size48, flag bool, x float8,
@@ -41,7 +41,9 @@ INSERT INTO m48 VALUES
   ('enum', gbdt_train('g48', 'sz', ARRAY['emb', 'x'], NULL, '{"num_round": 5}')),
   ('bool', gbdt_train('g48', 'b', ARRAY['emb'], NULL, '{"num_round": 5}')),
   ('c10', gbdt_train('g48', 'c10', ARRAY['emb'], 'multi:softprob', '{"num_round": 5}')),
-  ('c12', gbdt_train('g48', 'c12', ARRAY['emb'], 'binary:logistic', '{"num_round": 5}'));
+  ('c12', gbdt_train('g48', 'c12', ARRAY['emb'], 'binary:logistic', '{"num_round": 5}')),
+  ('rank', gbdt_train('g48', 'c12', ARRAY['emb', 'x'], 'rank:ndcg',
+                      '{"num_round": 3, "group_column": "colour"}'));
 CREATE FUNCTION pg_temp.m(text) RETURNS gbdt_model LANGUAGE sql AS $$ SELECT m FROM m48 WHERE k = $1 $$;
 
 -- ---- 1. array features in gbdt_predict_table and gbdt_evaluate ----
@@ -81,6 +83,14 @@ CREATE VIEW g48_noemb AS SELECT id, e4, x, ya FROM g48;
 SELECT throws_like($$SELECT gbdt_evaluate(pg_temp.m('arr'), 'g48_noemb', 'ya')$$,
                    '%relation "g48_noemb" has no column "emb" required by the model%',
                    'a missing array column: named');
+
+SELECT ok((SELECT max(abs(e.s - gbdt_predict(pg_temp.m('arr'), g))) < 1e-5
+           FROM g48 g JOIN (SELECT key, sum(contribution) AS s
+                            FROM gbdt_explain_table(pg_temp.m('arr'), 'g48', 'id') GROUP BY key) e
+                ON e.key = g.id::text),
+          'gbdt_explain_table expands array columns: the contributions add up to gbdt_predict');
+SELECT is((gbdt_evaluate(pg_temp.m('rank'), 'g48', 'c12', 'colour')->>'rows')::int, 600,
+          'gbdt_evaluate with group_column expands array columns');
 
 -- ---- text, enum and bool categorical features ----
 SELECT is((SELECT array_agg(f->>'type' ORDER BY o) FROM jsonb_array_elements(gbdt_model_info(pg_temp.m('cat'))->'features') WITH ORDINALITY a(f, o)),
@@ -194,7 +204,7 @@ SELECT throws_like($$SELECT gbdt_train('g48', 'y', ARRAY['colour', 'x'], NULL,
 CREATE VIEW g48_textlab AS SELECT colour, flag, x, lab AS c10, emb FROM g48;
 SELECT throws_like($$SELECT gbdt_train('g48', 'c10', ARRAY['emb'], 'multi:softprob',
                                        '{"num_round": 2, "validation_relation": "g48_textlab"}')$$,
-                   '%column "c10"%',
+                   '%target column "c10" of validation_relation "g48_textlab" is text, but the training''s target is numeric%',
                    'validation_relation: a text target for a numeric one is refused');
 -- The default feature list leaves constant columns out (k here): the
 -- validation rows have the training's features.
