@@ -208,8 +208,16 @@ void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows
   check_columns(s->cols, nf, s->labels, s->n, out->checks);
   out->kept = (int*)palloc(sizeof(int) * (nf > 0 ? nf : 1));
   out->n_kept = 0;
+  // L: array elements are never left out: their positions give the array's
+  // length when the model scores (array_features.h).
+  bool* in_array = (bool*)palloc0(sizeof(bool) * (nf > 0 ? nf : 1));
+  for (int i = 0, j = 0; i < spec.features->n && j < nf; i++) {
+    const bool arr = spec.features->kinds[i] == ValKind::kArray;
+    for (int e = 0; e < (arr ? spec.features->widths[i] : 1) && j < nf; e++) in_array[j++] = arr;
+  }
   for (int f = 0; f < nf; f++)
-    if (!(spec.drop_constant && all_rows && out->checks[f].constant)) out->kept[out->n_kept++] = f;
+    if (!(spec.drop_constant && all_rows && out->checks[f].constant && !in_array[f]))
+      out->kept[out->n_kept++] = f;
   if (out->n_kept == 0) {
     for (int f = 0; f < nf; f++) out->kept[f] = f;
     out->n_kept = nf;

@@ -9,7 +9,7 @@
 -- numeric class labels through the training's values.  Every bad input is
 -- an error naming the column and the value.
 BEGIN;
-SELECT plan(38);
+SELECT plan(40);
 
 CREATE TYPE size48 AS ENUM ('s', 'm', 'l');
 CREATE TABLE g48 (id serial PRIMARY KEY, colour text, sz size48, flag bool, x float8,
@@ -91,6 +91,18 @@ SELECT ok((SELECT max(abs(e.s - gbdt_predict(pg_temp.m('arr'), g))) < 1e-5
           'gbdt_explain_table expands array columns: the contributions add up to gbdt_predict');
 SELECT is((gbdt_evaluate(pg_temp.m('rank'), 'g48', 'c12', 'colour')->>'rows')::int, 600,
           'gbdt_evaluate with group_column expands array columns');
+
+-- The default feature list leaves constant columns out, but never an array
+-- element: the elements' positions give the array's length when scoring.
+CREATE TABLE g48_const AS SELECT id, ARRAY[emb[1], 1, emb[3]]::float8[] AS emb, x, ya FROM g48;
+INSERT INTO m48 VALUES ('const', gbdt_train('g48_const', 'ya', NULL, NULL, '{"num_round": 3}'));
+SELECT is((SELECT array_agg(f->>'name' ORDER BY o) FROM jsonb_array_elements(gbdt_model_info(pg_temp.m('const'))->'features') WITH ORDINALITY a(f, o)),
+          ARRAY['id', 'emb[1]', 'emb[2]', 'emb[3]', 'x'],
+          'a constant array element stays a feature (the default list drops constant columns)');
+SELECT is((SELECT count(*)::int FROM gbdt_predict_table(pg_temp.m('const'), 'g48_const', 'id') p
+           JOIN g48_const g ON g.id::text = p.key
+           WHERE p.prediction = gbdt_predict(pg_temp.m('const'), g)), 600,
+          'a model with a constant array element scores its training table');
 
 -- ---- text, enum and bool categorical features ----
 SELECT is((SELECT array_agg(f->>'type' ORDER BY o) FROM jsonb_array_elements(gbdt_model_info(pg_temp.m('cat'))->'features') WITH ORDINALITY a(f, o)),
