@@ -9,6 +9,7 @@
 
 #include "binned_matrix.h"
 #include "common.h"
+#include "constraints.h"
 #include "memory_budget.h"
 #include "params.h"
 #include "split_math.h"
@@ -32,6 +33,9 @@ struct BoostData {
   // Histograms and per-level buffers whose number depends on the data are
   // charged here as they are made (null: no limit).
   MemoryBudget* budget = nullptr;
+  // T: constraints, per-level/per-node column sampling, lossguide (the CPU
+  // backend grows with tree_grower.h when tree_ext.general()).
+  TreeExtParams tree_ext;
 };
 
 class TreeBackend {

@@ -26,6 +26,7 @@
 #include "gradients.h"
 #include "thread_pool.h"
 #include "tree_growth.h"
+#include "tree_grower.h"
 
 namespace gbdt {
 
@@ -326,6 +327,7 @@ class CpuBackend final : public TreeBackend {
 
   void boost_round(int round, const std::vector<uint8_t>& feature_mask,
                    std::vector<Tree>* out) override {
+    round_ = round;
     auto t0 = Clock::now();
     compute_gradients();
     t_grad_ += since(t0);
@@ -645,7 +647,39 @@ class CpuBackend final : public TreeBackend {
   }
 
   // ---- one tree ----
+  // T: constraints, per-level/per-node column sampling, lossguide.
+  void build_tree_general(int k, const std::vector<uint8_t>& feature_mask, Tree* tree) {
+    GeneralGrowInput g;
+    g.matrix = data_.matrix;
+    g.cuts = data_.cuts;
+    g.hist_offset = off_.data();
+    g.total_bins = total_bins_;
+    g.gpair = &gpair_[(size_t)k * n_];
+    g.q = quant_[k];
+    g.split = data_.split;
+    g.ext = &data_.tree_ext;
+    g.max_depth = data_.max_depth;
+    g.feature_mask = feature_mask.data();
+    g.seed = data_.seed;
+    g.round = round_;
+    g.group = k;
+    g.row_idx = row_idx_.data();
+    g.tmp_idx = tmp_idx_.data();
+    g.n_sampled = n_sampled_;
+    g.pool = pool_.get();
+    g.cancel = data_.cancel;
+    g.budget = data_.budget;
+    g.margins = margins_.data();
+    g.K = K_;
+    g.n_rows = n_;
+    g.in_sample = n_sampled_ < n_ ? in_sample_.data() : nullptr;
+    auto t0 = Clock::now();
+    grow_tree_general(g, tree);
+    t_split_ += since(t0);
+  }
+
   void build_tree(int k, const std::vector<uint8_t>& feature_mask, Tree* tree) {
+    if (data_.tree_ext.general()) return build_tree_general(k, feature_mask, tree);
     const Quantizer& q = quant_[k];
     const SplitParams& sp = data_.split;
     const GradSum* gp = &gpair_[(size_t)k * n_];
@@ -843,6 +877,7 @@ class CpuBackend final : public TreeBackend {
   std::vector<uint32_t> row_idx_, tmp_idx_;
   std::vector<uint8_t> in_sample_;
   size_t n_sampled_ = 0;
+  int round_ = 0;  // T: the round being built (column sampling seeds)
   double t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };
 

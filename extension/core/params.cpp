@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common.h"
+#include "constraints.h"
 #include "model_limits.h"
 
 namespace gbdt {
@@ -134,7 +135,7 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
     } else if (k == "eta" || k == "learning_rate") {
       p->eta = get_real(kv, 0, 1, true, false, "in (0, 1]");
     } else if (k == "max_depth") {
-      p->max_depth = (int)get_int(kv, 1, 16, "an integer in [1, 16]");
+      p->max_depth = (int)get_int(kv, 0, 16, "an integer in [1, 16]");
     } else if (k == "min_child_weight") {
       p->min_child_weight = get_real(kv, 0, 1e300, false, false, ">= 0");
     } else if (k == "lambda" || k == "reg_lambda") {
@@ -189,10 +190,31 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
       if (kv.value != "hist" && kv.value != "auto" && kv.value != "gpu_hist")
         throw InvalidInput("parameter \"tree_method\" = \"" + kv.value +
                            "\" is not supported: only hist");
-    } else if (k == "grow_policy") {
-      if (kv.value != "depthwise")
+    } else if (k == "grow_policy") {  // T: tree parameters
+      if (kv.value != "depthwise" && kv.value != "lossguide")
         throw InvalidInput("parameter \"grow_policy\" = \"" + kv.value +
-                           "\" is not supported: only depthwise");
+                           "\" is not supported: must be depthwise or lossguide");
+      p->lossguide = kv.value == "lossguide";
+    } else if (k == "max_leaves") {
+      p->max_leaves = (int)get_int(kv, 0, 65536, "an integer in [0, 65536] (0 = no limit)");
+    } else if (k == "colsample_bylevel") {
+      p->colsample_bylevel = get_real(kv, 0, 1, true, false, "in (0, 1]");
+    } else if (k == "colsample_bynode") {
+      p->colsample_bynode = get_real(kv, 0, 1, true, false, "in (0, 1]");
+    } else if (k == "monotone_constraints") {
+      p->monotone_constraints = kv.value;
+    } else if (k == "interaction_constraints") {
+      p->interaction_constraints = kv.value;
+    } else if (k == "sampling_method" || k == "process_type" || k == "multi_strategy" ||
+               k == "num_parallel_tree" || k == "refresh_leaf" || k == "updater" ||
+               k == "max_cached_hist_node" || k == "sketch_eps") {
+      const char* only = k == "sampling_method" ? "uniform" : k == "process_type" ? "default"
+                         : k == "multi_strategy" ? "one_output_per_tree"
+                         : k == "num_parallel_tree" ? "1" : k == "refresh_leaf" ? "1" : nullptr;
+      const bool is_default = only && (kv.value == only || (std::string(only) == "1" && kv.value == "true"));
+      if (!is_default)
+        throw InvalidInput("parameter \"" + k + "\" = \"" + kv.value + "\" is not supported" +
+                           (only ? std::string(": only ") + only : std::string(" by gbdt's hist trainer")));
     } else {
       throw InvalidInput("unknown parameter \"" + k +
                          "\": allowed are eta (learning_rate), max_depth, min_child_weight, "
@@ -200,10 +222,12 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
                          "max_delta_step, max_bin, bin_sample_rows, subsample, colsample_bytree, base_score, "
                          "num_round (n_estimators), seed, nthread, num_class, objective, "
                          "validation_fraction, early_stopping_rounds, eval_metric, device, "
-                         "verbose, tree_method, grow_policy");
+                         "verbose, tree_method, grow_policy, max_leaves, colsample_bylevel, "
+                         "colsample_bynode, monotone_constraints, interaction_constraints");
     }
   }
   (void)get_bool;
+  check_tree_params(*p);  // T
 }
 
 std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams& p) {
@@ -228,6 +252,15 @@ std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams&
   if (p.early_stopping_rounds > 0)
     r.emplace_back("early_stopping_rounds", std::to_string(p.early_stopping_rounds));
   if (!p.eval_metric.empty()) r.emplace_back("eval_metric", p.eval_metric);
+  // T: tree parameters, only when used (older trainings keep their record).
+  if (p.lossguide) r.emplace_back("grow_policy", "lossguide");
+  if (p.max_leaves > 0) r.emplace_back("max_leaves", std::to_string(p.max_leaves));
+  if (p.colsample_bylevel < 1.0) r.emplace_back("colsample_bylevel", fmt(p.colsample_bylevel));
+  if (p.colsample_bynode < 1.0) r.emplace_back("colsample_bynode", fmt(p.colsample_bynode));
+  if (!p.monotone_constraints.empty())
+    r.emplace_back("monotone_constraints", p.monotone_constraints);
+  if (!p.interaction_constraints.empty())
+    r.emplace_back("interaction_constraints", p.interaction_constraints);
   return r;
 }
 

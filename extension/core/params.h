@@ -47,6 +47,14 @@ struct TrainParams {
   std::string eval_metric;       // empty = objective's default
   std::string device = "";       // "", "auto", "cpu", "cuda"
   bool verbose = false;
+  // T: tree parameters (constraints.h; resolved against the feature names
+  // by resolve_tree_params, which rewrites the texts in index form).
+  std::string monotone_constraints;     // "" = none
+  std::string interaction_constraints;  // "" = none
+  double colsample_bylevel = 1.0;
+  double colsample_bynode = 1.0;
+  bool lossguide = false;               // grow_policy
+  int max_leaves = 0;                   // 0 = no limit
 
   double effective_max_delta_step() const {
     if (max_delta_step_set) return max_delta_step;

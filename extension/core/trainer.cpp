@@ -279,7 +279,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   shape.hist_bins = m.cuts.total_hist_bins();
   shape.num_class = K;
   shape.nthread = nthread;
-  shape.max_depth = p.max_depth;
+  shape.max_depth = p.max_depth > 0 ? p.max_depth : 16;  // T: 0 = no limit (lossguide)
   shape.validation_fraction = shape.n_rows ? (double)n_valid / (double)shape.n_rows : 0;
   shape.subsample = p.subsample < 1.0;
   const MemoryEstimate est = estimate_training_memory(shape);
@@ -317,9 +317,23 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.nthread = nthread;
   bd.cancel = hooks.cancel;
   bd.budget = hooks.budget;
+  resolve_tree_params(&p, in.feature_names, &bd.tree_ext);  // T
+  m.params = params_to_kv(p);  // T: with the constraints in canonical form
 
   std::string device = p.device.empty() ? hooks.default_device : p.device;
   std::unique_ptr<TreeBackend> backend;
+  // T: tree parameters the CUDA backend does not grow: cuda refuses, auto
+  // trains on the CPU.
+  const std::string cpu_only = cuda_unsupported_tree_param(p);
+  if (!cpu_only.empty() && device == "cuda")
+    throw InvalidInput("parameter \"" + cpu_only +
+                       "\" is not supported on device \"cuda\": use device \"cpu\" or \"auto\"");
+  if (!cpu_only.empty() && device == "auto" && cuda_compiled() && cuda_device_count() > 0) {
+    if (hooks.notice)
+      hooks.notice("gbdt: training on the CPU: parameter \"" + cpu_only +
+                   "\" is not supported on the CUDA backend");
+    device = "cpu";
+  }
   if (device == "cuda") {
     if (!cuda_compiled())
       throw InvalidInput("device \"cuda\" requested but this gbdt library was built without CUDA");

@@ -1,0 +1,388 @@
+#include "tree_grower.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <queue>
+#include <string>
+
+namespace gbdt {
+
+namespace {
+
+struct GNode {
+  int32_t id = 0;
+  int depth = 0;
+  size_t begin = 0, end = 0;  // segment of row_idx
+  GradSum sum{0, 0};
+  int hist = -1;              // histogram slot, -1: none
+  double lower = -HUGE_VAL;   // monotone bounds of the node's weight
+  double upper = HUGE_VAL;
+  std::vector<int> used;      // features split on along the path (sorted)
+  SplitCandidate best = no_split();
+};
+
+class Grower {
+ public:
+  Grower(const GeneralGrowInput& in, Tree* tree)
+      : in_(in), tree_(tree), nf_(in.matrix->n_features), ext_(*in.ext),
+        mono_(!in.ext->monotone.empty()) {}
+
+  ~Grower() {
+    if (in_.budget) in_.budget->release(charged_);
+  }
+
+  void grow() {
+    const SplitParams& sp = in_.split;
+    GradSum root{0, 0};
+    for (size_t i = 0; i < in_.n_sampled; ++i) root = gs_add(root, in_.gpair[in_.row_idx[i]]);
+    GNode r;
+    r.end = in_.n_sampled;
+    r.sum = root;
+    tree_->add_node(-1, leaf_value(sp, in_.q, root), to_h(in_.q, root.h));
+    nodes_.push_back(r);
+    if (expandable(nodes_[0])) {
+      nodes_[0].hist = get_hist();
+      build_hist(nodes_[0]);
+      evaluate(0);
+    }
+    int num_leaves = 1;
+    const int max_leaves = ext_.max_leaves;
+    if (!ext_.lossguide) {
+      std::vector<int32_t> level, next;
+      if (nodes_[0].best.feature >= 0) level.push_back(0);
+      while (!level.empty()) {
+        check_cancel(in_.cancel);
+        next.clear();
+        for (int32_t id : level) {
+          if (max_leaves > 0 && num_leaves >= max_leaves) {
+            put_hist(id);
+            continue;
+          }
+          split(id, &next);
+          ++num_leaves;
+        }
+        level.swap(next);
+      }
+    } else {
+      // Best first: the largest gain, ties to the lower node id.
+      auto worse = [this](int32_t a, int32_t b) {
+        const double ga = nodes_[a].best.gain, gb = nodes_[b].best.gain;
+        if (ga != gb) return ga < gb;
+        return a > b;
+      };
+      std::priority_queue<int32_t, std::vector<int32_t>, decltype(worse)> open(worse);
+      if (nodes_[0].best.feature >= 0) open.push(0);
+      std::vector<int32_t> kids;
+      while (!open.empty()) {
+        check_cancel(in_.cancel);
+        if (max_leaves > 0 && num_leaves >= max_leaves) break;
+        const int32_t id = open.top();
+        open.pop();
+        kids.clear();
+        split(id, &kids);
+        ++num_leaves;
+        for (int32_t c : kids) open.push(c);
+      }
+      while (!open.empty()) {
+        put_hist(open.top());
+        open.pop();
+      }
+    }
+    update_margins();
+  }
+
+ private:
+  bool expandable(const GNode& n) const { return in_.max_depth == 0 || n.depth < in_.max_depth; }
+
+  // ---- histograms ----
+  int get_hist() {
+    if (!free_.empty()) {
+      int h = free_.back();
+      free_.pop_back();
+      return h;
+    }
+    const double bytes = (double)in_.total_bins * sizeof(GradSum);
+    if (in_.budget) {
+      in_.budget->charge(bytes,
+                         "the histograms of " + std::to_string(hists_.size() + 1) +
+                             " open nodes of one tree",
+                         "lower max_leaves (now " + std::to_string(ext_.max_leaves) +
+                             "), max_depth or max_bin");
+      charged_ += bytes;
+    }
+    hists_.emplace_back(new GradSum[in_.total_bins]);
+    return (int)hists_.size() - 1;
+  }
+
+  void put_hist(int32_t id) {
+    GNode& n = nodes_[id];
+    if (n.hist >= 0) free_.push_back(n.hist);
+    n.hist = -1;
+  }
+
+  void build_hist(const GNode& n) {
+    GradSum* hst = hists_[n.hist].get();
+    const uint8_t* bins = in_.matrix->bins.data();
+    const size_t d = (size_t)nf_;
+    const uint32_t* off = in_.hist_offset;
+    const uint32_t* idx = in_.row_idx;
+    const GradSum* gp = in_.gpair;
+    const int fb = 8;
+    const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
+    const size_t T = in_.total_bins;
+    in_.pool->run(nblk, [&](size_t t, int) {
+      const int f0 = (int)t * fb, f1 = std::min(nf_, f0 + fb);
+      const size_t s0 = off[f0], s1 = f1 < nf_ ? off[f1] : T;
+      std::fill(hst + s0, hst + s1, GradSum{0, 0});
+      for (size_t i = n.begin; i < n.end; ++i) {
+        const uint32_t r = idx[i];
+        const uint8_t* rb = bins + (size_t)r * d;
+        const GradSum g = gp[r];
+        for (int f = f0; f < f1; ++f) {
+          GradSum& s = hst[off[f] + rb[f]];
+          s.g += g.g;
+          s.h += g.h;
+        }
+      }
+    });
+  }
+
+  // ---- weights and gains ----
+  double clamp(double w, const GNode& n) const { return w < n.lower ? n.lower : (w > n.upper ? n.upper : w); }
+
+  // The weight (not scaled by eta) of a child with sums s of parent n.
+  double weight(const GNode& n, GradSum s) const {
+    const double w = calc_weight(in_.split, to_g(in_.q, s.g), to_h(in_.q, s.h));
+    return mono_ ? clamp(w, n) : w;
+  }
+
+  // XGBoost's gain given a (bounded) weight, in calc_gain's convention.
+  double gain_given_weight(double G, double H, double w) const {
+    const SplitParams& p = in_.split;
+    if (H < p.min_child_weight || H <= 0.0) return 0.0;
+    double r = -(2.0 * G * w + (H + p.reg_lambda) * w * w);
+    if (p.reg_alpha != 0.0) r -= 2.0 * p.reg_alpha * (w < 0 ? -w : w);
+    return r;
+  }
+
+  double node_gain(const GNode& n) const {
+    if (!mono_) return parent_gain(in_.split, in_.q, n.sum);
+    const double G = to_g(in_.q, n.sum.g), H = to_h(in_.q, n.sum.h);
+    return gain_given_weight(G, H, weight(n, n.sum));
+  }
+
+  double gain(const GNode& n, int f, GradSum left, double pg) const {
+    if (!mono_) return split_gain_given_parent(in_.split, in_.q, n.sum, left, pg);
+    const SplitParams& p = in_.split;
+    const GradSum right = gs_sub(n.sum, left);
+    const double hl = to_h(in_.q, left.h), hr = to_h(in_.q, right.h);
+    if (hl < p.min_child_weight || hr < p.min_child_weight || hl <= 0.0 || hr <= 0.0) return -1.0;
+    const double gl = to_g(in_.q, left.g), gr = to_g(in_.q, right.g);
+    const double wl = weight(n, left), wr = weight(n, right);
+    const int c = ext_.monotone[f];
+    if ((c > 0 && wl > wr) || (c < 0 && wl < wr)) return -HUGE_VAL;
+    return gain_given_weight(gl, hl, wl) + gain_given_weight(gr, hr, wr) - pg;
+  }
+
+  SplitCandidate scan_feature(const GNode& n, int f, double pg) const {
+    const SplitParams& sp = in_.split;
+    const GradSum* h = hists_[n.hist].get() + in_.hist_offset[f];
+    const int nb = in_.cuts->nbins(f);
+    const GradSum miss = h[nb];
+    SplitCandidate best = no_split();
+    GradSum acc{0, 0};
+    for (int b = 0; b < nb; ++b) {
+      if (b > 0 && h[b].g == 0 && h[b].h == 0) continue;  // repeats bin b-1
+      acc = gs_add(acc, h[b]);
+      SplitCandidate c1{gain(n, f, acc, pg), f, b, 0, acc};  // missing right
+      if (split_is_useful(sp, c1.gain) && better_split(c1, best)) best = c1;
+      if (miss.h != 0) {  // missing left
+        const GradSum l = gs_add(acc, miss);
+        SplitCandidate c2{gain(n, f, l, pg), f, b, 1, l};
+        if (split_is_useful(sp, c2.gain) && better_split(c2, best)) best = c2;
+      }
+    }
+    return best;
+  }
+
+  // The features node n may split on.
+  void features_of(const GNode& n, std::vector<uint8_t>* mask) {
+    mask->assign(in_.feature_mask, in_.feature_mask + nf_);
+    if (ext_.colsample_bylevel < 1.0) {
+      if ((size_t)n.depth >= level_masks_.size()) level_masks_.resize((size_t)n.depth + 1);
+      std::vector<uint8_t>& lm = level_masks_[(size_t)n.depth];
+      if (lm.empty()) {
+        lm = *mask;
+        sample_feature_subset(&lm, ext_.colsample_bylevel, in_.seed, in_.round, in_.group,
+                              0x1E7E1ULL, n.depth);
+      }
+      *mask = lm;
+    }
+    if (ext_.colsample_bynode < 1.0)
+      sample_feature_subset(mask, ext_.colsample_bynode, in_.seed, in_.round, in_.group,
+                            0x90DEULL, n.id);
+    if (!ext_.interaction.empty()) {
+      interaction_allowed(ext_.interaction, n.used, nf_, &allowed_);
+      for (int f = 0; f < nf_; ++f) (*mask)[f] &= allowed_[f];
+    }
+  }
+
+  void evaluate(int32_t id) {
+    GNode& n = nodes_[id];
+    features_of(n, &mask_);
+    const double pg = node_gain(n);
+    cand_.assign((size_t)nf_, no_split());
+    const int fb = 8;
+    const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
+    in_.pool->run(nblk, [&](size_t t, int) {
+      const int f0 = (int)t * fb, f1 = std::min(nf_, f0 + fb);
+      for (int f = f0; f < f1; ++f)
+        if (mask_[f]) cand_[f] = scan_feature(n, f, pg);
+    });
+    SplitCandidate best = no_split();
+    for (int f = 0; f < nf_; ++f)
+      if (better_split(cand_[f], best)) best = cand_[f];
+    n.best = best;
+  }
+
+  // ---- one split ----
+  // Splits node id by its best candidate; appends the children that can
+  // split further to *open (left first).
+  void split(int32_t id, std::vector<int32_t>* open) {
+    const SplitCandidate s = nodes_[id].best;
+    GNode p = nodes_[id];  // copy: nodes_ grows below
+    // Stable partition of the segment: left rows first.
+    const int nb = in_.cuts->nbins(s.feature);
+    const uint8_t* col = in_.matrix->bins.data() + s.feature;
+    const size_t d = (size_t)nf_;
+    uint32_t* idx = in_.row_idx;
+    uint32_t* tmp = in_.tmp_idx;
+    size_t l = p.begin, nr = 0;
+    for (size_t i = p.begin; i < p.end; ++i) {
+      const uint32_t row = idx[i];
+      const unsigned b = col[(size_t)row * d];
+      const bool left = b == (unsigned)nb ? s.default_left != 0 : b <= (unsigned)s.bin;
+      if (left)
+        idx[l++] = row;
+      else
+        tmp[nr++] = row;
+    }
+    std::copy(tmp, tmp + nr, idx + l);
+    const size_t mid_row = l;
+
+    // Children: weights bounded by the parent's bounds (monotone).
+    const GradSum ls = s.left, rs = gs_sub(p.sum, s.left);
+    const double wl = weight(p, ls), wr = weight(p, rs);
+    const float vl = mono_ ? (float)(in_.split.eta * wl) : leaf_value(in_.split, in_.q, ls);
+    const float vr = mono_ ? (float)(in_.split.eta * wr) : leaf_value(in_.split, in_.q, rs);
+    const int32_t li = tree_->add_node(id, vl, to_h(in_.q, ls.h));
+    const int32_t ri = tree_->add_node(id, vr, to_h(in_.q, rs.h));
+    tree_->left[id] = li;
+    tree_->right[id] = ri;
+    tree_->feature[id] = s.feature;
+    tree_->split_bin[id] = s.bin;
+    tree_->default_left[id] = (uint8_t)s.default_left;
+    tree_->gain[id] = (float)s.gain;
+
+    GNode L, R;
+    L.id = li;
+    R.id = ri;
+    L.depth = R.depth = p.depth + 1;
+    L.begin = p.begin;
+    L.end = R.begin = mid_row;
+    R.end = p.end;
+    L.sum = ls;
+    R.sum = rs;
+    L.lower = R.lower = p.lower;
+    L.upper = R.upper = p.upper;
+    if (mono_) {
+      const int c = ext_.monotone[s.feature];
+      const double mid = (wl + wr) / 2;
+      if (c > 0) {
+        L.upper = mid;
+        R.lower = mid;
+      } else if (c < 0) {
+        L.lower = mid;
+        R.upper = mid;
+      }
+    }
+    if (!ext_.interaction.empty()) {
+      L.used = p.used;
+      if (!std::binary_search(L.used.begin(), L.used.end(), s.feature))
+        L.used.insert(std::upper_bound(L.used.begin(), L.used.end(), s.feature), s.feature);
+      R.used = L.used;
+    }
+    const int parent_hist = p.hist;
+    nodes_[id].hist = -1;
+    nodes_.push_back(L);
+    nodes_.push_back(R);
+    if (!expandable(L)) {
+      if (parent_hist >= 0) free_.push_back(parent_hist);
+      return;
+    }
+    // The smaller child's histogram is built, the larger one's is the
+    // parent's minus it (in the parent's buffer).
+    const bool left_small = (L.end - L.begin) <= (R.end - R.begin);
+    GNode& small = nodes_[left_small ? li : ri];
+    small.hist = get_hist();
+    build_hist(small);
+    GNode& large = nodes_[left_small ? ri : li];
+    large.hist = parent_hist;
+    GradSum* lh = hists_[large.hist].get();
+    const GradSum* sh = hists_[small.hist].get();
+    for (size_t x = 0; x < in_.total_bins; ++x) lh[x] = gs_sub(lh[x], sh[x]);
+    for (int32_t c : {li, ri}) {
+      evaluate(c);
+      if (nodes_[c].best.feature >= 0)
+        open->push_back(c);
+      else
+        put_hist(c);
+    }
+  }
+
+  void update_margins() {
+    const int K = in_.K, k = in_.group;
+    std::vector<int32_t> leaves;
+    for (int32_t i = 0; i < (int32_t)nodes_.size(); ++i)
+      if (tree_->is_leaf(i)) leaves.push_back(i);
+    in_.pool->run(leaves.size(), [&](size_t i, int) {
+      const GNode& n = nodes_[leaves[i]];
+      const float v = tree_->value[n.id];
+      for (size_t j = n.begin; j < n.end; ++j) in_.margins[(size_t)in_.row_idx[j] * K + k] += v;
+    });
+    if (!in_.in_sample) return;
+    std::vector<int> missing_bin((size_t)nf_);
+    for (int f = 0; f < nf_; ++f) missing_bin[f] = in_.cuts->nbins(f);
+    const uint8_t* bins = in_.matrix->bins.data();
+    in_.pool->run_blocks(in_.n_rows, [&](size_t b, size_t e, int) {
+      for (size_t r = b; r < e; ++r) {
+        if (in_.in_sample[r]) continue;
+        const int32_t nd = tree_->leaf_of_bins(bins + r * (size_t)nf_, missing_bin.data());
+        in_.margins[r * K + k] += tree_->value[nd];
+      }
+    });
+  }
+
+  const GeneralGrowInput& in_;
+  Tree* tree_;
+  const int nf_;
+  const TreeExtParams& ext_;
+  const bool mono_;
+  std::vector<GNode> nodes_;  // by tree node id
+  std::vector<std::unique_ptr<GradSum[]>> hists_;
+  std::vector<int> free_;
+  double charged_ = 0;
+  std::vector<std::vector<uint8_t>> level_masks_;
+  std::vector<uint8_t> mask_, allowed_;
+  std::vector<SplitCandidate> cand_;
+};
+
+}  // namespace
+
+void grow_tree_general(const GeneralGrowInput& in, Tree* tree) {
+  Grower g(in, tree);
+  g.grow();
+}
+
+}  // namespace gbdt
