@@ -145,6 +145,7 @@ struct FeatGroup {
 
 struct Sizes {
   size_t n, d, K, T, nfb, groups, lmax, tree_nodes, tasks, cub_bytes, hist_slot_bytes;
+  bool node_masks = false;
   size_t base_bytes() const {
     size_t b = 0;
     b += n * d;                       // bins
@@ -160,6 +161,7 @@ struct Sizes {
                  sizeof(SplitCandidate) + 4 + 4 + sizeof(LeafSeg) + sizeof(SubTask));
     b += tree_nodes * sizeof(DevNode);
     b += tasks * sizeof(HistTask);
+    b += node_masks ? lmax * d : 0;  // T: per-node feature masks
     return b;
   }
 };
@@ -225,6 +227,8 @@ class CudaBackend final : public TreeBackend {
       ns_ = n_;
     }
     upload(d_fmask_.get(), feature_mask.data(), (size_t)nf_, stream_);
+    round_ = round;
+    fmask_host_ = feature_mask;
     sync();
     t_grad_ += since(t0);
     for (int k = 0; k < K_; ++k) {
@@ -319,6 +323,9 @@ class CudaBackend final : public TreeBackend {
     sz.tasks = (n_ / kMinTaskRows + sz.lmax + 1) * sz.groups;
     sz.cub_bytes = cub_bytes;
     sz.hist_slot_bytes = (size_t)T_ * sizeof(GradSum);
+    node_masks_ = d.tree_ext.colsample_bylevel < 1.0 || d.tree_ext.colsample_bynode < 1.0 ||
+                  !d.tree_ext.interaction.empty();
+    sz.node_masks = node_masks_;
     lmax_ = sz.lmax;
     tree_cap_ = sz.tree_nodes;
     task_cap_ = sz.tasks;
@@ -361,6 +368,7 @@ class CudaBackend final : public TreeBackend {
     d_off_.alloc((size_t)nf_, "feature offsets");
     d_nbins_.alloc((size_t)nf_, "feature bins");
     d_fmask_.alloc((size_t)nf_, "feature mask");
+    if (node_masks_) d_nmask_.alloc(lmax_ * (size_t)nf_, "per-node feature masks");
     d_maxes_.alloc(2 * (size_t)K_, "gradient maxima");
     d_quant_.alloc((size_t)K_, "quantizers");
     d_root_.alloc(1, "root sum");
@@ -462,15 +470,30 @@ class CudaBackend final : public TreeBackend {
     std::vector<GradSum> sums(count);
     for (size_t i = 0; i < count; ++i) sums[i] = level[first + i].sum;
     upload(d_node_sum_.get(), sums.data(), count, stream_);
+    if (node_masks_) upload_node_masks(level, first, count);
     GBDT_LAUNCH(cuda::k_eval_splits, (unsigned)(count * nfb_), cuda::kEvalWarps * 32, 0, stream_)(
         hist, (size_t)T_, d_node_sum_.get(), nf_, nfb_, d_off_.get(), d_nbins_.get(),
-        d_fmask_.get(), data_.split, q, d_cand_.get());
+        node_masks_ ? d_nmask_.get() : d_fmask_.get(), data_.split, q, d_cand_.get(),
+        node_masks_ ? (size_t)nf_ : (size_t)0);
     GBDT_CUDA_LAUNCHED();
     GBDT_LAUNCH(cuda::k_reduce_splits, grid_for(count, 128, 1 << 30), 128, 0, stream_)(
         d_cand_.get(), (int)count, nfb_, d_best_.get());
     GBDT_CUDA_LAUNCHED();
     download(out, d_best_.get(), count, stream_);
     sync();
+  }
+
+  // T: the feature masks of nodes level[first, first + count) (colsample_bylevel,
+  // colsample_bynode, interaction constraints) into d_nmask_; the same masks
+  // as the CPU grower's (NodeFeatureSampler).
+  void upload_node_masks(const std::vector<LNode>& level, size_t first, size_t count) {
+    nmask_host_.resize(count * (size_t)nf_);
+    for (size_t i = 0; i < count; ++i) {
+      const LNode& ln = level[first + i];
+      sampler_->mask(cur_depth_, ln.id, used_[(size_t)ln.id], &one_mask_);
+      std::copy(one_mask_.begin(), one_mask_.end(), nmask_host_.begin() + i * (size_t)nf_);
+    }
+    upload(d_nmask_.get(), nmask_host_.data(), nmask_host_.size(), stream_);
   }
 
   // ---- one tree ----
@@ -498,6 +521,12 @@ class CudaBackend final : public TreeBackend {
 
     std::vector<LNode> level(1, LNode{0, 0, (uint32_t)ns, root_sum});
     tree->add_node(-1, leaf_value(sp, q, root_sum), to_h(q, root_sum.h));
+    // T: per-node feature masks, max_leaves (depthwise).
+    NodeFeatureSampler sampler(data_.tree_ext, fmask_host_.data(), nf_, data_.seed, round_, k);
+    sampler_ = &sampler;
+    used_.assign(1, std::vector<int>());
+    const int max_leaves = data_.tree_ext.max_leaves;
+    int num_leaves = 1;
     std::vector<LNode> leaves;
     int cur = 0;            // buffer holding the level's histograms (resident mode)
     bool resident = true;   // level histograms are in d_hist_[cur] slots 0..L-1
@@ -511,6 +540,7 @@ class CudaBackend final : public TreeBackend {
     for (int depth = 0; depth < D && !level.empty(); ++depth) {
       check_cancel(data_.cancel);
       const size_t L = level.size();
+      cur_depth_ = depth;
       best.assign(L, no_split());
       if (resident) {
         auto ts = Clock::now();
@@ -538,7 +568,8 @@ class CudaBackend final : public TreeBackend {
       for (size_t i = 0; i < L; ++i) {
         const SplitCandidate& s = best[i];
         pn[i] = PartNode{-1, 0, 0, 0, level[i].begin, level[i].end, -1, 0};
-        if (s.feature >= 0) {
+        if (s.feature >= 0 && (max_leaves == 0 || num_leaves < max_leaves)) {
+          ++num_leaves;
           pn[i] = PartNode{s.feature, s.bin, s.default_left, nbins_[s.feature], level[i].begin,
                            level[i].end, (int32_t)(2 * split_idx.size()), 0};
           split_idx.push_back(i);
@@ -584,6 +615,12 @@ class CudaBackend final : public TreeBackend {
       for (size_t j = 0; j < nsplit; ++j) {
         const LNode& p = level[split_idx[j]];
         SplitChildren c = apply_split(tree, p.id, p.sum, best[split_idx[j]], sp, q);
+        if (node_masks_) {  // T: features used on the path (interaction constraints)
+          used_.resize((size_t)tree->num_nodes());
+          used_[(size_t)c.left] = used_[(size_t)p.id];
+          add_used_feature(&used_[(size_t)c.left], best[split_idx[j]].feature);
+          used_[(size_t)c.right] = used_[(size_t)c.left];
+        }
         next.push_back(LNode{c.left, p.begin, p.begin + nleft[j], c.left_sum});
         next.push_back(LNode{c.right, p.begin + nleft[j], p.end, c.right_sum});
       }
@@ -666,6 +703,13 @@ class CudaBackend final : public TreeBackend {
   std::vector<Quantizer> quant_;
   std::vector<HistTask> tasks_;
   const GradSum* gp_ = nullptr;
+  // T: per-node feature masks (colsample_bylevel/bynode, interaction constraints).
+  bool node_masks_ = false;
+  int round_ = 0, cur_depth_ = 0;
+  std::vector<uint8_t> fmask_host_, nmask_host_, one_mask_;
+  NodeFeatureSampler* sampler_ = nullptr;  // of the tree being built
+  std::vector<std::vector<int>> used_;     // per node id: features used on its path
+  DevArray<uint8_t> d_nmask_;
 
   DevArray<uint8_t> d_bins_, d_in_sample_, d_fmask_, d_cub_;
   DevArray<float> d_labels_, d_margins_;

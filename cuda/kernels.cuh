@@ -294,7 +294,7 @@ constexpr int kEvalFeatPerBlock = 32;
 __global__ void __launch_bounds__(kEvalWarps * 32) k_eval_splits(
     const GradSum* hist, size_t total_bins, const GradSum* node_sum, int d, int nfb,
     const uint32_t* off, const int32_t* nbins, const uint8_t* fmask, SplitParams sp, Quantizer q,
-    SplitCandidate* out /* node * nfb + fb */) {
+    SplitCandidate* out /* node * nfb + fb */, size_t fmask_stride /* 0: one mask for all nodes */) {
   __shared__ SplitCandidate wbest[kEvalWarps];
   const int node = blockIdx.x / nfb, fb = blockIdx.x % nfb;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -304,7 +304,7 @@ __global__ void __launch_bounds__(kEvalWarps * 32) k_eval_splits(
   SplitCandidate best = no_split();
   for (int j = warp; j < kEvalFeatPerBlock; j += kEvalWarps) {
     const int f = fb * kEvalFeatPerBlock + j;
-    if (f >= d || !fmask[f]) continue;  // warp-uniform
+    if (f >= d || !fmask[(size_t)node * fmask_stride + f]) continue;  // warp-uniform
     const GradSum* h = nh + off[f];
     const int nb = nbins[f];
     const GradSum miss = h[nb];

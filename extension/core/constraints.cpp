@@ -172,12 +172,10 @@ void check_tree_params(const TrainParams& p) {
 }
 
 std::string cuda_unsupported_tree_param(const TrainParams& p) {
+  // interaction_constraints, colsample_bylevel/bynode and max_leaves
+  // (depthwise) are grown on CUDA too (per-node feature masks).
   if (!p.monotone_constraints.empty()) return "monotone_constraints";
-  if (!p.interaction_constraints.empty()) return "interaction_constraints";
-  if (p.colsample_bylevel < 1.0) return "colsample_bylevel";
-  if (p.colsample_bynode < 1.0) return "colsample_bynode";
   if (p.lossguide) return "grow_policy";
-  if (p.max_leaves > 0) return "max_leaves";
   return "";
 }
 
@@ -211,6 +209,31 @@ void interaction_allowed(const std::vector<std::vector<int>>& sets, const std::v
   for (const std::vector<int>& s : sets)
     if (std::includes(s.begin(), s.end(), used.begin(), used.end()))
       for (int f : s) (*allowed)[f] = 1;
+}
+
+void NodeFeatureSampler::mask(int depth, int32_t node_id, const std::vector<int>& used,
+                              std::vector<uint8_t>* out) {
+  out->assign(tree_mask_, tree_mask_ + nf_);
+  if (ext_.colsample_bylevel < 1.0) {
+    if ((size_t)depth >= level_.size()) level_.resize((size_t)depth + 1);
+    std::vector<uint8_t>& lm = level_[(size_t)depth];
+    if (lm.empty()) {
+      lm = *out;
+      sample_feature_subset(&lm, ext_.colsample_bylevel, seed_, round_, group_, 0x1E7E1ULL, depth);
+    }
+    *out = lm;
+  }
+  if (ext_.colsample_bynode < 1.0)
+    sample_feature_subset(out, ext_.colsample_bynode, seed_, round_, group_, 0x90DEULL, node_id);
+  if (!ext_.interaction.empty()) {
+    interaction_allowed(ext_.interaction, used, nf_, &allowed_);
+    for (int f = 0; f < nf_; ++f) (*out)[f] &= allowed_[f];
+  }
+}
+
+void add_used_feature(std::vector<int>* used, int f) {
+  auto it = std::lower_bound(used->begin(), used->end(), f);
+  if (it == used->end() || *it != f) used->insert(it, f);
 }
 
 }  // namespace gbdt

@@ -74,4 +74,35 @@ void sample_feature_subset(std::vector<uint8_t>* mask, double frac, uint64_t see
 void interaction_allowed(const std::vector<std::vector<int>>& sets, const std::vector<int>& used,
                          int n_features, std::vector<uint8_t>* allowed);
 
+// The features a node may split on, shared by the CPU grower and the CUDA
+// backend so that both sample the same: the tree's mask (colsample_bytree),
+// colsample_bylevel's sample of it for the node's depth, colsample_bynode's
+// sample of that for the node id, then the interaction constraints given
+// the features used on the node's path.
+class NodeFeatureSampler {
+ public:
+  NodeFeatureSampler(const TreeExtParams& ext, const uint8_t* tree_mask, int n_features,
+                     uint64_t seed, int round, int group)
+      : ext_(ext), tree_mask_(tree_mask), nf_(n_features), seed_(seed), round_(round),
+        group_(group) {}
+  // True when masks differ from the tree's mask at all.
+  bool active() const {
+    return ext_.colsample_bylevel < 1.0 || ext_.colsample_bynode < 1.0 ||
+           !ext_.interaction.empty();
+  }
+  void mask(int depth, int32_t node_id, const std::vector<int>& used, std::vector<uint8_t>* out);
+
+ private:
+  const TreeExtParams& ext_;
+  const uint8_t* tree_mask_;
+  int nf_;
+  uint64_t seed_;
+  int round_, group_;
+  std::vector<std::vector<uint8_t>> level_;  // per depth (colsample_bylevel)
+  std::vector<uint8_t> allowed_;
+};
+
+// Adds feature f to the sorted path set used (no duplicates).
+void add_used_feature(std::vector<int>* used, int f);
+
 }  // namespace gbdt

@@ -26,7 +26,8 @@ class Grower {
  public:
   Grower(const GeneralGrowInput& in, Tree* tree)
       : in_(in), tree_(tree), nf_(in.matrix->n_features), ext_(*in.ext),
-        mono_(!in.ext->monotone.empty()) {}
+        mono_(!in.ext->monotone.empty()),
+        sampler_(*in.ext, in.feature_mask, nf_, in.seed, in.round, in.group) {}
 
   ~Grower() {
     if (in_.budget) in_.budget->release(charged_);
@@ -206,31 +207,9 @@ class Grower {
     return best;
   }
 
-  // The features node n may split on.
-  void features_of(const GNode& n, std::vector<uint8_t>* mask) {
-    mask->assign(in_.feature_mask, in_.feature_mask + nf_);
-    if (ext_.colsample_bylevel < 1.0) {
-      if ((size_t)n.depth >= level_masks_.size()) level_masks_.resize((size_t)n.depth + 1);
-      std::vector<uint8_t>& lm = level_masks_[(size_t)n.depth];
-      if (lm.empty()) {
-        lm = *mask;
-        sample_feature_subset(&lm, ext_.colsample_bylevel, in_.seed, in_.round, in_.group,
-                              0x1E7E1ULL, n.depth);
-      }
-      *mask = lm;
-    }
-    if (ext_.colsample_bynode < 1.0)
-      sample_feature_subset(mask, ext_.colsample_bynode, in_.seed, in_.round, in_.group,
-                            0x90DEULL, n.id);
-    if (!ext_.interaction.empty()) {
-      interaction_allowed(ext_.interaction, n.used, nf_, &allowed_);
-      for (int f = 0; f < nf_; ++f) (*mask)[f] &= allowed_[f];
-    }
-  }
-
   void evaluate(int32_t id) {
     GNode& n = nodes_[id];
-    features_of(n, &mask_);
+    sampler_.mask(n.depth, n.id, n.used, &mask_);
     const double pg = node_gain(n);
     cand_.assign((size_t)nf_, no_split());
     const int fb = 8;
@@ -309,8 +288,7 @@ class Grower {
     }
     if (!ext_.interaction.empty()) {
       L.used = p.used;
-      if (!std::binary_search(L.used.begin(), L.used.end(), s.feature))
-        L.used.insert(std::upper_bound(L.used.begin(), L.used.end(), s.feature), s.feature);
+      add_used_feature(&L.used, s.feature);
       R.used = L.used;
     }
     const int parent_hist = p.hist;
@@ -373,8 +351,8 @@ class Grower {
   std::vector<std::unique_ptr<GradSum[]>> hists_;
   std::vector<int> free_;
   double charged_ = 0;
-  std::vector<std::vector<uint8_t>> level_masks_;
-  std::vector<uint8_t> mask_, allowed_;
+  NodeFeatureSampler sampler_;
+  std::vector<uint8_t> mask_;
   std::vector<SplitCandidate> cand_;
 };
 

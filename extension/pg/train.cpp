@@ -96,6 +96,13 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("parameter \"%s\" must not be null", key)));
         break;
+      case jbvBinary:
+        // T: the constraint parameters take JSON lists/objects as XGBoost does.
+        if (strcmp(key, "monotone_constraints") == 0 || strcmp(key, "interaction_constraints") == 0) {
+          param_add(out, key, JsonbToCString(nullptr, v.val.binary.data, v.val.binary.len), false);
+          break;
+        }
+        /* FALLTHROUGH */
       default:
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("parameter \"%s\" must be a number, string or boolean, not a JSON "

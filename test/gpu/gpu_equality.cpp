@@ -198,6 +198,16 @@ std::vector<Case> all_cases() {
       {{"gamma", "1"}, {"min_child_weight", "5"}});
   add("n20k_d20_max_delta_step", 20000, 20, 0.0, O::kLogistic, 1, 6, 256, 8,
       {{"max_delta_step", "0.5"}, {"eta", "1"}});
+  // Tree parameters on CUDA (T): per-node feature masks and max_leaves.
+  add("n20k_d20_colsample_bylevel", 20000, 20, 0.02, O::kSquaredError, 1, 6, 256, 6,
+      {{"colsample_bylevel", "0.5"}, {"colsample_bytree", "0.8"}, {"seed", "5"}}, true);
+  add("n20k_d20_colsample_bynode_softprob", 20000, 20, 0.02, O::kSoftprob, 3, 5, 256, 4,
+      {{"colsample_bynode", "0.3"}, {"seed", "9"}}, true);
+  add("n20k_d12_interaction", 20000, 12, 0.02, O::kLogistic, 1, 6, 256, 6,
+      {{"interaction_constraints", "[[0,1,2],[3,4],[5,6,7,8]]"}}, true);
+  add("n20k_d20_max_leaves_all", 20000, 20, 0.02, O::kSquaredError, 1, 7, 64, 6,
+      {{"max_leaves", "11"}, {"colsample_bynode", "0.6"}, {"colsample_bylevel", "0.7"},
+       {"interaction_constraints", "[[0,1,2,3,4,5],[4,5,6,7,8,9,10]]"}, {"subsample", "0.8"}}, true);
   add("n20k_d20_validation_early_stop", 20000, 20, 0.02, O::kLogistic, 1, 6, 256, 30,
       {{"validation_fraction", "0.2"}, {"early_stopping_rounds", "3"}, {"eta", "0.8"}});
   add("n20k_d20_base_score", 20000, 20, 0.0, O::kPoisson, 1, 6, 256, 5, {{"base_score", "2.5"}});
