@@ -146,6 +146,7 @@ struct FeatGroup {
 struct Sizes {
   size_t n, d, K, T, nfb, groups, lmax, tree_nodes, tasks, cub_bytes, hist_slot_bytes;
   bool node_masks = false;
+  bool monotone = false;
   size_t base_bytes() const {
     size_t b = 0;
     b += n * d;                       // bins
@@ -162,6 +163,7 @@ struct Sizes {
     b += tree_nodes * sizeof(DevNode);
     b += tasks * sizeof(HistTask);
     b += node_masks ? lmax * d : 0;  // T: per-node feature masks
+    b += monotone ? lmax * 16 + d : 0;  // T: monotone bounds, constraints
     return b;
   }
 };
@@ -229,6 +231,7 @@ class CudaBackend final : public TreeBackend {
     upload(d_fmask_.get(), feature_mask.data(), (size_t)nf_, stream_);
     round_ = round;
     fmask_host_ = feature_mask;
+    if (mono_) upload(d_mono_.get(), data_.tree_ext.monotone.data(), (size_t)nf_, stream_);
     sync();
     t_grad_ += since(t0);
     for (int k = 0; k < K_; ++k) {
@@ -326,6 +329,8 @@ class CudaBackend final : public TreeBackend {
     node_masks_ = d.tree_ext.colsample_bylevel < 1.0 || d.tree_ext.colsample_bynode < 1.0 ||
                   !d.tree_ext.interaction.empty();
     sz.node_masks = node_masks_;
+    mono_ = !d.tree_ext.monotone.empty();
+    sz.monotone = mono_;
     lmax_ = sz.lmax;
     tree_cap_ = sz.tree_nodes;
     task_cap_ = sz.tasks;
@@ -369,6 +374,10 @@ class CudaBackend final : public TreeBackend {
     d_nbins_.alloc((size_t)nf_, "feature bins");
     d_fmask_.alloc((size_t)nf_, "feature mask");
     if (node_masks_) d_nmask_.alloc(lmax_ * (size_t)nf_, "per-node feature masks");
+    if (mono_) {
+      d_bounds_.alloc(2 * lmax_, "monotone bounds");
+      d_mono_.alloc((size_t)nf_, "monotone constraints");
+    }
     d_maxes_.alloc(2 * (size_t)K_, "gradient maxima");
     d_quant_.alloc((size_t)K_, "quantizers");
     d_root_.alloc(1, "root sum");
@@ -471,10 +480,19 @@ class CudaBackend final : public TreeBackend {
     for (size_t i = 0; i < count; ++i) sums[i] = level[first + i].sum;
     upload(d_node_sum_.get(), sums.data(), count, stream_);
     if (node_masks_) upload_node_masks(level, first, count);
+    if (mono_) {
+      bounds_host_.resize(2 * count);
+      for (size_t i = 0; i < count; ++i) {
+        bounds_host_[2 * i] = lo_[(size_t)level[first + i].id];
+        bounds_host_[2 * i + 1] = hi_[(size_t)level[first + i].id];
+      }
+      upload(d_bounds_.get(), bounds_host_.data(), 2 * count, stream_);
+    }
     GBDT_LAUNCH(cuda::k_eval_splits, (unsigned)(count * nfb_), cuda::kEvalWarps * 32, 0, stream_)(
         hist, (size_t)T_, d_node_sum_.get(), nf_, nfb_, d_off_.get(), d_nbins_.get(),
         node_masks_ ? d_nmask_.get() : d_fmask_.get(), data_.split, q, d_cand_.get(),
-        node_masks_ ? (size_t)nf_ : (size_t)0);
+        node_masks_ ? (size_t)nf_ : (size_t)0, mono_ ? d_bounds_.get() : nullptr,
+        mono_ ? d_mono_.get() : nullptr);
     GBDT_CUDA_LAUNCHED();
     GBDT_LAUNCH(cuda::k_reduce_splits, grid_for(count, 128, 1 << 30), 128, 0, stream_)(
         d_cand_.get(), (int)count, nfb_, d_best_.get());
@@ -525,6 +543,8 @@ class CudaBackend final : public TreeBackend {
     NodeFeatureSampler sampler(data_.tree_ext, fmask_host_.data(), nf_, data_.seed, round_, k);
     sampler_ = &sampler;
     used_.assign(1, std::vector<int>());
+    lo_.assign(1, -HUGE_VAL);
+    hi_.assign(1, HUGE_VAL);
     const int max_leaves = data_.tree_ext.max_leaves;
     int num_leaves = 1;
     std::vector<LNode> leaves;
@@ -614,7 +634,21 @@ class CudaBackend final : public TreeBackend {
       next.reserve(2 * nsplit);
       for (size_t j = 0; j < nsplit; ++j) {
         const LNode& p = level[split_idx[j]];
-        SplitChildren c = apply_split(tree, p.id, p.sum, best[split_idx[j]], sp, q);
+        SplitChildren c;
+        if (mono_) {  // T: monotone constraints, bounds as the CPU grower's
+          double ll, hl, lr, hr;
+          const SplitCandidate& s = best[split_idx[j]];
+          c = apply_split_bounded(tree, p.id, p.sum, s, sp, q, lo_[(size_t)p.id], hi_[(size_t)p.id],
+                                  data_.tree_ext.monotone[s.feature], &ll, &hl, &lr, &hr);
+          lo_.resize((size_t)tree->num_nodes());
+          hi_.resize((size_t)tree->num_nodes());
+          lo_[(size_t)c.left] = ll;
+          hi_[(size_t)c.left] = hl;
+          lo_[(size_t)c.right] = lr;
+          hi_[(size_t)c.right] = hr;
+        } else {
+          c = apply_split(tree, p.id, p.sum, best[split_idx[j]], sp, q);
+        }
         if (node_masks_) {  // T: features used on the path (interaction constraints)
           used_.resize((size_t)tree->num_nodes());
           used_[(size_t)c.left] = used_[(size_t)p.id];
@@ -710,6 +744,10 @@ class CudaBackend final : public TreeBackend {
   NodeFeatureSampler* sampler_ = nullptr;  // of the tree being built
   std::vector<std::vector<int>> used_;     // per node id: features used on its path
   DevArray<uint8_t> d_nmask_;
+  bool mono_ = false;                      // monotone constraints
+  std::vector<double> lo_, hi_, bounds_host_;  // per node id: weight bounds
+  DevArray<double> d_bounds_;
+  DevArray<int8_t> d_mono_;
 
   DevArray<uint8_t> d_bins_, d_in_sample_, d_fmask_, d_cub_;
   DevArray<float> d_labels_, d_margins_;

@@ -172,9 +172,8 @@ void check_tree_params(const TrainParams& p) {
 }
 
 std::string cuda_unsupported_tree_param(const TrainParams& p) {
-  // interaction_constraints, colsample_bylevel/bynode and max_leaves
-  // (depthwise) are grown on CUDA too (per-node feature masks).
-  if (!p.monotone_constraints.empty()) return "monotone_constraints";
+  // monotone and interaction constraints, colsample_bylevel/bynode and
+  // max_leaves (depthwise) are grown on CUDA too.
   if (p.lossguide) return "grow_policy";
   return "";
 }

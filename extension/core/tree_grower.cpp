@@ -1,5 +1,7 @@
 #include "tree_grower.h"
 
+#include "tree_growth.h"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -150,40 +152,14 @@ class Grower {
   }
 
   // ---- weights and gains ----
-  double clamp(double w, const GNode& n) const { return w < n.lower ? n.lower : (w > n.upper ? n.upper : w); }
-
-  // The weight (not scaled by eta) of a child with sums s of parent n.
-  double weight(const GNode& n, GradSum s) const {
-    const double w = calc_weight(in_.split, to_g(in_.q, s.g), to_h(in_.q, s.h));
-    return mono_ ? clamp(w, n) : w;
-  }
-
-  // XGBoost's gain given a (bounded) weight, in calc_gain's convention.
-  double gain_given_weight(double G, double H, double w) const {
-    const SplitParams& p = in_.split;
-    if (H < p.min_child_weight || H <= 0.0) return 0.0;
-    double r = -(2.0 * G * w + (H + p.reg_lambda) * w * w);
-    if (p.reg_alpha != 0.0) r -= 2.0 * p.reg_alpha * (w < 0 ? -w : w);
-    return r;
-  }
-
   double node_gain(const GNode& n) const {
     if (!mono_) return parent_gain(in_.split, in_.q, n.sum);
-    const double G = to_g(in_.q, n.sum.g), H = to_h(in_.q, n.sum.h);
-    return gain_given_weight(G, H, weight(n, n.sum));
+    return bounded_parent_gain(in_.split, in_.q, n.sum, n.lower, n.upper);
   }
 
   double gain(const GNode& n, int f, GradSum left, double pg) const {
     if (!mono_) return split_gain_given_parent(in_.split, in_.q, n.sum, left, pg);
-    const SplitParams& p = in_.split;
-    const GradSum right = gs_sub(n.sum, left);
-    const double hl = to_h(in_.q, left.h), hr = to_h(in_.q, right.h);
-    if (hl < p.min_child_weight || hr < p.min_child_weight || hl <= 0.0 || hr <= 0.0) return -1.0;
-    const double gl = to_g(in_.q, left.g), gr = to_g(in_.q, right.g);
-    const double wl = weight(n, left), wr = weight(n, right);
-    const int c = ext_.monotone[f];
-    if ((c > 0 && wl > wr) || (c < 0 && wl < wr)) return -HUGE_VAL;
-    return gain_given_weight(gl, hl, wl) + gain_given_weight(gr, hr, wr) - pg;
+    return bounded_split_gain(in_.split, in_.q, n.sum, left, n.lower, n.upper, ext_.monotone[f], pg);
   }
 
   SplitCandidate scan_feature(const GNode& n, int f, double pg) const {
@@ -250,42 +226,23 @@ class Grower {
     std::copy(tmp, tmp + nr, idx + l);
     const size_t mid_row = l;
 
-    // Children: weights bounded by the parent's bounds (monotone).
-    const GradSum ls = s.left, rs = gs_sub(p.sum, s.left);
-    const double wl = weight(p, ls), wr = weight(p, rs);
-    const float vl = mono_ ? (float)(in_.split.eta * wl) : leaf_value(in_.split, in_.q, ls);
-    const float vr = mono_ ? (float)(in_.split.eta * wr) : leaf_value(in_.split, in_.q, rs);
-    const int32_t li = tree_->add_node(id, vl, to_h(in_.q, ls.h));
-    const int32_t ri = tree_->add_node(id, vr, to_h(in_.q, rs.h));
-    tree_->left[id] = li;
-    tree_->right[id] = ri;
-    tree_->feature[id] = s.feature;
-    tree_->split_bin[id] = s.bin;
-    tree_->default_left[id] = (uint8_t)s.default_left;
-    tree_->gain[id] = (float)s.gain;
-
+    // Children (monotone: weights bounded by the parent's bounds).
     GNode L, R;
+    SplitChildren ch;
+    if (mono_)
+      ch = apply_split_bounded(tree_, id, p.sum, s, in_.split, in_.q, p.lower, p.upper,
+                               ext_.monotone[s.feature], &L.lower, &L.upper, &R.lower, &R.upper);
+    else
+      ch = apply_split(tree_, id, p.sum, s, in_.split, in_.q);
+    const int32_t li = ch.left, ri = ch.right;
     L.id = li;
     R.id = ri;
     L.depth = R.depth = p.depth + 1;
     L.begin = p.begin;
     L.end = R.begin = mid_row;
     R.end = p.end;
-    L.sum = ls;
-    R.sum = rs;
-    L.lower = R.lower = p.lower;
-    L.upper = R.upper = p.upper;
-    if (mono_) {
-      const int c = ext_.monotone[s.feature];
-      const double mid = (wl + wr) / 2;
-      if (c > 0) {
-        L.upper = mid;
-        R.lower = mid;
-      } else if (c < 0) {
-        L.lower = mid;
-        R.upper = mid;
-      }
-    }
+    L.sum = ch.left_sum;
+    R.sum = ch.right_sum;
     if (!ext_.interaction.empty()) {
       L.used = p.used;
       add_used_feature(&L.used, s.feature);

@@ -205,6 +205,11 @@ std::vector<Case> all_cases() {
       {{"colsample_bynode", "0.3"}, {"seed", "9"}}, true);
   add("n20k_d12_interaction", 20000, 12, 0.02, O::kLogistic, 1, 6, 256, 6,
       {{"interaction_constraints", "[[0,1,2],[3,4],[5,6,7,8]]"}}, true);
+  add("n20k_d10_monotone", 20000, 10, 0.02, O::kSquaredError, 1, 6, 256, 6,
+      {{"monotone_constraints", "(1,-1,0,1)"}, {"alpha", "0.3"}}, true);
+  add("n20k_d10_monotone_mds_bin", 20000, 10, 0.02, O::kLogistic, 1, 5, 128, 5,
+      {{"monotone_constraints", "(0,1,-1)"}, {"max_delta_step", "0.7"}, {"max_leaves", "9"},
+       {"interaction_constraints", "[[0,1,2,3],[3,4,5,6,7]]"}}, true);
   add("n20k_d20_max_leaves_all", 20000, 20, 0.02, O::kSquaredError, 1, 7, 64, 6,
       {{"max_leaves", "11"}, {"colsample_bynode", "0.6"}, {"colsample_bylevel", "0.7"},
        {"interaction_constraints", "[[0,1,2,3,4,5],[4,5,6,7,8,9,10]]"}, {"subsample", "0.8"}}, true);
