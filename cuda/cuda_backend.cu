@@ -183,6 +183,7 @@ class CudaBackend final : public TreeBackend {
     data_ = d;
     upload(d_bins_.get(), d.matrix->bins.data(), n_ * (size_t)nf_, stream_);
     upload(d_labels_.get(), d.labels, n_, stream_);
+    if (d.weights) upload(d_weights_.get(), d.weights, n_, stream_);
     upload(d_margins_.get(), init_margins.data(), n_ * (size_t)K_, stream_);
     upload(d_off_.get(), off_.data(), (size_t)nf_, stream_);
     upload(d_nbins_.get(), nbins_.data(), (size_t)nf_, stream_);
@@ -358,6 +359,7 @@ class CudaBackend final : public TreeBackend {
 
     d_bins_.alloc(n_ * (size_t)nf_, "the binned matrix");
     d_labels_.alloc(n_, "labels");
+    if (d.weights) d_weights_.alloc(n_, "weights");
     d_margins_.alloc(n_ * (size_t)K_, "margins");
     d_gpair_.alloc(n_ * (size_t)K_, "gradient pairs");
     d_in_sample_.alloc(n_, "sample flags");
@@ -399,10 +401,10 @@ class CudaBackend final : public TreeBackend {
 
   // ---- gradients ----
   void compute_gradients() {
-    const double mds = data_.split.max_delta_step;
+    const float* w = data_.weights ? d_weights_.get() : nullptr;
     GBDT_CUDA_CHECK(cudaMemsetAsync(d_maxes_.get(), 0, 2 * (size_t)K_ * 8, stream_));
     GBDT_LAUNCH(cuda::k_grad_max<kBlock>, grid_for(n_, kBlock, num_sms_ * 8), kBlock, 0, stream_)(
-        data_.objective, d_margins_.get(), d_labels_.get(), n_, K_, mds, d_maxes_.get());
+        data_.objective, d_margins_.get(), d_labels_.get(), w, n_, K_, data_.grad, d_maxes_.get());
     GBDT_CUDA_LAUNCHED();
     std::vector<unsigned long long> mx(2 * (size_t)K_);
     download(mx.data(), d_maxes_.get(), mx.size(), stream_);
@@ -416,7 +418,7 @@ class CudaBackend final : public TreeBackend {
     }
     upload(d_quant_.get(), quant_.data(), (size_t)K_, stream_);
     GBDT_LAUNCH(cuda::k_grad_quantize, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(
-        data_.objective, d_margins_.get(), d_labels_.get(), n_, K_, mds, d_quant_.get(),
+        data_.objective, d_margins_.get(), d_labels_.get(), w, n_, K_, data_.grad, d_quant_.get(),
         d_gpair_.get());
     GBDT_CUDA_LAUNCHED();
   }
@@ -750,7 +752,7 @@ class CudaBackend final : public TreeBackend {
   DevArray<int8_t> d_mono_;
 
   DevArray<uint8_t> d_bins_, d_in_sample_, d_fmask_, d_cub_;
-  DevArray<float> d_labels_, d_margins_;
+  DevArray<float> d_labels_, d_weights_, d_margins_;
   DevArray<GradSum> d_gpair_, d_root_, d_node_sum_, d_hist_[2];
   DevArray<uint32_t> d_sampled_, d_row_, d_row_tmp_, d_flags_, d_scan_, d_off_, d_nleft_;
   DevArray<int32_t> d_slot_, d_slot_tmp_, d_nbins_, d_split_ids_;

@@ -92,8 +92,9 @@ struct DMax {
 // maximum; positive doubles compare like their bit patterns as integers).
 template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK) k_grad_max(Objective obj, const float* margins,
-                                                    const float* labels, size_t n, int K,
-                                                    double mds, unsigned long long* maxes /* 2K */) {
+                                                    const float* labels, const float* weights,
+                                                    size_t n, int K, GradParams gp,
+                                                    unsigned long long* maxes /* 2K */) {
   using BR = cub::BlockReduce<double, BLOCK>;
   __shared__ typename BR::TempStorage tmp;
   for (int k = 0; k < K; ++k) {
@@ -101,12 +102,12 @@ __global__ void __launch_bounds__(BLOCK) k_grad_max(Objective obj, const float* 
     for (size_t r = gtid(); r < n; r += gstride()) {
       GradHess gh;
       const float* m = margins + r * (size_t)K;
-      if (obj == Objective::kSoftprob) {
+      if (objective_is_multiclass(obj)) {
         double mx, sum;
         softmax_prepare(m, K, &mx, &sum);
-        gh = softmax_gradient(m, k, mx, sum, (int)labels[r]);
+        gh = weighted(softmax_gradient(m, k, mx, sum, (int)labels[r]), weights, r);
       } else {
-        gh = scalar_gradient(obj, (double)m[0], (double)labels[r], mds);
+        gh = weighted(scalar_gradient(obj, (double)m[0], (double)labels[r], gp), weights, r);
       }
       double ag = fabs(gh.g);
       if (ag > mg) mg = ag;
@@ -124,20 +125,21 @@ __global__ void __launch_bounds__(BLOCK) k_grad_max(Objective obj, const float* 
 }
 
 // Pass 2: quantized gradient pairs, group-major gpair[k * n + r].
-__global__ void k_grad_quantize(Objective obj, const float* margins, const float* labels, size_t n,
-                                int K, double mds, const Quantizer* q, GradSum* gpair) {
+__global__ void k_grad_quantize(Objective obj, const float* margins, const float* labels,
+                                const float* weights, size_t n, int K, GradParams gp,
+                                const Quantizer* q, GradSum* gpair) {
   for (size_t r = gtid(); r < n; r += gstride()) {
     const float* m = margins + r * (size_t)K;
-    if (obj == Objective::kSoftprob) {
+    if (objective_is_multiclass(obj)) {
       double mx, sum;
       softmax_prepare(m, K, &mx, &sum);
       for (int k = 0; k < K; ++k) {
-        GradHess gh = softmax_gradient(m, k, mx, sum, (int)labels[r]);
+        GradHess gh = weighted(softmax_gradient(m, k, mx, sum, (int)labels[r]), weights, r);
         gpair[(size_t)k * n + r] =
             GradSum{quantize(gh.g, q[k].g_scale), quantize(gh.h, q[k].h_scale)};
       }
     } else {
-      GradHess gh = scalar_gradient(obj, (double)m[0], (double)labels[r], mds);
+      GradHess gh = weighted(scalar_gradient(obj, (double)m[0], (double)labels[r], gp), weights, r);
       gpair[r] = GradSum{quantize(gh.g, q[0].g_scale), quantize(gh.h, q[0].h_scale)};
     }
   }

@@ -17,6 +17,7 @@
 #  8u. upgrade 0.1->0.2            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
 #  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
 #  8s. TreeSHAP parity             (test/parity/shap_parity.py: gbdt_explain_table vs pred_contribs)
+#  8o. objectives parity           (test/parity/objectives_parity.py: each 0.2 objective vs xgboost, export)
 #  8b. pg_cron retraining          (scripts/test-cron.sh, its own cluster; GBDT_SKIP_CRON=1 skips)
 #  8c. ASan/UBSan                  (scripts/test-sanitize.sh short: sanitizer build, own cluster; GBDT_SKIP_SANITIZE=1 skips)
 #  8d. cancel/terminate soak       (scripts/soak.sh, 60 s against this cluster; GBDT_SKIP_SOAK=1 skips)
@@ -342,6 +343,21 @@ else
   record "treeshap parity" FAIL "${shap_line:-see output above}"
 fi
 # ---- end of TreeSHAP parity step --------------------------------------------
+# ---- 8o. objectives parity (issue 12, C) ------------------------------------
+# Each 0.2 objective vs XGBoost 3.x: held-out metric within its stated
+# tolerance and gbdt_export -> xgboost.Booster within 1e-6 of gbdt_predict
+# (test/parity/objectives_parity.py).
+banner "Objectives parity (test/parity/objectives_parity.py)"
+OBJ_LOG=$GBDT_CLUSTER_DIR/objectives_parity.out
+$PY "$ROOT/test/parity/objectives_parity.py" "$DATA_DIR" 2>&1 | tee "$OBJ_LOG"
+obj_rc=${PIPESTATUS[0]}
+obj_line=$(grep -E '^objectives parity overall' "$OBJ_LOG" | sed 's/^objectives parity overall //')
+if [ "$obj_rc" = 0 ]; then
+  record "objectives parity" ok "$obj_line"
+else
+  record "objectives parity" FAIL "${obj_line:-see output above}"
+fi
+# ---- end of objectives parity step ------------------------------------------
 # 8b. pg_cron retraining recipe: its own throw-away cluster with
 #     shared_preload_libraries = 'pg_cron' (scripts/test-cron.sh).
 banner "pg_cron retraining (scripts/test-cron.sh)"

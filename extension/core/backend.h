@@ -10,6 +10,7 @@
 #include "binned_matrix.h"
 #include "common.h"
 #include "constraints.h"
+#include "objective_grad.h"
 #include "memory_budget.h"
 #include "params.h"
 #include "split_math.h"
@@ -24,6 +25,10 @@ struct BoostData {
   size_t n_rows = 0;
   int num_group = 1;                     // K trees per round
   Objective objective = Objective::kSquaredError;
+  // C: the objective's parameters and the row weights of the gradients
+  // (null: unweighted; with scale_pos_weight folded in).
+  GradParams grad{};
+  const float* weights = nullptr;        // n_rows
   SplitParams split{};
   int max_depth = 6;
   double subsample = 1.0;

@@ -376,25 +376,26 @@ class CpuBackend final : public TreeBackend {
     const int nt = pool_->size();
     std::vector<double> mg((size_t)nt * K, 0.0), mh((size_t)nt * K, 0.0);
     const float* y = data_.labels;
-    const double mds = data_.split.max_delta_step;
+    const GradParams gpar = data_.grad;
+    const float* wt = data_.weights;
     const Objective obj = data_.objective;
     pool_->run_blocks(n, [&](size_t b, size_t e, int tid) {
       double* tg = &mg[(size_t)tid * K];
       double* th = &mh[(size_t)tid * K];
       for (size_t r = b; r < e; ++r) {
         const float* m = &margins_[r * K];
-        if (obj == Objective::kSoftprob) {
+        if (objective_is_multiclass(obj)) {
           double mx, sum;
           softmax_prepare(m, K, &mx, &sum);
           for (int k = 0; k < K; ++k) {
-            GradHess gh = softmax_gradient(m, k, mx, sum, (int)y[r]);
+            GradHess gh = weighted(softmax_gradient(m, k, mx, sum, (int)y[r]), wt, r);
             put_gh(&gp[(size_t)k * n + r], gh.g, gh.h);
             double ag = std::fabs(gh.g);
             if (ag > tg[k]) tg[k] = ag;
             if (gh.h > th[k]) th[k] = gh.h;
           }
         } else {
-          GradHess gh = scalar_gradient(obj, (double)m[0], (double)y[r], mds);
+          GradHess gh = weighted(scalar_gradient(obj, (double)m[0], (double)y[r], gpar), wt, r);
           put_gh(&gp[r], gh.g, gh.h);
           double ag = std::fabs(gh.g);
           if (ag > tg[0]) tg[0] = ag;

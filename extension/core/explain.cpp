@@ -1,4 +1,5 @@
 #include "explain.h"
+#include "objective.h"
 
 #include <cmath>
 #include <cstdio>
@@ -77,7 +78,7 @@ std::string model_info_json(const Model& m) {
   static const char* types[] = {"float", "int", "bool"};
   std::ostringstream o;
   o << "{\"objective\": " << json_escape(objective_name(m.objective));
-  o << ", \"num_class\": " << (m.objective == Objective::kSoftprob ? m.num_output_group : (m.objective == Objective::kLogistic ? 2 : 0));
+  o << ", \"num_class\": " << (objective_info(m.objective).multiclass ? m.num_output_group : (objective_info(m.objective).binary ? 2 : 0));
   o << ", \"classes\": [";
   for (size_t i = 0; i < m.class_labels.size(); ++i)
     o << (i ? ", " : "") << json_number(m.class_labels[i]);

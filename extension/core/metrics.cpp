@@ -2,20 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
+#include <sstream>
 
 #include "common.h"
+#include "model.h"
+#include "objective.h"
 
 namespace gbdt {
 
-std::string default_metric(Objective obj) {
-  switch (obj) {
-    case Objective::kLogistic: return "logloss";
-    case Objective::kSoftprob: return "mlogloss";
-    case Objective::kPoisson: return "poisson-nloglik";
-    default: return "rmse";
-  }
-}
+std::string default_metric(Objective obj) { return objective_info(obj).default_metric; }
 
 bool metric_higher_is_better(const std::string& name) { return name == "auc"; }
 
@@ -64,7 +61,135 @@ double auc(const double* p, const float* y, size_t n) {
   return (rank_sum - pos * (pos + 1) / 2.0) / (pos * neg);
 }
 
+// Weighted AUC: the weight of (positive, negative) pairs ranked right, ties
+// counting one half, over the weight of all such pairs.
+double weighted_auc(const double* p, const float* y, const float* w, size_t n) {
+  check_no_nan("auc", p, 1, y, n);
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  double neg_below = 0, area = 0, pos = 0, neg = 0;
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && p[idx[j]] == p[idx[i]]) ++j;
+    double tp = 0, tn = 0;
+    for (size_t t = i; t < j; ++t) (y[idx[t]] > 0.5 ? tp : tn) += w[idx[t]];
+    area += tp * (neg_below + 0.5 * tn);
+    neg_below += tn;
+    pos += tp;
+    neg += tn;
+    i = j;
+  }
+  if (pos == 0 || neg == 0) return NAN;
+  return area / (pos * neg);
+}
+
+// The number after '@' in a metric name (error@0.7), or `dflt` without one.
+double metric_arg(const std::string& name, double dflt) {
+  size_t at = name.find('@');
+  if (at == std::string::npos) return dflt;
+  return std::strtod(name.c_str() + at + 1, nullptr);
+}
+
 }  // namespace
+
+double compute_metric(const std::string& name, Objective obj, int K, const double* p,
+                      const float* y, size_t n, const float* w, const MetricParams& mp) {
+  // Per-row losses of the elementwise metrics added with the 0.2
+  // objectives, averaged with the weights.
+  const std::string base = name.substr(0, name.find('@'));
+  auto mean_of = [&](auto loss) {
+    double s = 0, sw = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double wi = w ? (double)w[i] : 1.0;
+      s += wi * loss(p[i * K], (double)y[i]);
+      sw += wi;
+    }
+    return s / sw;
+  };
+  if (n == 0) return NAN;
+  if (base == "rmsle")
+    return std::sqrt(mean_of([](double q, double t) {
+      double d = std::log1p(q) - std::log1p(t);
+      return d * d;
+    }));
+  if (base == "mape") return mean_of([](double q, double t) { return std::fabs((t - q) / t); });
+  if (base == "mphe") {
+    const double s = mp.huber_slope;
+    return mean_of([s](double q, double t) {
+      double z = (t - q) / s;
+      return s * s * (std::sqrt(1 + z * z) - 1);
+    });
+  }
+  if (base == "quantile") {
+    const double a = mp.quantile_alpha;
+    return mean_of([a](double q, double t) {
+      double d = t - q;
+      return d >= 0 ? a * d : (a - 1) * d;
+    });
+  }
+  if (base == "gamma-deviance")
+    return 2 * mean_of([](double q, double t) {
+      double r = t / (q + 1e-16);
+      return r - std::log(r) - 1;
+    });
+  if (base == "gamma-nloglik")
+    return mean_of([](double q, double t) {
+      // psi = 1: theta = -1/mu, b = -log(-theta), c = log(t) - log(t) - lgamma(1)
+      double theta = -1.0 / q;
+      return -((t * theta + std::log(-theta)) + 0.0);
+    });
+  if (base == "tweedie-nloglik") {
+    const double rho = metric_arg(name, 1.5);
+    return mean_of([rho](double q, double t) {
+      double a = t * std::exp((1 - rho) * std::log(q)) / (1 - rho);
+      double b = std::exp((2 - rho) * std::log(q)) / (2 - rho);
+      return -a + b;
+    });
+  }
+  if (base == "error" && name != "error") {
+    const double t = metric_arg(name, 0.5);
+    return mean_of([t](double q, double yy) { return (double)((q > t) != (yy > 0.5)); });
+  }
+  const bool classic = name == "rmse" || name == "mae" || name == "logloss" || name == "error" ||
+                       name == "auc" || name == "mlogloss" || name == "merror" ||
+                       name == "poisson-nloglik";
+  if (!classic) throw InvalidInput("unknown metric \"" + name + "\"");
+  if (!w) return compute_metric(name, obj, K, p, y, n);
+  if (name == "auc") return weighted_auc(p, y, w, n);
+  if (name == "mlogloss" || name == "merror") {
+    double s = 0, sw = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double* r = p + i * K;
+      const int c = class_index(name.c_str(), y[i], K, i);
+      double l;
+      if (name == "mlogloss") {
+        l = -std::log(std::max(r[c], 1e-15));
+      } else {
+        l = (int)(std::max_element(r, r + K) - r) != c;
+      }
+      s += w[i] * l;
+      sw += w[i];
+    }
+    return s / sw;
+  }
+  if (name == "rmse")
+    return std::sqrt(mean_of([](double q, double t) { return (q - t) * (q - t); }));
+  if (name == "mae") return mean_of([](double q, double t) { return std::fabs(q - t); });
+  if (name == "logloss")
+    return mean_of([](double q, double t) {
+      q = std::min(std::max(q, 1e-15), 1 - 1e-15);
+      return -(t * std::log(q) + (1 - t) * std::log(1 - q));
+    });
+  if (name == "error") return mean_of([](double q, double t) { return (double)((q > 0.5) != (t > 0.5)); });
+  if (name == "poisson-nloglik")
+    return mean_of([](double q, double t) {
+      double mu = std::max(q, 1e-15);
+      return mu - t * std::log(mu) + std::lgamma(t + 1.0);
+    });
+  throw InvalidInput("unknown metric \"" + name + "\"");
+}
 
 double compute_metric(const std::string& name, Objective obj, int K, const double* p,
                       const float* y, size_t n) {
@@ -111,7 +236,48 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
     }
     return s / n;
   }
-  throw InvalidInput("unknown metric \"" + name + "\"");
+  return compute_metric(name, obj, K, p, y, n, nullptr, MetricParams());
+}
+
+std::vector<std::pair<std::string, double>> evaluate_model(const Model& m, const double* pred,
+                                                           const float* y, size_t n) {
+  const ObjectiveInfo& oi = objective_info(m.objective);
+  auto param = [&m](const char* k, double dflt) {
+    for (const auto& kv : m.params)
+      if (kv.first == k) return std::strtod(kv.second.c_str(), nullptr);
+    return dflt;
+  };
+  std::vector<double> ev;
+  if (oi.eval_transform && !oi.multiclass) {  // transform is the identity here
+    ev.assign(pred, pred + n);
+    for (double& v : ev) oi.eval_transform(&v, 1);
+    pred = ev.data();
+  }
+  if (oi.binary) {
+    std::vector<std::pair<std::string, double>> r;
+    if (m.objective != Objective::kHinge) {
+      r.emplace_back("auc", compute_metric("auc", m.objective, 1, pred, y, n));
+      r.emplace_back("logloss", compute_metric("logloss", m.objective, 1, pred, y, n));
+    }
+    r.emplace_back("accuracy", 1.0 - compute_metric("error", m.objective, 1, pred, y, n));
+    return r;
+  }
+  std::vector<std::pair<std::string, double>> r =
+      evaluate_all(oi.multiclass ? m.objective : Objective::kSquaredError, m.num_output_group,
+                   pred, y, n);
+  if (oi.multiclass || oi.code == Objective::kSquaredError || oi.code == Objective::kAbsoluteError)
+    return r;
+  MetricParams mp;
+  mp.huber_slope = param("huber_slope", 1.0);
+  mp.quantile_alpha = param("quantile_alpha", 0.5);
+  std::string name = oi.default_metric;
+  if (oi.code == Objective::kTweedie) {
+    std::ostringstream o;
+    o << name << '@' << param("tweedie_variance_power", 1.5);
+    name = o.str();
+  }
+  r.emplace_back(name, compute_metric(name, m.objective, 1, pred, y, n, nullptr, mp));
+  return r;
 }
 
 std::vector<std::pair<std::string, double>> evaluate_all(Objective obj, int K, const double* p,

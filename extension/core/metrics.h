@@ -16,6 +16,17 @@ namespace gbdt {
 // the other metrics return NaN when a value is NaN.
 double compute_metric(const std::string& name, Objective obj, int K, const double* pred,
                       const float* labels, size_t n);
+
+// The parameters some metrics take (mphe, quantile).
+struct MetricParams {
+  double huber_slope = 1.0;
+  double quantile_alpha = 0.5;
+};
+// Weighted as XGBoost (sum of w * loss / sum of w; weighted ranks for auc);
+// w null = unweighted (the same bits as the overload above).  error@t and
+// tweedie-nloglik@p take their number from the name.
+double compute_metric(const std::string& name, Objective obj, int K, const double* pred,
+                      const float* labels, size_t n, const float* w, const MetricParams& mp);
 // The metric XGBoost uses by default for the objective.
 std::string default_metric(Objective obj);
 // Whether larger is better (auc) or smaller is better (the rest).
@@ -24,5 +35,12 @@ bool metric_higher_is_better(const std::string& name);
 // accuracy for binary, mlogloss/accuracy for multiclass.
 std::vector<std::pair<std::string, double>> evaluate_all(Objective obj, int K, const double* pred,
                                                          const float* labels, size_t n);
+// gbdt_evaluate of a single-output model on its predictions: evaluate_all
+// plus the objective's own metric (mphe, quantile, rmsle, gamma-deviance,
+// tweedie-nloglik@p with the model's parameters); binary:logitraw's margins
+// are turned into probabilities for logloss.
+struct Model;
+std::vector<std::pair<std::string, double>> evaluate_model(const Model& m, const double* pred,
+                                                           const float* labels, size_t n);
 
 }  // namespace gbdt

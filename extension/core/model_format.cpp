@@ -12,6 +12,7 @@
 
 #include "model.h"
 #include "model_format.h"
+#include "objective.h"
 #include "utf8.h"
 
 namespace gbdt {
@@ -177,9 +178,10 @@ void bad(const std::string& m) { throw CorruptModel(m); }
 //    undefined); it is only displayed (as JSON null).
 void validate_model(const Model& m) {
   int obj = (int)m.objective;
-  if (obj < 0 || obj > 3) bad("unknown objective code " + std::to_string(obj));
+  if (obj < 0 || obj >= kNumObjectives) bad("unknown objective code " + std::to_string(obj));
   const int K = m.num_output_group;
-  if (K < 1 || (m.objective != Objective::kSoftprob && K != 1))
+  const bool multiclass = objective_info(m.objective).multiclass;
+  if (K < 1 || (!multiclass && K != 1))
     bad("bad number of output groups " + std::to_string(K));
   if (K > kMaxClasses)
     bad("num_class " + std::to_string(K) + " exceeds the limit of " + std::to_string(kMaxClasses));
@@ -202,7 +204,7 @@ void validate_model(const Model& m) {
       bad("feature name " + std::to_string(f) + " \"" + printable(n) +
           "\" is not valid UTF-8 (or holds a NUL byte or is too long)");
   }
-  if (m.objective == Objective::kSoftprob && (int)m.class_labels.size() != K)
+  if (multiclass && (int)m.class_labels.size() != K)
     bad("class label count does not match num_class");
   if (m.class_labels.size() > (size_t)std::max(K, 2)) bad("more class labels than classes");
   for (double v : m.class_labels)
@@ -341,7 +343,7 @@ Model deserialize_model(const uint8_t* data, size_t len) {
   Reader r(data + 20, (size_t)plen);
   Model m;
   int32_t obj = r.pod<int32_t>("objective");
-  if (obj < 0 || obj > 3) bad("unknown objective code " + std::to_string(obj));
+  if (obj < 0 || obj >= kNumObjectives) bad("unknown objective code " + std::to_string(obj));
   m.objective = (Objective)obj;
   m.num_output_group = r.pod<int32_t>("groups");
   if (m.num_output_group > kMaxClasses)

@@ -7,51 +7,79 @@
 
 #include "common.h"
 #include "constraints.h"
+#include "json_parse.h"
 #include "model_limits.h"
+#include "objective.h"
 
 namespace gbdt {
 
 const char* objective_name(Objective o) {
-  switch (o) {
-    case Objective::kSquaredError: return "reg:squarederror";
-    case Objective::kLogistic: return "binary:logistic";
-    case Objective::kSoftprob: return "multi:softprob";
-    case Objective::kPoisson: return "count:poisson";
-  }
-  return "unknown";
+  const int c = (int)o;
+  if (c < 0 || c >= kNumObjectives) return "unknown";
+  return objective_info(o).name;
 }
 
 bool parse_objective(const std::string& n, Objective* out) {
-  if (n == "reg:squarederror" || n == "reg:linear" || n == "regression") {
-    *out = Objective::kSquaredError;
-  } else if (n == "binary:logistic" || n == "binary") {
-    *out = Objective::kLogistic;
-  } else if (n == "multi:softprob" || n == "multi:softmax" || n == "multiclass") {
-    *out = Objective::kSoftprob;
-  } else if (n == "count:poisson" || n == "poisson") {
-    *out = Objective::kPoisson;
-  } else {
-    return false;
-  }
+  const ObjectiveInfo* o = find_objective(n);
+  if (!o) return false;
+  *out = o->code;
   return true;
 }
 
+namespace {
+
+// Metric names; "@" takes a number after it (error@0.7, tweedie-nloglik@1.2).
+const char* const kMetrics[] = {"rmse",  "mae",      "logloss", "auc",  "error", "mlogloss",
+                                "merror", "poisson-nloglik", "rmsle", "mape", "mphe",
+                                "quantile", "gamma-deviance", "gamma-nloglik", "error@",
+                                "tweedie-nloglik@"};
+
+double parse_number_text(const std::string& t, bool* ok) {
+  const char* s = t.c_str();
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(s, &end);
+  *ok = !t.empty() && end != s && *end == '\0' && errno != ERANGE && std::isfinite(v);
+  return v;
+}
+
+}  // namespace
+
 bool is_known_metric(const std::string& m) {
-  static const char* k[] = {"rmse", "mae", "logloss", "auc", "error", "mlogloss", "merror",
-                            "poisson-nloglik"};
-  for (const char* s : k)
-    if (m == s) return true;
+  for (const char* s : kMetrics) {
+    const std::string k = s;
+    if (k.back() == '@') {
+      if (m.compare(0, k.size(), k) != 0) continue;
+      bool ok = false;
+      parse_number_text(m.substr(k.size()), &ok);
+      if (ok) return true;
+    } else if (m == k) {
+      return true;
+    }
+  }
   return false;
+}
+
+std::vector<std::string> split_metrics(const std::string& list) {
+  std::vector<std::string> r;
+  size_t b = 0;
+  while (b < list.size()) {
+    size_t e = list.find(',', b);
+    if (e == std::string::npos) e = list.size();
+    std::string t = list.substr(b, e - b);
+    size_t i = t.find_first_not_of(' '), j = t.find_last_not_of(' ');
+    if (i != std::string::npos) r.push_back(t.substr(i, j - i + 1));
+    b = e + 1;
+  }
+  return r;
 }
 
 namespace {
 
 double parse_number(const ParamKV& kv) {
-  const char* s = kv.value.c_str();
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(s, &end);
-  if (kv.value.empty() || end == s || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+  bool ok = false;
+  double v = parse_number_text(kv.value, &ok);
+  if (!ok)
     throw InvalidInput("parameter \"" + kv.key + "\" must be a number, got \"" + kv.value + "\"");
   return v;
 }
@@ -76,13 +104,6 @@ long long get_int(const ParamKV& kv, long long lo, long long hi, const char* ran
   return (long long)v;
 }
 
-bool get_bool(const ParamKV& kv) {
-  const std::string& v = kv.value;
-  if (v == "true" || v == "1" || v == "on" || v == "yes") return true;
-  if (v == "false" || v == "0" || v == "off" || v == "no") return false;
-  throw InvalidInput("parameter \"" + kv.key + "\" must be a boolean, got \"" + v + "\"");
-}
-
 std::string fmt(double v) {
   std::ostringstream o;
   o.precision(17);
@@ -90,18 +111,368 @@ std::string fmt(double v) {
   return o.str();
 }
 
+using KVList = std::vector<std::pair<std::string, std::string>>;
+
+// One parameter: names, type, allowed values, default and doc (the README
+// table is generated from these), how a value is applied, and how the
+// training's value is recorded by params_to_kv (null: not recorded).  The
+// order of the table is the order of params_to_kv.
+struct ParamDef {
+  const char* name;
+  const char* aliases;  // comma-separated
+  const char* type;     // number, integer, string, list
+  const char* range;    // allowed values, as the errors say them
+  const char* default_text;
+  const char* doc;
+  void (*apply)(const ParamKV& kv, const ParamDef& d, TrainParams* p);
+  void (*record)(const TrainParams& p, KVList* out);
+};
+
+#define REAL(lo, hi, lo_open, hi_open) \
+  get_real(kv, lo, hi, lo_open, hi_open, d.range)
+
+bool uses(const TrainParams& p, Objective o) { return p.objective == o; }
+
+// T: a refused hist-updater parameter: only its default (`only`; "1" also
+// accepts "true"), or none at all (null), with T's messages.
+void only_default(const ParamKV& kv, const ParamDef&, const char* only) {
+  const bool is_default =
+      only && (kv.value == only || (std::string(only) == "1" && kv.value == "true"));
+  if (!is_default)
+    throw InvalidInput("parameter \"" + kv.key + "\" = \"" + kv.value + "\" is not supported" +
+                       (only ? std::string(": only ") + only
+                             : std::string(" by gbdt's hist trainer")));
+}
+
+const ParamDef kParams[] = {
+    {"objective", "", "string", "", "inferred (see Objectives)",
+     "The learning task, by XGBoost's name (see Objectives)",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
+       if (!parse_objective(kv.value, &p->objective))
+         throw InvalidInput("parameter \"objective\" = \"" + kv.value +
+                            "\" is not supported: must be one of " + objective_name_list());
+       p->objective_set = true;
+     },
+     [](const TrainParams& p, KVList* r) {
+       r->emplace_back("objective", objective_name(p.objective));
+       if (objective_info(p.objective).multiclass)
+         r->emplace_back("num_class", std::to_string(p.num_class));
+     }},
+    {"num_class", "", "integer", "an integer in [2, 10000]", "max label + 1",
+     "Number of classes; `multi:softprob` and `multi:softmax` only",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       static_assert(kMaxClasses == 10000, "update num_class's range text");
+       p->num_class = (int)get_int(kv, 2, kMaxClasses, d.range);
+     },
+     nullptr},  // recorded with the objective
+    {"eta", "learning_rate", "number", "in (0, 1]", "0.3", "Step size shrinkage of each tree",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->eta = REAL(0, 1, true, false); },
+     [](const TrainParams& p, KVList* r) { r->emplace_back("eta", fmt(p.eta)); }},
+    {"max_depth", "", "integer", "an integer in [1, 16]", "6",
+     "Maximum depth of a tree; 0 (no depth limit) only with `grow_policy` `lossguide` and "
+     "`max_leaves` > 0",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       // T: 0 passes here; check_tree_params refuses it without lossguide.
+       p->max_depth = (int)get_int(kv, 0, 16, d.range);
+     },
+     [](const TrainParams& p, KVList* r) { r->emplace_back("max_depth", std::to_string(p.max_depth)); }},
+    {"min_child_weight", "", "number", ">= 0", "1", "Minimum hessian (weight) sum in a child",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->min_child_weight = REAL(0, 1e300, false, false);
+     },
+     [](const TrainParams& p, KVList* r) { r->emplace_back("min_child_weight", fmt(p.min_child_weight)); }},
+    {"lambda", "reg_lambda", "number", ">= 0", "1", "L2 regularization of leaf weights",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->reg_lambda = REAL(0, 1e300, false, false); },
+     [](const TrainParams& p, KVList* r) { r->emplace_back("lambda", fmt(p.reg_lambda)); }},
+    {"alpha", "reg_alpha", "number", ">= 0", "0", "L1 regularization of leaf weights",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->reg_alpha = REAL(0, 1e300, false, false); },
+     [](const TrainParams& p, KVList* r) { r->emplace_back("alpha", fmt(p.reg_alpha)); }},
+    {"gamma", "min_split_loss", "number", ">= 0", "0", "Minimum loss reduction to split",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->gamma = REAL(0, 1e300, false, false); },
+     [](const TrainParams& p, KVList* r) { r->emplace_back("gamma", fmt(p.gamma)); }},
+    {"max_delta_step", "", "number", ">= 0", "0 (0.7 for `count:poisson`)",
+     "Maximum absolute leaf value before eta (0 = no limit)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->max_delta_step = REAL(0, 1e300, false, false);
+       p->max_delta_step_set = true;
+     },
+     [](const TrainParams& p, KVList* r) {
+       r->emplace_back("max_delta_step", fmt(p.effective_max_delta_step()));
+     }},
+    {"max_bin", "max_bins", "integer", "an integer in [2, 256]", "256",
+     "Maximum number of histogram bins per feature",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->max_bin = (int)get_int(kv, 2, 256, d.range); },
+     [](const TrainParams& p, KVList* r) { r->emplace_back("max_bin", std::to_string(p.max_bin)); }},
+    {"bin_sample_rows", "", "integer", "an integer in [0, 2147483647] (0 = automatic)", "0",
+     "The bin boundaries are computed from every row up to this many rows, else from this many "
+     "evenly spaced rows; automatic = 2^18 rows up to 64 features, 2^24 / features for wider "
+     "tables (at least 8192), so the sample's floats stay within 64 MB (like LightGBM's "
+     "`bin_construct_sample_cnt`)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->bin_sample_rows = get_int(kv, 0, 2147483647, d.range);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.bin_sample_rows > 0) r->emplace_back("bin_sample_rows", std::to_string(p.bin_sample_rows));
+     }},
+    {"subsample", "", "number", "in (0, 1]", "1", "Share of the rows sampled per round",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->subsample = REAL(0, 1, true, false); },
+     [](const TrainParams& p, KVList* r) { r->emplace_back("subsample", fmt(p.subsample)); }},
+    {"colsample_bytree", "", "number", "in (0, 1]", "1", "Share of the features sampled per tree",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->colsample_bytree = REAL(0, 1, true, false); },
+     [](const TrainParams& p, KVList* r) { r->emplace_back("colsample_bytree", fmt(p.colsample_bytree)); }},
+    {"base_score", "", "number", "a number (in the objective's prediction range)",
+     "estimated from the labels",
+     "The initial prediction, in prediction space: in (0, 1) for `binary:logistic`, > 0 for the "
+     "log-link objectives (`count:poisson`, `reg:gamma`, `reg:tweedie`)",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
+       p->base_score = parse_number(kv);
+       p->base_score_set = true;
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.base_score_set) r->emplace_back("base_score", fmt(p.base_score));
+     }},
+    {"num_round", "n_estimators,num_boost_round,nrounds", "integer", "an integer in [1, 100000]",
+     "100", "Number of boosting rounds",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->num_round = (int)get_int(kv, 1, 100000, d.range); },
+     [](const TrainParams& p, KVList* r) { r->emplace_back("num_round", std::to_string(p.num_round)); }},
+    {"seed", "random_state", "integer", "an integer in [0, 2^53]", "0",
+     "Seed of the row and feature sampling and of the validation split",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->seed = (uint64_t)get_int(kv, 0, 9007199254740992LL, d.range);
+     },
+     [](const TrainParams& p, KVList* r) { r->emplace_back("seed", std::to_string(p.seed)); }},
+    {"validation_fraction", "", "number", "in [0, 1)", "0",
+     "Share of the rows held out for validation (metrics per round, early stopping)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->validation_fraction = REAL(0, 1, false, true);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.validation_fraction > 0) r->emplace_back("validation_fraction", fmt(p.validation_fraction));
+     }},
+    {"early_stopping_rounds", "", "integer", "an integer in [0, 100000]", "0",
+     "Stop after this many rounds without improvement of the last `eval_metric` (0 = off); "
+     "needs `validation_fraction` > 0",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->early_stopping_rounds = (int)get_int(kv, 0, 100000, d.range);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.early_stopping_rounds > 0)
+         r->emplace_back("early_stopping_rounds", std::to_string(p.early_stopping_rounds));
+     }},
+    {"eval_metric", "", "list",
+     "rmse, mae, logloss, auc, error, error@t, mlogloss, merror, poisson-nloglik, rmsle, mape, "
+     "mphe, quantile, gamma-deviance, gamma-nloglik, tweedie-nloglik@p",
+     "the objective's (see Objectives)",
+     "Metrics computed per round: one name, a comma-separated list or a JSON array; early "
+     "stopping follows the last",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       std::vector<std::string> names;
+       if (!kv.value.empty() && kv.value[0] == '[') {
+         try {
+           JsonDoc doc(kv.value);
+           JsonRef a = doc.root();
+           for (size_t i = 0; a.is_array() && i < a.size(); ++i) {
+             if (!a.at(i).is_string()) throw InvalidInput("");
+             names.push_back(a.at(i).str());
+           }
+           if (!a.is_array()) throw InvalidInput("");
+         } catch (const std::exception&) {
+           throw InvalidInput("parameter \"eval_metric\" = " + kv.value +
+                              " is not a JSON array of metric names");
+         }
+       } else {
+         names = split_metrics(kv.value);
+       }
+       if (names.empty())
+         throw InvalidInput("parameter \"eval_metric\" is empty: must be one or more of " +
+                            std::string(d.range));
+       std::string joined;
+       for (const std::string& n : names) {
+         if (!is_known_metric(n))
+           throw InvalidInput("parameter \"eval_metric\" = \"" + n +
+                              "\" is not supported: must be one of " + d.range);
+         joined += (joined.empty() ? "" : ",") + n;
+       }
+       p->eval_metric = joined;
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (!p.eval_metric.empty()) r->emplace_back("eval_metric", p.eval_metric);
+     }},
+    // T: tree parameters, recorded only when used (older trainings keep
+    // their record); the cross-parameter check is check_tree_params, after
+    // all parameters are applied.
+    {"grow_policy", "", "string", "depthwise or lossguide", "depthwise",
+     "Tree growth policy: `depthwise` (level by level), `lossguide` (best first by loss "
+     "reduction; CPU only: `device` `auto` trains on the CPU, `cuda` is an error)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       if (kv.value != "depthwise" && kv.value != "lossguide")
+         throw InvalidInput("parameter \"grow_policy\" = \"" + kv.value +
+                            "\" is not supported: must be " + d.range);
+       p->lossguide = kv.value == "lossguide";
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.lossguide) r->emplace_back("grow_policy", "lossguide");
+     }},
+    {"max_leaves", "", "integer", "an integer in [0, 65536] (0 = no limit)", "0",
+     "Maximum number of leaves of a tree, both grow policies; `max_depth` = 0 (no depth limit) "
+     "needs `lossguide` and `max_leaves` > 0",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->max_leaves = (int)get_int(kv, 0, 65536, d.range);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.max_leaves > 0) r->emplace_back("max_leaves", std::to_string(p.max_leaves));
+     }},
+    {"colsample_bylevel", "", "number", "in (0, 1]", "1",
+     "Share of the tree's features sampled per depth",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->colsample_bylevel = REAL(0, 1, true, false); },
+     [](const TrainParams& p, KVList* r) {
+       if (p.colsample_bylevel < 1.0) r->emplace_back("colsample_bylevel", fmt(p.colsample_bylevel));
+     }},
+    {"colsample_bynode", "", "number", "in (0, 1]", "1",
+     "Share of the level's features sampled per node (XGBoost: bytree, then bylevel, then "
+     "bynode; deterministic from `seed`)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->colsample_bynode = REAL(0, 1, true, false); },
+     [](const TrainParams& p, KVList* r) {
+       if (p.colsample_bynode < 1.0) r->emplace_back("colsample_bynode", fmt(p.colsample_bynode));
+     }},
+    {"monotone_constraints", "", "string",
+     "`\"(1,0,-1)\"` (one of -1, 0, 1 per feature, in column order) or an object by column name "
+     "`{\"price\": 1}`",
+     "none",
+     "Split candidates that break the order are rejected and leaf weights bounded as in "
+     "XGBoost, so predictions are monotone in each constrained feature",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) { p->monotone_constraints = kv.value; },
+     [](const TrainParams& p, KVList* r) {
+       if (!p.monotone_constraints.empty())
+         r->emplace_back("monotone_constraints", p.monotone_constraints);
+     }},
+    {"interaction_constraints", "", "list",
+     "a list of lists of column names `[[\"a\",\"b\"],[\"c\"]]` or feature indices `[[0,1],[2]]`",
+     "none",
+     "A branch only splits on features of a set that holds every feature used above it",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) { p->interaction_constraints = kv.value; },
+     [](const TrainParams& p, KVList* r) {
+       if (!p.interaction_constraints.empty())
+         r->emplace_back("interaction_constraints", p.interaction_constraints);
+     }},
+    // C: objective parameters, recorded for the objectives that use them
+    // and whenever set to another value than the default.
+    {"huber_slope", "", "number", "> 0", "1",
+     "Slope of `reg:pseudohubererror` and of the `mphe` metric",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->huber_slope = REAL(0, 1e300, true, false); },
+     [](const TrainParams& p, KVList* r) {
+       if (uses(p, Objective::kPseudoHuber) || p.huber_slope != 1.0)
+         r->emplace_back("huber_slope", fmt(p.huber_slope));
+     }},
+    {"quantile_alpha", "", "number", "in (0, 1)", "0.5",
+     "Quantile of `reg:quantileerror` and of the `quantile` metric",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->quantile_alpha = REAL(0, 1, true, true); },
+     [](const TrainParams& p, KVList* r) {
+       if (uses(p, Objective::kQuantile) || p.quantile_alpha != 0.5)
+         r->emplace_back("quantile_alpha", fmt(p.quantile_alpha));
+     }},
+    {"tweedie_variance_power", "", "number", "in [1, 2)", "1.5",
+     "Variance power of `reg:tweedie`",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->tweedie_variance_power = REAL(1, 2, false, true);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (uses(p, Objective::kTweedie) || p.tweedie_variance_power != 1.5)
+         r->emplace_back("tweedie_variance_power", fmt(p.tweedie_variance_power));
+     }},
+    {"scale_pos_weight", "", "number", "> 0", "1",
+     "Weight of the rows labelled 1 in the gradients (binary objectives), as XGBoost",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->scale_pos_weight = REAL(0, 1e300, true, false);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.scale_pos_weight != 1.0) r->emplace_back("scale_pos_weight", fmt(p.scale_pos_weight));
+     }},
+    // Not recorded: how and where to train, not what.
+    {"nthread", "n_jobs", "integer", "an integer in [0, 1024] (0 = all cores)", "0",
+     "Threads (0 = all cores)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->nthread = (int)get_int(kv, 0, 1024, d.range); },
+     nullptr},
+    {"device", "", "string", "auto, cpu or cuda", "the `gbdt.device` setting",
+     "Where to train (`gpu` means `cuda`)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       if (kv.value != "auto" && kv.value != "cpu" && kv.value != "cuda" && kv.value != "gpu")
+         throw InvalidInput("parameter \"device\" = \"" + kv.value +
+                            "\" is not supported: must be " + d.range);
+       p->device = kv.value == "gpu" ? "cuda" : kv.value;
+     },
+     nullptr},
+    {"verbose", "verbosity", "boolean", "false or 0 = off, anything else = on",
+     "the `gbdt.log_progress` setting", "Log the progress of the training",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
+       p->verbose = kv.value != "0" && kv.value != "false";
+     },
+     nullptr},
+    {"tree_method", "", "string", "only hist", "hist", "`auto` and `gpu_hist` are accepted and mean `hist`",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) {
+       if (kv.value != "hist" && kv.value != "auto" && kv.value != "gpu_hist")
+         throw InvalidInput("parameter \"tree_method\" = \"" + kv.value +
+                            "\" is not supported: " + d.range);
+     },
+     nullptr},
+    // T: XGBoost hist-updater parameters gbdt does not implement: only
+    // their defaults are accepted (nothing recorded), the others refused.
+    {"sampling_method", "", "string", "only uniform", "uniform", "Refused unless `uniform`",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "uniform"); },
+     nullptr},
+    {"num_parallel_tree", "", "integer", "only 1", "1", "Refused unless 1",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "1"); },
+     nullptr},
+    {"multi_strategy", "", "string", "only one_output_per_tree", "one_output_per_tree",
+     "Refused unless `one_output_per_tree`",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) {
+       only_default(kv, d, "one_output_per_tree");
+     },
+     nullptr},
+    {"process_type", "", "string", "only default", "default", "Refused unless `default`",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "default"); },
+     nullptr},
+    {"refresh_leaf", "", "integer", "only 1", "1", "Refused unless 1",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "1"); },
+     nullptr},
+    {"updater", "", "string", "not supported by gbdt's hist trainer", "", "Refused",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, nullptr); },
+     nullptr},
+    {"max_cached_hist_node", "", "integer", "not supported by gbdt's hist trainer", "", "Refused",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, nullptr); },
+     nullptr},
+    {"sketch_eps", "", "number", "not supported by gbdt's hist trainer", "", "Refused",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, nullptr); },
+     nullptr},
+};
+#undef REAL
+
+bool has_alias(const ParamDef& d, const std::string& k) {
+  for (const std::string& a : split_metrics(d.aliases))
+    if (a == k) return true;
+  return false;
+}
+
+const ParamDef* find_param(const std::string& k) {
+  for (const ParamDef& d : kParams)
+    if (k == d.name || has_alias(d, k)) return &d;
+  return nullptr;
+}
+
 // The parameter a key sets: aliases map to one name.
 std::string canonical_key(const std::string& k) {
-  static const char* const kAliases[][2] = {
-      {"learning_rate", "eta"},        {"reg_lambda", "lambda"},
-      {"reg_alpha", "alpha"},          {"min_split_loss", "gamma"},
-      {"max_bins", "max_bin"},         {"n_estimators", "num_round"},
-      {"num_boost_round", "num_round"}, {"nrounds", "num_round"},
-      {"random_state", "seed"},        {"n_jobs", "nthread"},
-      {"verbosity", "verbose"}};
-  for (const auto& a : kAliases)
-    if (k == a[0]) return a[1];
-  return k;
+  const ParamDef* d = find_param(k);
+  return d ? d->name : k;
+}
+
+std::string allowed_list() {
+  std::string r;
+  for (const ParamDef& d : kParams) {
+    if (std::string(d.doc).rfind("Refused", 0) == 0) continue;  // T: refused hist-updater params
+    r += (r.empty() ? "" : ", ") + std::string(d.name);
+    if (*d.aliases) r += " (" + split_metrics(d.aliases)[0] + ")";
+  }
+  return r;
 }
 
 // Two different keys that set the same parameter (eta and learning_rate)
@@ -125,143 +496,31 @@ void check_duplicates(const std::vector<ParamKV>& kvs) {
 void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
   check_duplicates(kvs);
   for (const ParamKV& kv : kvs) {
-    const std::string& k = kv.key;
-    if (k == "objective") {
-      if (!parse_objective(kv.value, &p->objective))
-        throw InvalidInput("parameter \"objective\" = \"" + kv.value +
-                           "\" is not supported: must be one of reg:squarederror, "
-                           "binary:logistic, multi:softprob, count:poisson");
-      p->objective_set = true;
-    } else if (k == "eta" || k == "learning_rate") {
-      p->eta = get_real(kv, 0, 1, true, false, "in (0, 1]");
-    } else if (k == "max_depth") {
-      p->max_depth = (int)get_int(kv, 0, 16, "an integer in [1, 16]");
-    } else if (k == "min_child_weight") {
-      p->min_child_weight = get_real(kv, 0, 1e300, false, false, ">= 0");
-    } else if (k == "lambda" || k == "reg_lambda") {
-      p->reg_lambda = get_real(kv, 0, 1e300, false, false, ">= 0");
-    } else if (k == "alpha" || k == "reg_alpha") {
-      p->reg_alpha = get_real(kv, 0, 1e300, false, false, ">= 0");
-    } else if (k == "gamma" || k == "min_split_loss") {
-      p->gamma = get_real(kv, 0, 1e300, false, false, ">= 0");
-    } else if (k == "max_delta_step") {
-      p->max_delta_step = get_real(kv, 0, 1e300, false, false, ">= 0");
-      p->max_delta_step_set = true;
-    } else if (k == "max_bin" || k == "max_bins") {
-      p->max_bin = (int)get_int(kv, 2, 256, "an integer in [2, 256]");
-    } else if (k == "bin_sample_rows") {
-      p->bin_sample_rows =
-          get_int(kv, 0, 2147483647, "an integer in [0, 2147483647] (0 = automatic)");
-    } else if (k == "subsample") {
-      p->subsample = get_real(kv, 0, 1, true, false, "in (0, 1]");
-    } else if (k == "colsample_bytree") {
-      p->colsample_bytree = get_real(kv, 0, 1, true, false, "in (0, 1]");
-    } else if (k == "base_score") {
-      p->base_score = parse_number(kv);
-      p->base_score_set = true;
-    } else if (k == "num_round" || k == "n_estimators" || k == "num_boost_round" ||
-               k == "nrounds") {
-      p->num_round = (int)get_int(kv, 1, 100000, "an integer in [1, 100000]");
-    } else if (k == "seed" || k == "random_state") {
-      p->seed = (uint64_t)get_int(kv, 0, 9007199254740992LL, "an integer in [0, 2^53]");
-    } else if (k == "nthread" || k == "n_jobs") {
-      p->nthread = (int)get_int(kv, 0, 1024, "an integer in [0, 1024] (0 = all cores)");
-    } else if (k == "num_class") {
-      p->num_class = (int)get_int(kv, 2, kMaxClasses,
-                                 ("an integer in [2, " + std::to_string(kMaxClasses) + "]").c_str());
-    } else if (k == "validation_fraction") {
-      p->validation_fraction = get_real(kv, 0, 1, false, true, "in [0, 1)");
-    } else if (k == "early_stopping_rounds") {
-      p->early_stopping_rounds = (int)get_int(kv, 0, 100000, "an integer in [0, 100000]");
-    } else if (k == "eval_metric") {
-      if (!is_known_metric(kv.value))
-        throw InvalidInput("parameter \"eval_metric\" = \"" + kv.value +
-                           "\" is not supported: must be one of rmse, mae, logloss, auc, error, "
-                           "mlogloss, merror, poisson-nloglik");
-      p->eval_metric = kv.value;
-    } else if (k == "device") {
-      if (kv.value != "auto" && kv.value != "cpu" && kv.value != "cuda" && kv.value != "gpu")
-        throw InvalidInput("parameter \"device\" = \"" + kv.value +
-                           "\" is not supported: must be auto, cpu or cuda");
-      p->device = kv.value == "gpu" ? "cuda" : kv.value;
-    } else if (k == "verbose" || k == "verbosity") {
-      p->verbose = kv.value != "0" && kv.value != "false";
-    } else if (k == "tree_method") {
-      if (kv.value != "hist" && kv.value != "auto" && kv.value != "gpu_hist")
-        throw InvalidInput("parameter \"tree_method\" = \"" + kv.value +
-                           "\" is not supported: only hist");
-    } else if (k == "grow_policy") {  // T: tree parameters
-      if (kv.value != "depthwise" && kv.value != "lossguide")
-        throw InvalidInput("parameter \"grow_policy\" = \"" + kv.value +
-                           "\" is not supported: must be depthwise or lossguide");
-      p->lossguide = kv.value == "lossguide";
-    } else if (k == "max_leaves") {
-      p->max_leaves = (int)get_int(kv, 0, 65536, "an integer in [0, 65536] (0 = no limit)");
-    } else if (k == "colsample_bylevel") {
-      p->colsample_bylevel = get_real(kv, 0, 1, true, false, "in (0, 1]");
-    } else if (k == "colsample_bynode") {
-      p->colsample_bynode = get_real(kv, 0, 1, true, false, "in (0, 1]");
-    } else if (k == "monotone_constraints") {
-      p->monotone_constraints = kv.value;
-    } else if (k == "interaction_constraints") {
-      p->interaction_constraints = kv.value;
-    } else if (k == "sampling_method" || k == "process_type" || k == "multi_strategy" ||
-               k == "num_parallel_tree" || k == "refresh_leaf" || k == "updater" ||
-               k == "max_cached_hist_node" || k == "sketch_eps") {
-      const char* only = k == "sampling_method" ? "uniform" : k == "process_type" ? "default"
-                         : k == "multi_strategy" ? "one_output_per_tree"
-                         : k == "num_parallel_tree" ? "1" : k == "refresh_leaf" ? "1" : nullptr;
-      const bool is_default = only && (kv.value == only || (std::string(only) == "1" && kv.value == "true"));
-      if (!is_default)
-        throw InvalidInput("parameter \"" + k + "\" = \"" + kv.value + "\" is not supported" +
-                           (only ? std::string(": only ") + only : std::string(" by gbdt's hist trainer")));
-    } else {
-      throw InvalidInput("unknown parameter \"" + k +
-                         "\": allowed are eta (learning_rate), max_depth, min_child_weight, "
-                         "lambda (reg_lambda), alpha (reg_alpha), gamma (min_split_loss), "
-                         "max_delta_step, max_bin, bin_sample_rows, subsample, colsample_bytree, base_score, "
-                         "num_round (n_estimators), seed, nthread, num_class, objective, "
-                         "validation_fraction, early_stopping_rounds, eval_metric, device, "
-                         "verbose, tree_method, grow_policy, max_leaves, colsample_bylevel, "
-                         "colsample_bynode, monotone_constraints, interaction_constraints");
-    }
+    const ParamDef* d = find_param(kv.key);
+    if (!d) throw InvalidInput("unknown parameter \"" + kv.key + "\": allowed are " + allowed_list());
+    d->apply(kv, *d, p);
   }
-  (void)get_bool;
-  check_tree_params(*p);  // T
+  check_tree_params(*p);  // T: cross-parameter check, after all are applied
 }
 
 std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams& p) {
-  std::vector<std::pair<std::string, std::string>> r;
-  r.emplace_back("objective", objective_name(p.objective));
-  if (p.objective == Objective::kSoftprob) r.emplace_back("num_class", std::to_string(p.num_class));
-  r.emplace_back("eta", fmt(p.eta));
-  r.emplace_back("max_depth", std::to_string(p.max_depth));
-  r.emplace_back("min_child_weight", fmt(p.min_child_weight));
-  r.emplace_back("lambda", fmt(p.reg_lambda));
-  r.emplace_back("alpha", fmt(p.reg_alpha));
-  r.emplace_back("gamma", fmt(p.gamma));
-  r.emplace_back("max_delta_step", fmt(p.effective_max_delta_step()));
-  r.emplace_back("max_bin", std::to_string(p.max_bin));
-  if (p.bin_sample_rows > 0) r.emplace_back("bin_sample_rows", std::to_string(p.bin_sample_rows));
-  r.emplace_back("subsample", fmt(p.subsample));
-  r.emplace_back("colsample_bytree", fmt(p.colsample_bytree));
-  if (p.base_score_set) r.emplace_back("base_score", fmt(p.base_score));
-  r.emplace_back("num_round", std::to_string(p.num_round));
-  r.emplace_back("seed", std::to_string(p.seed));
-  if (p.validation_fraction > 0) r.emplace_back("validation_fraction", fmt(p.validation_fraction));
-  if (p.early_stopping_rounds > 0)
-    r.emplace_back("early_stopping_rounds", std::to_string(p.early_stopping_rounds));
-  if (!p.eval_metric.empty()) r.emplace_back("eval_metric", p.eval_metric);
-  // T: tree parameters, only when used (older trainings keep their record).
-  if (p.lossguide) r.emplace_back("grow_policy", "lossguide");
-  if (p.max_leaves > 0) r.emplace_back("max_leaves", std::to_string(p.max_leaves));
-  if (p.colsample_bylevel < 1.0) r.emplace_back("colsample_bylevel", fmt(p.colsample_bylevel));
-  if (p.colsample_bynode < 1.0) r.emplace_back("colsample_bynode", fmt(p.colsample_bynode));
-  if (!p.monotone_constraints.empty())
-    r.emplace_back("monotone_constraints", p.monotone_constraints);
-  if (!p.interaction_constraints.empty())
-    r.emplace_back("interaction_constraints", p.interaction_constraints);
+  KVList r;
+  for (const ParamDef& d : kParams)
+    if (d.record) d.record(p, &r);
   return r;
+}
+
+std::string params_markdown_table() {
+  std::string t = "| Parameter | Aliases | Type | Allowed | Default | Description |\n";
+  t += "|---|---|---|---|---|---|\n";
+  for (const ParamDef& d : kParams) {
+    std::string al;
+    for (const std::string& a : split_metrics(d.aliases)) al += (al.empty() ? "" : ", ") + ("`" + a + "`");
+    std::string range = *d.range ? d.range : (std::string(d.name) == "objective" ? "see Objectives" : "");
+    t += "| `" + std::string(d.name) + "` | " + al + " | " + d.type + " | " + range + " | " +
+         d.default_text + " | " + d.doc + " |\n";
+  }
+  return t;
 }
 
 }  // namespace gbdt

@@ -12,7 +12,19 @@ enum class Objective : int32_t {
   kLogistic = 1,       // binary:logistic
   kSoftprob = 2,       // multi:softprob
   kPoisson = 3,        // count:poisson
+  // C: the objectives added in 0.2 (objective_*.cpp describe each one).
+  kAbsoluteError = 4,  // reg:absoluteerror
+  kPseudoHuber = 5,    // reg:pseudohubererror
+  kQuantile = 6,       // reg:quantileerror
+  kSquaredLog = 7,     // reg:squaredlogerror
+  kGamma = 8,          // reg:gamma
+  kTweedie = 9,        // reg:tweedie
+  kLogitRaw = 10,      // binary:logitraw
+  kHinge = 11,         // binary:hinge
+  kSoftmax = 12,       // multi:softmax (trains like softprob, predicts the class)
 };
+// Number of objective codes (stored models hold a code below this).
+constexpr int kNumObjectives = 13;
 
 const char* objective_name(Objective o);
 // Returns false when the name is not a supported objective.
@@ -44,7 +56,7 @@ struct TrainParams {
   int nthread = 0;               // 0 = all cores
   double validation_fraction = 0.0;
   int early_stopping_rounds = 0; // 0 = off
-  std::string eval_metric;       // empty = objective's default
+  std::string eval_metric;       // empty = objective's default; a comma-separated list
   std::string device = "";       // "", "auto", "cpu", "cuda"
   bool verbose = false;
   // T: tree parameters (constraints.h; resolved against the feature names
@@ -55,6 +67,11 @@ struct TrainParams {
   double colsample_bynode = 1.0;
   bool lossguide = false;               // grow_policy
   int max_leaves = 0;                   // 0 = no limit
+  // C: objective parameters (XGBoost's names and defaults).
+  double huber_slope = 1.0;             // reg:pseudohubererror, metric mphe
+  double quantile_alpha = 0.5;          // reg:quantileerror, metric quantile
+  double tweedie_variance_power = 1.5;  // reg:tweedie, in [1, 2)
+  double scale_pos_weight = 1.0;        // binary objectives: weight of label 1
 
   double effective_max_delta_step() const {
     if (max_delta_step_set) return max_delta_step;
@@ -80,7 +97,12 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p);
 // record (gbdt_model_info) and for retraining.
 std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams& p);
 
-// Valid names for eval_metric.
+// Valid names for eval_metric (one name; error@t and tweedie-nloglik@p
+// take a number).
 bool is_known_metric(const std::string& m);
+// The names of a comma-separated eval_metric list (spaces trimmed).
+std::vector<std::string> split_metrics(const std::string& list);
+// The README's parameter table (markdown), from the table of parameters.
+std::string params_markdown_table();
 
 }  // namespace gbdt

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "model.h"
+#include "objective.h"
 #include "predict.h"
 #include "thread_pool.h"
 
@@ -74,34 +75,15 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
 }
 
 void transform_margins(const Model& m, double* v) {
-  switch (m.objective) {
-    case Objective::kLogistic:
-      v[0] = 1.0 / (1.0 + std::exp(-v[0]));
-      break;
-    case Objective::kPoisson:
-      v[0] = std::exp(v[0]);
-      break;
-    case Objective::kSoftprob: {
-      const int K = m.num_output_group;
-      double mx = v[0];
-      for (int k = 1; k < K; ++k) mx = std::max(mx, v[k]);
-      double s = 0;
-      for (int k = 0; k < K; ++k) {
-        v[k] = std::exp(v[k] - mx);
-        s += v[k];
-      }
-      for (int k = 0; k < K; ++k) v[k] /= s;
-      break;
-    }
-    case Objective::kSquaredError:
-      break;
-  }
+  objective_info(m.objective).transform(v, m.num_output_group);
 }
 
 namespace {
+// gbdt_predict's answer: the prediction, or for the multiclass objectives
+// the class label of the most probable class (as XGBoost's multi:softmax).
 double scalar_answer(const Model& m, double* v) {
   transform_margins(m, v);
-  if (m.objective != Objective::kSoftprob) return v[0];
+  if (!objective_info(m.objective).multiclass) return v[0];
   int best = 0;
   for (int k = 1; k < m.num_output_group; ++k)
     if (v[k] > v[best]) best = k;

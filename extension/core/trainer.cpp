@@ -11,6 +11,7 @@
 #include "gradients.h"
 #include "metrics.h"
 #include "model_limits.h"
+#include "objective.h"
 
 namespace gbdt {
 
@@ -55,7 +56,8 @@ std::string fmtd(double v) {
   return o.str();
 }
 
-// Decides the objective when not given and checks the labels fit it.
+// Decides the objective when not given and checks the labels fit it (the
+// objective's rule, objective.h).
 void resolve_objective(const float* y, size_t n, const std::string& target, TrainParams* p,
                        std::vector<double>* class_labels) {
   if (!p->objective_set) {
@@ -64,79 +66,91 @@ void resolve_objective(const float* y, size_t n, const std::string& target, Trai
     p->objective = binary ? Objective::kLogistic : Objective::kSquaredError;
   }
   class_labels->clear();
-  switch (p->objective) {
-    case Objective::kLogistic:
-      for (size_t i = 0; i < n; ++i)
-        if (y[i] != 0.0f && y[i] != 1.0f)
-          throw InvalidInput("target column \"" + target + "\" has value " + fmtd(y[i]) +
-                             ": binary:logistic needs labels 0 or 1 (false/true)");
-      *class_labels = {0.0, 1.0};
-      break;
-    case Objective::kSoftprob: {
-      if (p->num_class > kMaxClasses)
-        throw InvalidInput("parameter \"num_class\" = " + std::to_string(p->num_class) +
-                           " is out of range: at most " + std::to_string(kMaxClasses) +
-                           " classes");
-      float mx = 0;
-      for (size_t i = 0; i < n; ++i) {
-        if (y[i] < 0 || y[i] != std::floor(y[i]))
-          throw InvalidInput("target column \"" + target + "\" has value " + fmtd(y[i]) +
-                             ": multi:softprob needs class labels 0, 1, ..., num_class-1");
-        if (y[i] > (float)(kMaxClasses - 1))
-          throw InvalidInput("target column \"" + target + "\" has class " + fmtd(y[i]) +
-                             ": multi:softprob supports at most " +
-                             std::to_string(kMaxClasses) + " classes (labels 0 to " +
-                             std::to_string(kMaxClasses - 1) + ")");
-        mx = std::max(mx, y[i]);
-      }
-      int k = (int)mx + 1;
-      if (p->num_class == 0) p->num_class = std::max(k, 2);
-      if (k > p->num_class)
-        throw InvalidInput("target column \"" + target + "\" has class " + fmtd(mx) +
-                           " but num_class = " + std::to_string(p->num_class));
-      for (int c = 0; c < p->num_class; ++c) class_labels->push_back(c);
-      break;
+  const ObjectiveInfo& oi = objective_info(p->objective);
+  if (oi.multiclass) {
+    if (p->num_class > kMaxClasses)
+      throw InvalidInput("parameter \"num_class\" = " + std::to_string(p->num_class) +
+                         " is out of range: at most " + std::to_string(kMaxClasses) +
+                         " classes");
+    float mx = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (y[i] < 0 || y[i] != std::floor(y[i]))
+        throw InvalidInput("target column \"" + target + "\" has value " + fmtd(y[i]) + ": " +
+                           oi.name + " needs class labels 0, 1, ..., num_class-1");
+      if (y[i] > (float)(kMaxClasses - 1))
+        throw InvalidInput("target column \"" + target + "\" has class " + fmtd(y[i]) + ": " +
+                           oi.name + " supports at most " + std::to_string(kMaxClasses) +
+                           " classes (labels 0 to " + std::to_string(kMaxClasses - 1) + ")");
+      mx = std::max(mx, y[i]);
     }
-    case Objective::kPoisson:
-      for (size_t i = 0; i < n; ++i)
-        if (y[i] < 0)
-          throw InvalidInput("target column \"" + target + "\" has value " + fmtd(y[i]) +
-                             ": count:poisson needs labels >= 0");
-      break;
-    case Objective::kSquaredError:
-      break;
+    int k = (int)mx + 1;
+    if (p->num_class == 0) p->num_class = std::max(k, 2);
+    if (k > p->num_class)
+      throw InvalidInput("target column \"" + target + "\" has class " + fmtd(mx) +
+                         " but num_class = " + std::to_string(p->num_class));
+    for (int c = 0; c < p->num_class; ++c) class_labels->push_back(c);
+    return;
   }
+  if (oi.label_ok)
+    for (size_t i = 0; i < n; ++i)
+      if (!oi.label_ok(y[i]))
+        throw InvalidInput("target column \"" + target + "\" has value " + fmtd(y[i]) + ": " +
+                           oi.name + " needs " + oi.label_rule + oi.label_hint);
+  if (oi.binary) *class_labels = {0.0, 1.0};
 }
 
-// XGBoost 3.x intercept: the label mean in prediction space (centered log
-// class priors for multi:softprob).  Returns margins per output group.
-std::vector<double> estimate_base_margin(const TrainParams& p, const float* y, size_t n, int K) {
+// Row weights: finite and >= 0, and not all 0.
+void check_weights(const std::vector<float>& w) {
+  double s = 0;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (!(w[i] >= 0) || !std::isfinite(w[i]))
+      throw InvalidInput("weight column has value " + fmtd(w[i]) + " in row " +
+                         std::to_string(i + 1) + ": weights must be finite and >= 0");
+    s += w[i];
+  }
+  if (!w.empty() && !(s > 0))
+    throw InvalidInput("weight column: all weights are 0; at least one row needs a weight > 0");
+}
+
+// XGBoost 3.x intercept (the objective's rule; centered log class priors
+// for the multiclass objectives).  Returns margins per output group.
+std::vector<double> estimate_base_margin(const TrainParams& p, const float* y, const float* w,
+                                         size_t n, int K) {
+  const ObjectiveInfo& oi = objective_info(p.objective);
   if (p.base_score_set) {
     double b = p.base_score;
-    switch (p.objective) {
-      case Objective::kLogistic:
+    if (oi.multiclass) return std::vector<double>((size_t)K, b);
+    switch (oi.link) {
+      case Link::kLogit:
         if (!(b > 0 && b < 1))
           throw InvalidInput("parameter \"base_score\" = " + fmtd(b) +
-                             " is out of range: must be in (0, 1) for binary:logistic");
+                             " is out of range: must be in (0, 1) for " + oi.name);
         return {std::log(b / (1 - b))};
-      case Objective::kPoisson:
+      case Link::kLog:
         if (!(b > 0))
           throw InvalidInput("parameter \"base_score\" = " + fmtd(b) +
-                             " is out of range: must be > 0 for count:poisson");
+                             " is out of range: must be > 0 for " + oi.name);
         return {std::log(b)};
-      case Objective::kSoftprob:
-        return std::vector<double>((size_t)K, b);
       default:
         return {b};
     }
   }
-  if (p.objective == Objective::kSoftprob) {
+  if (oi.multiclass) {
     std::vector<double> cnt((size_t)K, 0.0);
-    for (size_t i = 0; i < n; ++i) cnt[(size_t)y[i]] += 1.0;
+    double total = (double)n;
+    if (!w) {
+      for (size_t i = 0; i < n; ++i) cnt[(size_t)y[i]] += 1.0;
+    } else {
+      total = 0;
+      for (size_t i = 0; i < n; ++i) {
+        cnt[(size_t)y[i]] += w[i];
+        total += w[i];
+      }
+    }
     std::vector<double> lg((size_t)K);
     double mean = 0;
     for (int k = 0; k < K; ++k) {
-      double pk = std::max(cnt[k] / (double)n, 1e-16);
+      double pk = std::max(cnt[k] / total, 1e-16);
       lg[k] = std::log(pk);
       mean += lg[k];
     }
@@ -144,18 +158,15 @@ std::vector<double> estimate_base_margin(const TrainParams& p, const float* y, s
     for (int k = 0; k < K; ++k) lg[k] -= mean;
     return lg;
   }
-  double s = 0;
-  for (size_t i = 0; i < n; ++i) s += y[i];
-  double m = n ? s / (double)n : 0.0;
-  switch (p.objective) {
-    case Objective::kLogistic: {
-      m = std::min(std::max(m, 1e-6), 1 - 1e-6);
-      return {std::log(m / (1 - m))};
-    }
-    case Objective::kPoisson:
-      return {std::log(std::max(m, 1e-6))};
-    default:
-      return {m};
+  return {oi.base_margin(y, w, n, p)};
+}
+
+// The base margin in prediction space (XGBoost's base_score).
+double margin_to_base_score(const ObjectiveInfo& oi, double margin) {
+  switch (oi.link) {
+    case Link::kLogit: return 1.0 / (1.0 + std::exp(-margin));
+    case Link::kLog: return std::exp(margin);
+    default: return margin;
   }
 }
 
@@ -186,6 +197,44 @@ bool is_validation_row(uint64_t seed, uint64_t r, double fraction) {
   return (double)(h >> 11) * (1.0 / 9007199254740992.0) < fraction;
 }
 
+// The metrics of a training: the given list or the objective's default
+// (tweedie-nloglik carries the variance power, as XGBoost names it); each
+// checked against the objective's number of outputs.
+std::vector<std::string> resolve_metrics(const TrainParams& p) {
+  const ObjectiveInfo& oi = objective_info(p.objective);
+  std::vector<std::string> r;
+  if (p.eval_metric.empty()) {
+    std::string d = oi.default_metric;
+    if (p.objective == Objective::kTweedie) {
+      std::ostringstream o;
+      o << d << '@' << p.tweedie_variance_power;
+      d = o.str();
+    }
+    r.push_back(d);
+    return r;
+  }
+  r = split_metrics(p.eval_metric);
+  for (const std::string& name : r) {
+    const bool multi_metric = name == "mlogloss" || name == "merror";
+    if (!oi.multiclass && multi_metric)
+      throw InvalidInput("parameter \"eval_metric\" = \"" + name +
+                         "\" needs objective multi:softprob or multi:softmax");
+    if (oi.multiclass && !multi_metric)
+      throw InvalidInput("parameter \"eval_metric\" = \"" + name +
+                         "\" is for binary objectives and regression, not " + oi.name +
+                         ": use mlogloss or merror");
+  }
+  return r;
+}
+
+// Margins -> what the metrics see (probabilities for binary:logitraw).
+void eval_transform(const ObjectiveInfo& oi, const Model& m, double* v) {
+  if (oi.eval_transform)
+    oi.eval_transform(v, m.num_output_group);
+  else
+    transform_margins(m, v);
+}
+
 }  // namespace
 
 namespace {
@@ -195,6 +244,7 @@ namespace {
 struct ValidationSplit {
   BinnedMatrix matrix;
   std::vector<float> labels;
+  std::vector<float> weights;  // empty = unweighted
 };
 
 void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v) {
@@ -212,20 +262,25 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
   v->matrix.n_features = (int)d;
   v->matrix.bins.resize(n_valid * d);
   v->labels.resize(n_valid);
+  const bool weighted = !in->weights.empty();
+  if (weighted) v->weights.resize(n_valid);
   uint8_t* bins = in->matrix.bins.data();
   size_t w = 0, k = 0;
   for (size_t r = 0; r < n_all; ++r) {
     if (is_validation_row(p.seed, r, p.validation_fraction)) {
       std::copy(bins + r * d, bins + (r + 1) * d, v->matrix.bins.data() + k * d);
+      if (weighted) v->weights[k] = in->weights[r];
       v->labels[k++] = in->labels[r];
     } else {
       if (w != r) std::copy(bins + r * d, bins + (r + 1) * d, bins + w * d);
+      if (weighted) in->weights[w] = in->weights[r];
       in->labels[w++] = in->labels[r];
     }
   }
   in->matrix.n_rows = w;
   in->matrix.bins.resize(w * d);
   in->labels.resize(w);
+  if (weighted) in->weights.resize(w);
 }
 
 // One training on the device that `p` / `hooks` select, on the training
@@ -242,7 +297,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   const float* y = in.labels.data();
   Model m;
   m.class_labels = class_labels;
-  const int K = p.objective == Objective::kSoftprob ? p.num_class : 1;
+  const int K = objective_info(p.objective).multiclass ? p.num_class : 1;
   const int nthread = p.nthread > 0 ? p.nthread : default_nthread();
 
   m.objective = p.objective;
@@ -250,26 +305,36 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   m.feature_names = in.feature_names;
   m.feature_types = in.feature_types;
   if ((int)m.feature_types.size() != d) m.feature_types.assign((size_t)d, FeatureType::kFloat);
-  m.base_margin = estimate_base_margin(p, y, n, K);
-  m.base_score = p.objective == Objective::kLogistic ? 1.0 / (1.0 + std::exp(-m.base_margin[0]))
-                 : p.objective == Objective::kPoisson ? std::exp(m.base_margin[0])
-                                                       : m.base_margin[0];
+  const ObjectiveInfo& oi = objective_info(p.objective);
+  const float* w = in.weights.empty() ? nullptr : in.weights.data();
+  m.base_margin = estimate_base_margin(p, y, w, n, K);
+  m.base_score = margin_to_base_score(oi, m.base_margin[0]);
   m.params = params_to_kv(p);
   m.report.rows_used = n;
   m.report.rows_skipped = in.rows_skipped;
   m.report.rows_validation = n_valid;
   m.report.seconds_load = in.seconds_load;
   m.report.seconds_bin = in.seconds_bin;
-  m.report.eval_metric = p.eval_metric.empty() ? default_metric(p.objective) : p.eval_metric;
-  if (p.objective != Objective::kSoftprob &&
-      (m.report.eval_metric == "mlogloss" || m.report.eval_metric == "merror"))
-    throw InvalidInput("parameter \"eval_metric\" = \"" + m.report.eval_metric +
-                       "\" needs objective multi:softprob");
-  if (p.objective == Objective::kSoftprob &&
-      (m.report.eval_metric == "auc" || m.report.eval_metric == "logloss" ||
-       m.report.eval_metric == "error"))
-    throw InvalidInput("parameter \"eval_metric\" = \"" + m.report.eval_metric +
-                       "\" is for binary objectives; use mlogloss or merror");
+  // Metrics: the objective's default or the given list; early stopping on
+  // the last (as XGBoost).  With several, the report's eval_metric is the
+  // comma-separated list, train_metric holds one value per metric and
+  // validation_metric one per metric and round (round-major).
+  const std::vector<std::string> metrics = resolve_metrics(p);
+  const size_t M = metrics.size();
+  for (size_t i = 0; i < M; ++i) m.report.eval_metric += (i ? "," : "") + metrics[i];
+  MetricParams mp;
+  mp.huber_slope = p.huber_slope;
+  mp.quantile_alpha = p.quantile_alpha;
+  // Gradient weights: the row weights with scale_pos_weight folded in for
+  // the rows labelled 1 of a binary objective (XGBoost's rule).
+  std::vector<float> grad_w;
+  const float* gw = w;
+  if (oi.binary && p.scale_pos_weight != 1.0) {
+    grad_w.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      grad_w[i] = (w ? w[i] : 1.0f) * (y[i] == 1.0f ? (float)p.scale_pos_weight : 1.0f);
+    gw = grad_w.data();
+  }
   m.cuts = in.cuts;
   // The data-independent part of the memory, before it is allocated; the
   // histograms and the trees are charged as they grow.
@@ -309,6 +374,11 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.n_rows = n;
   bd.num_group = K;
   bd.objective = p.objective;
+  bd.grad.max_delta_step = p.effective_max_delta_step();
+  bd.grad.huber_slope = p.huber_slope;
+  bd.grad.quantile_alpha = p.quantile_alpha;
+  bd.grad.tweedie_variance_power = p.tweedie_variance_power;
+  bd.weights = gw;
   bd.split = SplitParams{p.reg_lambda, p.reg_alpha, p.gamma, p.min_child_weight,
                          p.effective_max_delta_step(), p.eta};
   bd.max_depth = p.max_depth;
@@ -360,7 +430,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   for (size_t i = 0; i < n_valid; ++i)
     for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
   std::vector<double> vpred(vmargin.size());
-  const bool higher = metric_higher_is_better(m.report.eval_metric);
+  const bool higher = metric_higher_is_better(metrics.back());
+  const float* vw = valid.weights.empty() ? nullptr : valid.weights.data();
   double best = 0;
   int best_round = -1;
 
@@ -393,18 +464,21 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
         }
       }
       vpred = vmargin;
-      for (size_t i = 0; i < n_valid; ++i) transform_margins(m, &vpred[i * K]);
-      double v = compute_metric(m.report.eval_metric, p.objective, K, vpred.data(),
-                                valid.labels.data(), n_valid);
-      m.report.validation_metric.push_back(v);
+      for (size_t i = 0; i < n_valid; ++i) eval_transform(oi, m, &vpred[i * K]);
+      double v = 0;
+      std::string line;
+      for (const std::string& name : metrics) {
+        v = compute_metric(name, p.objective, K, vpred.data(), valid.labels.data(), n_valid, vw, mp);
+        m.report.validation_metric.push_back(v);
+        line += (line.empty() ? "" : ", ") + name + " = " + fmtd(v);
+      }
       if (best_round < 0 || (higher ? v > best : v < best)) {
         best = v;
         best_round = round;
       }
       if (p.verbose && hooks.log)
         hooks.log("round " + std::to_string(round + 1) + " of " + std::to_string(p.num_round) +
-                  ": validation " + m.report.eval_metric +
-                  " = " + fmtd(v));
+                  ": validation " + line);
       if (p.early_stopping_rounds > 0 && round - best_round >= p.early_stopping_rounds) break;
     } else if (p.verbose && hooks.log && (round % 10 == 0 || round + 1 == p.num_round)) {
       hooks.log("round " + std::to_string(round + 1) + " of " + std::to_string(p.num_round));
@@ -419,7 +493,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   }
   // Final training metric (on the trees kept).
   std::vector<double> pred;
-  if (m.report.best_iteration < 0 || m.report.best_iteration + 1 == (int)m.report.validation_metric.size()) {
+  if (m.report.best_iteration < 0 ||
+      (size_t)(m.report.best_iteration + 1) * M == m.report.validation_metric.size()) {
     backend->margins(&margins);
     pred.assign(margins.begin(), margins.end());
   } else {
@@ -438,9 +513,9 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       for (int k = 0; k < K; ++k) pred[r * K + k] = acc[k];
     }
   }
-  for (size_t r = 0; r < n; ++r) transform_margins(m, &pred[r * K]);
-  m.report.train_metric.push_back(
-      compute_metric(m.report.eval_metric, p.objective, K, pred.data(), y, n));
+  for (size_t r = 0; r < n; ++r) eval_transform(oi, m, &pred[r * K]);
+  for (const std::string& name : metrics)
+    m.report.train_metric.push_back(compute_metric(name, p.objective, K, pred.data(), y, n, w, mp));
   return m;
 }
 
@@ -455,8 +530,10 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
   if ((int)in.feature_names.size() != d)
     throw InvalidInput("feature_names has " + std::to_string(in.feature_names.size()) +
                        " entries for " + std::to_string(d) + " columns");
-  if (in.labels.size() != n_all || in.cuts.n_features() != d)
-    throw std::logic_error("train_binned: labels or cuts do not match the matrix");
+  if (in.labels.size() != n_all || in.cuts.n_features() != d ||
+      (!in.weights.empty() && in.weights.size() != n_all))
+    throw std::logic_error("train_binned: labels, weights or cuts do not match the matrix");
+  check_weights(in.weights);
   for (size_t i = 0; i < n_all; ++i)
     if (!std::isfinite(in.labels[i]))
       throw InvalidInput("target column \"" + target_name + "\" contains " + fmtd(in.labels[i]) +
@@ -494,6 +571,7 @@ BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int
   b.matrix = bin_matrix(in.features, b.cuts, nthread);
   b.seconds_bin = since(tb);
   b.labels.assign(in.labels, in.labels + in.features.n_rows);
+  if (in.weights) b.weights.assign(in.weights, in.weights + in.features.n_rows);
   b.feature_names = in.feature_names;
   b.feature_types = in.feature_types;
   b.rows_skipped = in.rows_skipped;

@@ -16,6 +16,7 @@ namespace gbdt {
 struct TrainInput {
   ColumnInput features;                    // n_rows, NaN = missing
   const float* labels = nullptr;           // n_rows, no NULLs (skipped by the loader)
+  const float* weights = nullptr;          // C: n_rows row weights (null = unweighted)
   std::vector<std::string> feature_names;
   std::vector<FeatureType> feature_types;
   uint64_t rows_skipped = 0;               // NULL labels, for the report
@@ -28,6 +29,7 @@ struct BinnedInput {
   Cuts cuts;
   BinnedMatrix matrix;
   std::vector<float> labels;               // matrix.n_rows
+  std::vector<float> weights;              // C: matrix.n_rows, or empty = unweighted
   std::vector<std::string> feature_names;
   std::vector<FeatureType> feature_types;
   uint64_t rows_skipped = 0;

@@ -9,6 +9,7 @@
 
 #include "explain.h"
 #include "json_parse.h"
+#include "objective.h"
 #include "utf8.h"
 
 namespace gbdt {
@@ -72,29 +73,23 @@ std::string float_text(float f) {
 // XGBoost writes parameters as strings, floats in "%g"-like scientific form.
 std::string float_param(float f) { return float_text(f); }
 
-const char* xgb_objective(Objective o) {
-  switch (o) {
-    case Objective::kLogistic: return "binary:logistic";
-    case Objective::kSoftprob: return "multi:softprob";
-    case Objective::kPoisson: return "count:poisson";
-    default: return "reg:squarederror";
-  }
-}
+const char* xgb_objective(Objective o) { return objective_info(o).name; }
 
-// Margin -> prediction-space intercept (XGBoost's base_score), and back.
+// Margin -> prediction-space intercept (XGBoost's base_score), and back:
+// the objective's link (objective.h).
 double margin_to_score(Objective o, double margin) {
-  switch (o) {
-    case Objective::kLogistic: return 1.0 / (1.0 + std::exp(-margin));
-    case Objective::kPoisson: return std::exp(margin);
+  switch (objective_info(o).link) {
+    case Link::kLogit: return 1.0 / (1.0 + std::exp(-margin));
+    case Link::kLog: return std::exp(margin);
     default: return margin;
   }
 }
 
 // As XGBoost does it: in float.
 float score_to_margin(Objective o, float s) {
-  switch (o) {
-    case Objective::kLogistic: return -std::log(1.0f / s - 1.0f);
-    case Objective::kPoisson: return std::log(s);
+  switch (objective_info(o).link) {
+    case Link::kLogit: return -std::log(1.0f / s - 1.0f);
+    case Link::kLog: return std::log(s);
     default: return s;
   }
 }
@@ -103,7 +98,8 @@ float score_to_margin(Objective o, float s) {
 std::string base_score_text(Objective o, double margin) {
   const float target = (float)margin;
   float s = (float)margin_to_score(o, margin);
-  if (o == Objective::kSquaredError || o == Objective::kSoftprob) return float_text(target);
+  const Link link = objective_info(o).link;
+  if (link == Link::kIdentity) return float_text(target);
   float best = s;
   double best_err = std::fabs((double)score_to_margin(o, s) - (double)target);
   float lo = s, hi = s;
@@ -111,7 +107,7 @@ std::string base_score_text(Objective o, double margin) {
     lo = std::nextafter(lo, -INFINITY);
     hi = std::nextafter(hi, INFINITY);
     for (float c : {lo, hi}) {
-      if (!(c > 0) || (o == Objective::kLogistic && !(c < 1))) continue;
+      if (!(c > 0) || (link == Link::kLogit && !(c < 1))) continue;
       double e = std::fabs((double)score_to_margin(o, c) - (double)target);
       if (e < best_err) {
         best_err = e;
@@ -184,7 +180,8 @@ std::string export_xgboost_json(const Model& m) {
   validate_model(m);
   const int K = m.num_output_group;
   const int d = m.n_features();
-  const bool multi = m.objective == Objective::kSoftprob;
+  const ObjectiveInfo& oi = objective_info(m.objective);
+  const bool multi = oi.multiclass;
 
   // Intercepts.  One scalar is what every XGBoost version reads; distinct
   // per-class intercepts are folded into each class's first tree (the same
@@ -218,9 +215,13 @@ std::string export_xgboost_json(const Model& m) {
   o << "{\"learner\":{\"attributes\":{";
   if (m.report.best_iteration >= 0) {
     o << "\"best_iteration\":\"" << m.report.best_iteration << '"';
-    if ((size_t)m.report.best_iteration < m.report.validation_metric.size())
-      o << ",\"best_score\":\""
-        << json_number(m.report.validation_metric[m.report.best_iteration]) << '"';
+    // Several metrics: validation_metric holds each round's values in
+    // eval_metric's order; the best score is the last metric's.
+    size_t nm = 1;
+    for (char c : m.report.eval_metric) nm += c == ',';
+    const size_t at = (size_t)m.report.best_iteration * nm + nm - 1;
+    if (at < m.report.validation_metric.size())
+      o << ",\"best_score\":\"" << json_number(m.report.validation_metric[at]) << '"';
   }
   o << "},\"feature_names\":[";
   for (int f = 0; f < d; ++f) o << (f ? "," : "") << json_escape(m.feature_names[f]);
@@ -247,21 +248,23 @@ std::string export_xgboost_json(const Model& m) {
     << "\",\"boost_from_average\":\"1\",\"num_class\":\"" << (multi ? K : 0)
     << "\",\"num_feature\":\"" << d << "\",\"num_target\":\"1\"},\"objective\":{\"name\":\""
     << xgb_objective(m.objective) << "\",";
-  switch (m.objective) {
-    case Objective::kSoftprob:
-      o << "\"softmax_multiclass_param\":{\"num_class\":\"" << K << "\"}";
-      break;
-    case Objective::kPoisson: {
-      double mds = 0.7;
+  if (oi.xgb_param_object) {
+    // The parameter's value: the model's record of it (num_class: K), else
+    // the default; XGBoost writes it as a string (an array for quantiles).
+    std::string v;
+    if (oi.multiclass) {
+      v = std::to_string(K);
+    } else {
+      double x = oi.param_default;
       for (const auto& kv : m.params)
-        if (kv.first == "max_delta_step") mds = std::strtod(kv.second.c_str(), nullptr);
-      if (!(mds > 0)) mds = 0.7;
-      o << "\"poisson_regression_param\":{\"max_delta_step\":\"" << float_param((float)mds)
-        << "\"}";
-      break;
+        if (kv.first == oi.param_key) x = std::strtod(kv.second.c_str(), nullptr);
+      if (!(x > 0)) x = oi.param_default;
+      v = x == 1.0 && std::string(oi.param_key) == "scale_pos_weight" ? "1" : float_param((float)x);
+      if (oi.xgb_param_array) v = "[" + v + "]";
     }
-    default:
-      o << "\"reg_loss_param\":{\"scale_pos_weight\":\"1\"}";
+    o << "\"" << oi.xgb_param_object << "\":{\"" << oi.xgb_param_key << "\":\"" << v << "\"}";
+  } else {
+    o.seekp(-1, std::ios_base::cur);  // no parameters: drop the comma after the name
   }
   o << "}},\"version\":[3,0,0]}";
   return o.str();
@@ -375,19 +378,12 @@ Model import_xgboost_json(const std::string& json) {
   JsonRef objj = need(learner, "objective", "learner");
   std::string oname = need(objj, "name", "objective").is_string() ? objj.get("name").str() : "";
   Model m;
-  if (oname == "reg:squarederror" || oname == "reg:linear") {
-    m.objective = Objective::kSquaredError;
-  } else if (oname == "binary:logistic") {
-    m.objective = Objective::kLogistic;
-  } else if (oname == "multi:softprob" || oname == "multi:softmax") {
-    m.objective = Objective::kSoftprob;
-  } else if (oname == "count:poisson") {
-    m.objective = Objective::kPoisson;
-  } else {
-    unsupported("objective \"" + oname +
-                "\" (supported: reg:squarederror, binary:logistic, multi:softprob, "
-                "multi:softmax, count:poisson)");
-  }
+  const ObjectiveInfo* found = oname == "reg:linear" ? &objective_info(Objective::kSquaredError)
+                                                     : find_objective(oname);
+  if (!found || (oname != found->name && oname != "reg:linear"))
+    unsupported("objective \"" + oname + "\" (supported: " + objective_name_list() + ")");
+  const ObjectiveInfo& oi = *found;
+  m.objective = oi.code;
 
   JsonRef lmp = need(learner, "learner_model_param", "learner");
   long long num_feature = as_int(need(lmp, "num_feature", "learner_model_param"), "num_feature");
@@ -398,7 +394,7 @@ Model import_xgboost_json(const std::string& json) {
     malformed("num_feature = " + std::to_string(num_feature) + " is out of range: must be in [1, " +
               std::to_string(kMaxFeatures) + "]");
   int K = 1;
-  if (m.objective == Objective::kSoftprob) {
+  if (oi.multiclass) {
     if (num_class < 2 || num_class > kMaxClasses)
       malformed("num_class = " + std::to_string(num_class) + " is out of range for " + oname +
                 ": must be in [2, " + std::to_string(kMaxClasses) + "]");
@@ -417,10 +413,10 @@ Model import_xgboost_json(const std::string& json) {
   m.base_margin.resize((size_t)K);
   for (int k = 0; k < K; ++k) {
     float s = bs.size() == 1 ? bs[0] : bs[(size_t)k];
-    if (m.objective == Objective::kLogistic && !(s > 0 && s < 1))
-      malformed("base_score must be in (0, 1) for binary:logistic");
-    if (m.objective == Objective::kPoisson && !(s > 0))
-      malformed("base_score must be > 0 for count:poisson");
+    if (oi.link == Link::kLogit && !(s > 0 && s < 1))
+      malformed("base_score must be in (0, 1) for " + oname);
+    if (oi.link == Link::kLog && !(s > 0))
+      malformed("base_score must be > 0 for " + oname);
     m.base_margin[k] = score_to_margin(m.objective, s);
     if (!std::isfinite(m.base_margin[k])) malformed("base_score is not finite");
   }
@@ -459,8 +455,8 @@ Model import_xgboost_json(const std::string& json) {
       else if (t == "c") categorical[f] = 1;
     }
   }
-  if (m.objective == Objective::kLogistic) m.class_labels = {0.0, 1.0};
-  if (m.objective == Objective::kSoftprob)
+  if (oi.binary) m.class_labels = {0.0, 1.0};
+  if (oi.multiclass)
     for (int k = 0; k < K; ++k) m.class_labels.push_back(k);
 
   // Trees.
@@ -618,7 +614,28 @@ Model import_xgboost_json(const std::string& json) {
 
   // Record where it came from.
   m.params.emplace_back("objective", objective_name(m.objective));
-  if (m.objective == Objective::kSoftprob) m.params.emplace_back("num_class", std::to_string(K));
+  if (oi.multiclass) m.params.emplace_back("num_class", std::to_string(K));
+  if (oi.import_param) {
+    // The objective's parameter ("[9E-1]" for a quantile list of one).
+    JsonRef po = objj.get(oi.xgb_param_object);
+    JsonRef pv = po.valid() ? po.get(oi.xgb_param_key) : JsonRef();
+    if (pv.valid() && pv.is_string()) {
+      std::string t = pv.str();
+      if (oi.xgb_param_array) {
+        if (t.size() < 2 || t.front() != '[' || t.back() != ']' || t.find(',') != std::string::npos)
+          unsupported(std::string(oi.xgb_param_key) + " = " + t + " (one value only)");
+        t = t.substr(1, t.size() - 2);
+      }
+      char* end = nullptr;
+      double x = std::strtod(t.c_str(), &end);
+      if (t.empty() || *end != '\0' || !std::isfinite(x))
+        malformed(std::string(oi.xgb_param_key) + " = \"" + pv.str() + "\" is not a number");
+      std::ostringstream f;
+      f.precision(17);
+      f << (double)(float)x;
+      m.params.emplace_back(oi.param_key, f.str());
+    }
+  }
   m.report.backend = "xgboost-import";
   try {
     validate_model(m);  // finite values, limits (model_format.cpp)

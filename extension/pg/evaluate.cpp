@@ -12,6 +12,7 @@
 
 #include "explain.h"
 #include "metrics.h"
+#include "objective.h"
 #include "model.h"
 #include "predict.h"
 
@@ -78,16 +79,16 @@ void eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
     return;
   }
   float y = vals[0];
-  gbdt::Objective obj = s->model->objective;
-  if (obj == gbdt::Objective::kSoftprob && (y < 0 || y >= (float)s->K || y != std::floor(y)))
+  const gbdt::ObjectiveInfo& oi = gbdt::objective_info(s->model->objective);
+  if (oi.multiclass && (y < 0 || y >= (float)s->K || y != std::floor(y)))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("target column \"%s\" has value %g, not a class of the model (0 .. %d)",
                            s->target, (double)y, s->K - 1)));
-  if (obj == gbdt::Objective::kLogistic && y != 0.0f && y != 1.0f)
+  if (!oi.multiclass && oi.label_ok && !oi.label_ok(y))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("target column \"%s\" has value %g: a binary:logistic model is "
-                           "evaluated on labels 0 or 1 (false/true)",
-                           s->target, (double)y)));
+                    errmsg("target column \"%s\" has value %g: a %s model is "
+                           "evaluated on %s",
+                           s->target, (double)y, oi.name, oi.label_rule)));
   if (s->stream) {
     s->labels[s->bn] = y;
     s->n++;
@@ -129,7 +130,7 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
   s.nf = nf;
   s.K = m->num_output_group > 0 ? m->num_output_group : 1;
   s.cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt evaluate", ALLOCSET_DEFAULT_SIZES);
-  s.stream = m->objective == gbdt::Objective::kSoftprob;
+  s.stream = gbdt::objective_info(m->objective).multiclass;
   if (!s.stream && s.K != 1)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("gbdt_evaluate: objective %s with %d outputs is not supported",
@@ -176,7 +177,7 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
         metrics.emplace_back("mlogloss", sp->mlogloss_sum / sp->n);
         metrics.emplace_back("accuracy", 1.0 - sp->error_sum / sp->n);
       } else {
-        metrics = gbdt::evaluate_all(sp->model->objective, sp->K, sp->preds, sp->labels, sp->n);
+        metrics = gbdt::evaluate_model(*sp->model, sp->preds, sp->labels, sp->n);
       }
       std::string out = "{\"rows\": " + std::to_string(sp->n) +
                         ", \"rows_skipped\": " + std::to_string(sp->skipped) +

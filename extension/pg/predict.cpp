@@ -8,6 +8,7 @@
 #include "scoring.h"
 
 #include "model.h"
+#include "objective.h"
 
 extern "C" {
 PG_FUNCTION_INFO_V1(gbdt_predict_row);
@@ -170,10 +171,10 @@ Datum gbdt_predict_array(PG_FUNCTION_ARGS) {
 // gbdt_predict_proba(model gbdt_model, row record) -> TABLE(class float8, probability float8)
 Datum gbdt_predict_proba(PG_FUNCTION_ARGS) {
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
-  if (m->objective != gbdt::Objective::kLogistic && m->objective != gbdt::Objective::kSoftprob)
+  if (m->objective != gbdt::Objective::kLogistic && !gbdt::objective_info(m->objective).multiclass)
     ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
                     errmsg("the model is not a classifier (objective %s)", model_objective_name(m)),
-                    errhint("gbdt_predict_proba needs a binary:logistic or multi:softprob model.")));
+                    errhint("gbdt_predict_proba needs a binary:logistic, multi:softprob or multi:softmax model.")));
   HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
   const float* x = row_features(fcinfo, m, th);
   int K = m->num_output_group > 0 ? m->num_output_group : 1;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "objective.h"
 #include "params.h"
 #include "trainer.h"
 
@@ -30,7 +31,7 @@ void model_feature_columns(const RelInfo* rel, const gbdt::Model* m, ReaderColum
 }
 
 double scalar_from_output(const gbdt::Model* m, const double* o) {
-  if (m->objective != gbdt::Objective::kSoftprob) return o[0];
+  if (!gbdt::objective_info(m->objective).multiclass) return o[0];
   int K = m->num_output_group;
   int best = 0;
   for (int k = 1; k < K; k++)

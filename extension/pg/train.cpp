@@ -16,6 +16,7 @@
 #include "train_load.h"
 
 #include "model.h"
+#include "objective.h"
 #include "params.h"
 #include "trainer.h"
 
@@ -97,12 +98,14 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
                         errmsg("parameter \"%s\" must not be null", key)));
         break;
       case jbvBinary:
-        // T: the constraint parameters take JSON lists/objects as XGBoost does.
-        if (strcmp(key, "monotone_constraints") == 0 || strcmp(key, "interaction_constraints") == 0) {
+        // C: a JSON array (eval_metric lists) goes to the engine as its JSON text;
+        // T: so do the constraint parameters' JSON lists/objects, as XGBoost takes them.
+        if (JsonContainerIsArray(v.val.binary.data) || strcmp(key, "monotone_constraints") == 0 ||
+            strcmp(key, "interaction_constraints") == 0) {
           param_add(out, key, JsonbToCString(nullptr, v.val.binary.data, v.val.binary.len), false);
           break;
         }
-        /* FALLTHROUGH */
+        /* fall through */
       default:
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("parameter \"%s\" must be a number, string or boolean, not a JSON "
@@ -223,7 +226,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       max_bin = p.max_bin;
       sample_rows = (size_t)p.bin_sample_rows;
       nthread_requested = p.nthread;
-      memory.num_class = p.objective == gbdt::Objective::kSoftprob && p.num_class > 0 ? p.num_class : 1;
+      memory.num_class = gbdt::objective_info(p.objective).multiclass && p.num_class > 0 ? p.num_class : 1;
       memory.max_depth = p.max_depth;
       memory.max_bin = p.max_bin;
       memory.validation_fraction = p.validation_fraction;

@@ -4,7 +4,7 @@
 -- with max_leaves (and max_depth 0), the hist-updater parameters gbdt does
 -- not support, and errors naming the parameter and the allowed values.
 BEGIN;
-SELECT plan(33);
+SELECT plan(37);
 
 CREATE TABLE tp_data AS
 SELECT i AS id, x1, x2, x3, x4,
@@ -71,6 +71,24 @@ SELECT is(gbdt_model_info(pg_temp.m('mono_name'))->'params'->>'monotone_constrai
           'monotone constraints recorded per feature');
 SELECT cmp_ok((SELECT sqrt(avg((gbdt_predict(pg_temp.m('mono_name'), d) - y) ^ 2)) FROM tp_data d), '<',
               (SELECT stddev_pop(y) FROM tp_data) / 2, 'the constrained model still fits');
+
+-- C's objectives with T's constraints (merge of wt-c): reg:quantileerror,
+-- depthwise and lossguide.
+CREATE TEMP TABLE tq AS
+SELECT name, gbdt_train('tp_data', 'y', ARRAY['x1', 'x2', 'x3', 'x4'], 'reg:quantileerror',
+                        '{"num_round": 30, "max_depth": 5, "quantile_alpha": 0.8,
+                          "monotone_constraints": {"x1": 1, "x2": -1}}'::jsonb || params) AS m
+FROM (VALUES ('q_depthwise', '{}'::jsonb),
+             ('q_lossguide', '{"grow_policy": "lossguide", "max_leaves": 12, "max_depth": 0}')) v(name, params);
+SELECT is(pg_temp.mono_violations(m, 1, 1) + pg_temp.mono_violations(m, 2, -1), 0,
+          name || ': reg:quantileerror keeps the monotone constraints')
+FROM tq ORDER BY name;
+SELECT is((SELECT gbdt_model_info(m)->'params'->>'objective' || ' ' ||
+                  ((gbdt_model_info(m)->'params'->>'quantile_alpha')::float8 = 0.8) || ' ' ||
+                  (gbdt_model_info(m)->'params'->>'monotone_constraints') FROM tq WHERE name = 'q_lossguide'),
+          'reg:quantileerror true (1,-1,0,0)', 'quantile and constraint parameters recorded');
+SELECT cmp_ok((SELECT avg((y <= gbdt_predict(m, d))::int) FROM tq, tp_data d WHERE name = 'q_depthwise'),
+              '>', 0.6::numeric, 'the constrained 0.8 quantile lies above most labels');
 
 -- ---- interaction_constraints ----
 SELECT cmp_ok(pg_temp.cross_pairs(pg_temp.m('free')), '>', 0, 'without constraints parents and children mix the sets');
