@@ -37,6 +37,10 @@ struct ObjectiveInfo {
   // the metrics see (null: the same).
   void (*transform)(double* v, int K) = nullptr;
   void (*eval_transform)(double* v, int K) = nullptr;
+  // "Adaptive" leaves (XGBoost's reg:absoluteerror and reg:quantileerror):
+  // after each tree, every leaf becomes eta times this quantile of the
+  // residuals of its rows (null: the Newton leaves stay).
+  double (*leaf_quantile)(const TrainParams& p) = nullptr;
   // XGBoost JSON "objective" object: the parameter object and its one key,
   // the model parameter (params_to_kv) it comes from, its default, whether
   // XGBoost writes it as an array ("[9E-1]"), and whether an import records

@@ -28,9 +28,7 @@ const ObjectiveInfo kObjSquaredError = [] {
   return o;
 }();
 
-// XGBoost refits the leaves of each tree to the median of the residuals
-// (adaptive trees); gbdt keeps the Newton leaves of the sign gradient (see
-// README: the difference is measured by test/parity/objectives_parity.py).
+// Leaves refit to the median of their residuals, as XGBoost's adaptive trees.
 const ObjectiveInfo kObjAbsoluteError = [] {
   ObjectiveInfo o;
   o.code = Objective::kAbsoluteError;
@@ -41,6 +39,7 @@ const ObjectiveInfo kObjAbsoluteError = [] {
     return label_quantile(y, w, n, 0.5);
   };
   o.transform = transform_identity;
+  o.leaf_quantile = [](const TrainParams&) { return 0.5; };
   return o;
 }();
 
@@ -71,6 +70,7 @@ const ObjectiveInfo kObjQuantile = [] {
     return label_quantile(y, w, n, p.quantile_alpha);
   };
   o.transform = transform_identity;
+  o.leaf_quantile = [](const TrainParams& p) { return p.quantile_alpha; };
   o.xgb_param_object = "quantile_loss_param";
   o.xgb_param_key = "quantile_alpha";
   o.param_key = "quantile_alpha";

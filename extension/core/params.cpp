@@ -260,7 +260,7 @@ const ParamDef kParams[] = {
          r->emplace_back("early_stopping_rounds", std::to_string(p.early_stopping_rounds));
      }},
     {"eval_metric", "", "list",
-     "rmse, mae, logloss, auc, error, error@t, mlogloss, merror, poisson-nloglik, rmsle, mape, "
+     "rmse, mae, logloss, auc, error, mlogloss, merror, poisson-nloglik, error@t, rmsle, mape, "
      "mphe, quantile, gamma-deviance, gamma-nloglik, tweedie-nloglik@p",
      "the objective's (see Objectives)",
      "Metrics computed per round: one name, a comma-separated list or a JSON array; early "

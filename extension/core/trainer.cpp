@@ -227,6 +227,80 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
   return r;
 }
 
+// T + C: refit leaves keep monotone_constraints.  Top down, every node gets
+// an interval [lo, hi] (root: unbounded); a split on a constrained feature
+// cuts its interval at mid = its children's grown values' midpoint (clamped
+// into the interval), the increasing side above, the decreasing side below;
+// each leaf is clamped into its interval.  Every leaf on the "larger" side of
+// a constrained split is then >= mid >= every leaf on the other side, so the
+// predictions stay monotone whatever the refit did.
+void bound_monotone_leaves(const std::vector<int8_t>& monotone, Tree* t) {
+  struct Item {
+    int32_t node;
+    double lo, hi;
+  };
+  std::vector<Item> stack{{0, -HUGE_VAL, HUGE_VAL}};
+  while (!stack.empty()) {
+    const Item it = stack.back();
+    stack.pop_back();
+    const int32_t nd = it.node;
+    if (t->is_leaf(nd)) {
+      t->value[nd] = (float)std::min(std::max((double)t->value[nd], it.lo), it.hi);
+      continue;
+    }
+    const int32_t l = t->left[nd], r = t->right[nd];
+    const int f = t->feature[nd];
+    const int c = f >= 0 && (size_t)f < monotone.size() ? monotone[(size_t)f] : 0;
+    if (c == 0) {
+      stack.push_back({l, it.lo, it.hi});
+      stack.push_back({r, it.lo, it.hi});
+      continue;
+    }
+    const double mid =
+        std::min(std::max(0.5 * ((double)t->value[l] + (double)t->value[r]), it.lo), it.hi);
+    if (c > 0) {
+      stack.push_back({l, it.lo, mid});
+      stack.push_back({r, mid, it.hi});
+    } else {
+      stack.push_back({l, mid, it.hi});
+      stack.push_back({r, it.lo, mid});
+    }
+  }
+}
+
+// Adaptive leaves: each leaf of `t` becomes eta * the alpha-quantile of the
+// residuals y - margin (margins before the tree) of its rows (XGBoost's rule:
+// unweighted interpolated, weighted by cumulative weight); a leaf without
+// rows keeps its value.  *margins gets before + the new leaf, in float as
+// the predictor adds it.
+void refit_leaves(const BinnedMatrix& mx, const std::vector<int>& missing_bin, const float* y,
+                  const float* w, const std::vector<float>& before, double alpha, double eta,
+                  const std::vector<int8_t>* monotone, Tree* t, std::vector<float>* margins) {
+  const size_t n = mx.n_rows, d = (size_t)mx.n_features;
+  std::vector<int32_t> leaf(n);
+  std::vector<std::vector<size_t>> rows((size_t)t->num_nodes());
+  for (size_t r = 0; r < n; ++r) {
+    leaf[r] = t->leaf_of_bins(&mx.bins[r * d], missing_bin.data());
+    rows[(size_t)leaf[r]].push_back(r);
+  }
+  std::vector<float> res, rw;
+  for (int32_t nd = 0; nd < t->num_nodes(); ++nd) {
+    if (!t->is_leaf(nd) || rows[(size_t)nd].empty()) continue;
+    res.clear();
+    rw.clear();
+    for (size_t r : rows[(size_t)nd]) {
+      res.push_back(y[r] - before[r]);
+      if (w) rw.push_back(w[r]);
+    }
+    const double q = objective_detail::label_quantile(res.data(), w ? rw.data() : nullptr,
+                                                      res.size(), alpha);
+    t->value[nd] = (float)(eta * q);
+  }
+  if (monotone && !monotone->empty()) bound_monotone_leaves(*monotone, t);
+  margins->resize(n);
+  for (size_t r = 0; r < n; ++r) (*margins)[r] = before[r] + t->value[leaf[r]];
+}
+
 // Margins -> what the metrics see (probabilities for binary:logitraw).
 void eval_transform(const ObjectiveInfo& oi, const Model& m, double* v) {
   if (oi.eval_transform)
@@ -435,11 +509,18 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   double best = 0;
   int best_round = -1;
 
+  std::vector<float> before;  // margins before the round (adaptive leaves)
   auto tt = Clock::now();
   for (int round = 0; round < p.num_round; ++round) {
     check_cancel(hooks.cancel);
     std::vector<Tree> trees;
+    if (oi.leaf_quantile) backend->margins(&before);
     backend->boost_round(round, feature_mask_for(round, d, p), &trees);
+    if (oi.leaf_quantile) {
+      refit_leaves(in.matrix, missing_bin, y, w, before, oi.leaf_quantile(p), p.eta,
+                   &bd.tree_ext.monotone, &trees[0], &margins);
+      backend->init(bd, margins);  // the training margins with the refit leaves
+    }
     if (hooks.budget) {
       double nodes = 0;
       for (int k = 0; k < K; ++k) nodes += trees[k].num_nodes();

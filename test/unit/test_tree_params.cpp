@@ -379,7 +379,8 @@ TEST(TreeParams, UnusedParamsKeepTheRecord) {
 }
 
 // C's objectives and row weights with T's tree parameters (merge of wt-c):
-// monotone constraints hold for reg:quantileerror, reg:pseudohubererror and
+// monotone constraints hold for reg:quantileerror and reg:absoluteerror
+// (adaptive leaves, refit then bounded), reg:pseudohubererror and
 // a weighted reg:squarederror training, with both grow policies.
 TEST(TreeParams, MonotoneWithNewObjectivesAndWeights) {
   Data D = gbdt_test::make_data(3000, 4, Task::kRegression, 0.05, 31);
@@ -389,7 +390,7 @@ TEST(TreeParams, MonotoneWithNewObjectivesAndWeights) {
   }
   TrainParams base = gbdt_test::params_for(Task::kRegression, 20);
   for (const char* policy : {"depthwise", "lossguide"}) {
-    for (const char* obj : {"reg:quantileerror", "reg:pseudohubererror"}) {
+    for (const char* obj : {"reg:quantileerror", "reg:absoluteerror", "reg:pseudohubererror"}) {
       TrainParams p = with(base, {{"objective", obj, true},
                                   {"monotone_constraints", "(1,0,0,0)", true},
                                   {"grow_policy", policy, true}, {"max_leaves", "12"},
