@@ -645,9 +645,13 @@ TEST(TreeParams, ContinuedTrainingWithTreeParams) {
       EXPECT_EQ(cont.trees[t].feature, once.trees[t].feature) << kv[0].key << " tree " << t;
       EXPECT_EQ(cont.trees[t].value, once.trees[t].value) << kv[0].key << " tree " << t;
     }
-    bool rec = false;
-    for (auto& x : cont.params) rec |= x.first == kv[0].key;
+    bool rec = false, rounds = false;
+    for (auto& x : cont.params) {
+      rec |= x.first == kv[0].key;
+      rounds |= x.first == "init_model_rounds" && x.second == "10";
+    }
     EXPECT_TRUE(rec) << kv[0].key << " not recorded in the continued model";
+    EXPECT_TRUE(rounds) << kv[0].key << ": init_model_rounds lost from the params record";
   }
 }
 
