@@ -147,6 +147,8 @@ struct FeatGroup {
 struct Sizes {
   size_t n, d, K, T, nfb, groups, lmax, tree_nodes, tasks, cub_bytes, hist_slot_bytes;
   size_t ncat = 0;  // categorical features
+  bool node_masks = false;
+  bool monotone = false;
   size_t base_bytes() const {
     size_t b = 0;
     b += n * d;                       // bins
@@ -166,6 +168,8 @@ struct Sizes {
     // feature), the partition's and the tree's sets.
     b += ncat * 4 + lmax * ncat * (sizeof(SplitCandidate) + sizeof(CatBinSet)) +
          (lmax + tree_nodes) * sizeof(CatBinSet);
+    b += node_masks ? lmax * d : 0;  // T: per-node feature masks
+    b += monotone ? lmax * 16 + d : 0;  // T: monotone bounds, constraints
     return b;
   }
 };
@@ -242,6 +246,9 @@ class CudaBackend final : public TreeBackend {
     for (int f = 0; f < nf_; ++f)
       if (is_cat_[f]) fmask_num_[f] = 0;
     upload(d_fmask_.get(), fmask_num_.data(), (size_t)nf_, stream_);
+    round_ = round;
+    fmask_host_ = feature_mask;  // T: the node masks sample the whole mask
+    if (mono_) upload(d_mono_.get(), data_.tree_ext.monotone.data(), (size_t)nf_, stream_);
     sync();
     t_grad_ += since(t0);
     for (int k = 0; k < K_; ++k) {
@@ -347,6 +354,11 @@ class CudaBackend final : public TreeBackend {
     sz.cub_bytes = cub_bytes;
     sz.hist_slot_bytes = (size_t)T_ * sizeof(GradSum);
     sz.ncat = (size_t)ncat_;
+    node_masks_ = d.tree_ext.colsample_bylevel < 1.0 || d.tree_ext.colsample_bynode < 1.0 ||
+                  !d.tree_ext.interaction.empty();
+    sz.node_masks = node_masks_;
+    mono_ = !d.tree_ext.monotone.empty();
+    sz.monotone = mono_;
     lmax_ = sz.lmax;
     tree_cap_ = sz.tree_nodes;
     task_cap_ = sz.tasks;
@@ -390,6 +402,11 @@ class CudaBackend final : public TreeBackend {
     d_off_.alloc((size_t)nf_, "feature offsets");
     d_nbins_.alloc((size_t)nf_, "feature bins");
     d_fmask_.alloc((size_t)nf_, "feature mask");
+    if (node_masks_) d_nmask_.alloc(lmax_ * (size_t)nf_, "per-node feature masks");
+    if (mono_) {
+      d_bounds_.alloc(2 * lmax_, "monotone bounds");
+      d_mono_.alloc((size_t)nf_, "monotone constraints");
+    }
     d_maxes_.alloc(2 * (size_t)K_, "gradient maxima");
     d_quant_.alloc((size_t)K_, "quantizers");
     d_root_.alloc(1, "root sum");
@@ -513,9 +530,20 @@ class CudaBackend final : public TreeBackend {
     std::vector<GradSum> sums(count);
     for (size_t i = 0; i < count; ++i) sums[i] = level[first + i].sum;
     upload(d_node_sum_.get(), sums.data(), count, stream_);
+    if (node_masks_) upload_node_masks(level, first, count);
+    if (mono_) {
+      bounds_host_.resize(2 * count);
+      for (size_t i = 0; i < count; ++i) {
+        bounds_host_[2 * i] = lo_[(size_t)level[first + i].id];
+        bounds_host_[2 * i + 1] = hi_[(size_t)level[first + i].id];
+      }
+      upload(d_bounds_.get(), bounds_host_.data(), 2 * count, stream_);
+    }
     GBDT_LAUNCH(cuda::k_eval_splits, (unsigned)(count * nfb_), cuda::kEvalWarps * 32, 0, stream_)(
         hist, (size_t)T_, d_node_sum_.get(), nf_, nfb_, d_off_.get(), d_nbins_.get(),
-        d_fmask_.get(), data_.split, q, d_cand_.get());
+        node_masks_ ? d_nmask_.get() : d_fmask_.get(), data_.split, q, d_cand_.get(),
+        node_masks_ ? (size_t)nf_ : (size_t)0, mono_ ? d_bounds_.get() : nullptr,
+        mono_ ? d_mono_.get() : nullptr);
     GBDT_CUDA_LAUNCHED();
     GBDT_LAUNCH(cuda::k_reduce_splits, grid_for(count, 128, 1 << 30), 128, 0, stream_)(
         d_cand_.get(), (int)count, nfb_, d_best_.get());
@@ -526,7 +554,8 @@ class CudaBackend final : public TreeBackend {
     const size_t nc = count * (size_t)ncat_;
     GBDT_LAUNCH(cuda::k_eval_cat, grid_for(nc, 64, 65535), 64, 0, stream_)(
         hist, (size_t)T_, d_node_sum_.get(), (int)count, ncat_, d_cat_feats_.get(), d_off_.get(),
-        d_nbins_.get(), data_.split, q, data_.cat_split, d_cat_cand_.get(), d_cat_sets_.get());
+        d_nbins_.get(), data_.split, q, data_.cat_split, d_cat_cand_.get(), d_cat_sets_.get(),
+        mono_ ? d_bounds_.get() : nullptr);
     GBDT_CUDA_LAUNCHED();
     cat_cand_.resize(nc);
     cat_sets_.resize(nc);
@@ -536,13 +565,34 @@ class CudaBackend final : public TreeBackend {
     // better_split is a strict total order: the CPU's best over all features.
     for (size_t i = 0; i < count; ++i)
       for (int j = 0; j < ncat_; ++j) {
-        if (!fmask_[cat_feats_[j]]) continue;
+        // The node's mask (T: node masks), else the round's.
+        if (!(node_masks_ ? nmask_host_[i * (size_t)nf_ + cat_feats_[j]] : fmask_[cat_feats_[j]]))
+          continue;
         const SplitCandidate& c = cat_cand_[i * ncat_ + j];
         if (better_split(c, out[i])) {
           out[i] = c;
           best_set_[first + i] = cat_sets_[i * ncat_ + j];
         }
       }
+  }
+
+  // T: the feature masks of nodes level[first, first + count) (colsample_bylevel,
+  // colsample_bynode, interaction constraints) into d_nmask_; the same masks
+  // as the CPU grower's (NodeFeatureSampler).
+  void upload_node_masks(const std::vector<LNode>& level, size_t first, size_t count) {
+    nmask_host_.resize(count * (size_t)nf_);
+    for (size_t i = 0; i < count; ++i) {
+      const LNode& ln = level[first + i];
+      sampler_->mask(cur_depth_, ln.id, used_[(size_t)ln.id], &one_mask_);
+      std::copy(one_mask_.begin(), one_mask_.end(), nmask_host_.begin() + i * (size_t)nf_);
+    }
+    // A: k_eval_splits scans the numeric features only; the categorical ones
+    // are checked against nmask_host_ on the host (evaluate()).
+    nmask_num_ = nmask_host_;
+    if (ncat_ > 0)
+      for (size_t i = 0; i < count; ++i)
+        for (int32_t f : cat_feats_) nmask_num_[i * (size_t)nf_ + f] = 0;
+    upload(d_nmask_.get(), nmask_num_.data(), nmask_num_.size(), stream_);
   }
 
   // ---- one tree ----
@@ -570,6 +620,14 @@ class CudaBackend final : public TreeBackend {
 
     std::vector<LNode> level(1, LNode{0, 0, (uint32_t)ns, root_sum});
     tree->add_node(-1, leaf_value(sp, q, root_sum), to_h(q, root_sum.h));
+    // T: per-node feature masks, max_leaves (depthwise).
+    NodeFeatureSampler sampler(data_.tree_ext, fmask_host_.data(), nf_, data_.seed, round_, k);
+    sampler_ = &sampler;
+    used_.assign(1, std::vector<int>());
+    lo_.assign(1, -HUGE_VAL);
+    hi_.assign(1, HUGE_VAL);
+    const int max_leaves = data_.tree_ext.max_leaves;
+    int num_leaves = 1;
     std::vector<LNode> leaves;
     int cur = 0;            // buffer holding the level's histograms (resident mode)
     bool resident = true;   // level histograms are in d_hist_[cur] slots 0..L-1
@@ -583,6 +641,7 @@ class CudaBackend final : public TreeBackend {
     for (int depth = 0; depth < D && !level.empty(); ++depth) {
       check_cancel(data_.cancel);
       const size_t L = level.size();
+      cur_depth_ = depth;
       best.assign(L, no_split());
       if (ncat_ > 0) best_set_.resize(L);
       if (resident) {
@@ -612,7 +671,8 @@ class CudaBackend final : public TreeBackend {
       for (size_t i = 0; i < L; ++i) {
         const SplitCandidate& s = best[i];
         pn[i] = PartNode{-1, 0, 0, 0, level[i].begin, level[i].end, -1, -1};
-        if (s.feature >= 0) {
+        if (s.feature >= 0 && (max_leaves == 0 || num_leaves < max_leaves)) {
+          ++num_leaves;
           int32_t cat = -1;
           if (is_cat_[s.feature]) {
             cat = (int32_t)psets.size();
@@ -665,11 +725,29 @@ class CudaBackend final : public TreeBackend {
       for (size_t j = 0; j < nsplit; ++j) {
         const LNode& p = level[split_idx[j]];
         const SplitCandidate& bs = best[split_idx[j]];
-        SplitChildren c =
-            is_cat_[bs.feature]
-                ? apply_split(tree, p.id, p.sum, bs, sp, q, &best_set_[split_idx[j]],
-                              (*data_.n_categories)[bs.feature])
-                : apply_split(tree, p.id, p.sum, bs, sp, q);
+        const CatBinSet* cats = is_cat_[bs.feature] ? &best_set_[split_idx[j]] : nullptr;
+        const uint32_t n_codes = cats ? (*data_.n_categories)[bs.feature] : 0;
+        SplitChildren c;
+        if (mono_) {  // T: monotone constraints, bounds as the CPU grower's
+          double ll, hl, lr, hr;
+          c = apply_split_bounded(tree, p.id, p.sum, bs, sp, q, lo_[(size_t)p.id], hi_[(size_t)p.id],
+                                  data_.tree_ext.monotone[bs.feature], &ll, &hl, &lr, &hr, cats,
+                                  n_codes);
+          lo_.resize((size_t)tree->num_nodes());
+          hi_.resize((size_t)tree->num_nodes());
+          lo_[(size_t)c.left] = ll;
+          hi_[(size_t)c.left] = hl;
+          lo_[(size_t)c.right] = lr;
+          hi_[(size_t)c.right] = hr;
+        } else {
+          c = apply_split(tree, p.id, p.sum, bs, sp, q, cats, n_codes);
+        }
+        if (node_masks_) {  // T: features used on the path (interaction constraints)
+          used_.resize((size_t)tree->num_nodes());
+          used_[(size_t)c.left] = used_[(size_t)p.id];
+          add_used_feature(&used_[(size_t)c.left], bs.feature);
+          used_[(size_t)c.right] = used_[(size_t)c.left];
+        }
         next.push_back(LNode{c.left, p.begin, p.begin + nleft[j], c.left_sum});
         next.push_back(LNode{c.right, p.begin + nleft[j], p.end, c.right_sum});
       }
@@ -766,6 +844,17 @@ class CudaBackend final : public TreeBackend {
   std::vector<Quantizer> quant_;
   std::vector<HistTask> tasks_;
   const GradSum* gp_ = nullptr;
+  // T: per-node feature masks (colsample_bylevel/bynode, interaction constraints).
+  bool node_masks_ = false;
+  int round_ = 0, cur_depth_ = 0;
+  std::vector<uint8_t> fmask_host_, nmask_host_, nmask_num_, one_mask_;
+  NodeFeatureSampler* sampler_ = nullptr;  // of the tree being built
+  std::vector<std::vector<int>> used_;     // per node id: features used on its path
+  DevArray<uint8_t> d_nmask_;
+  bool mono_ = false;                      // monotone constraints
+  std::vector<double> lo_, hi_, bounds_host_;  // per node id: weight bounds
+  DevArray<double> d_bounds_;
+  DevArray<int8_t> d_mono_;
 
   DevArray<uint8_t> d_bins_, d_in_sample_, d_fmask_, d_cub_;
   DevArray<float> d_labels_, d_weights_, d_margins_;

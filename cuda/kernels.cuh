@@ -298,17 +298,22 @@ constexpr int kEvalFeatPerBlock = 32;
 __global__ void __launch_bounds__(kEvalWarps * 32) k_eval_splits(
     const GradSum* hist, size_t total_bins, const GradSum* node_sum, int d, int nfb,
     const uint32_t* off, const int32_t* nbins, const uint8_t* fmask, SplitParams sp, Quantizer q,
-    SplitCandidate* out /* node * nfb + fb */) {
+    SplitCandidate* out /* node * nfb + fb */, size_t fmask_stride /* 0: one mask for all nodes */,
+    const double* bounds /* monotone: node * 2 + (0: lower, 1: upper); null: none */,
+    const int8_t* mono /* monotone constraint per feature */) {
   __shared__ SplitCandidate wbest[kEvalWarps];
   const int node = blockIdx.x / nfb, fb = blockIdx.x % nfb;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const GradSum psum = node_sum[node];
-  const double pgain = parent_gain(sp, q, psum);  // same bits as inside split_gain
+  const double lo = bounds ? bounds[2 * (size_t)node] : 0.0;
+  const double hi = bounds ? bounds[2 * (size_t)node + 1] : 0.0;
+  // Same bits as inside split_gain (bounded: as the CPU grower's).
+  const double pgain = bounds ? bounded_parent_gain(sp, q, psum, lo, hi) : parent_gain(sp, q, psum);
   const GradSum* nh = hist + (size_t)node * total_bins;
   SplitCandidate best = no_split();
   for (int j = warp; j < kEvalFeatPerBlock; j += kEvalWarps) {
     const int f = fb * kEvalFeatPerBlock + j;
-    if (f >= d || !fmask[f]) continue;  // warp-uniform
+    if (f >= d || !fmask[(size_t)node * fmask_stride + f]) continue;  // warp-uniform
     const GradSum* h = nh + off[f];
     const int nb = nbins[f];
     const GradSum miss = h[nb];
@@ -332,11 +337,16 @@ __global__ void __launch_bounds__(kEvalWarps * 32) k_eval_splits(
       cg += __shfl_sync(0xffffffffu, vg, 31);
       ch += __shfl_sync(0xffffffffu, vh, 31);
       if (b < nb) {
-        SplitCandidate c1{split_gain_given_parent(sp, q, psum, acc, pgain), f, b, 0, acc};
+        const int mc = bounds ? (int)mono[f] : 0;
+        SplitCandidate c1{bounds ? bounded_split_gain(sp, q, psum, acc, lo, hi, mc, pgain)
+                                 : split_gain_given_parent(sp, q, psum, acc, pgain),
+                          f, b, 0, acc};
         if (split_is_useful(sp, c1.gain) && better_split(c1, best)) best = c1;
         if (miss.h != 0) {
           GradSum l = gs_add(acc, miss);
-          SplitCandidate c2{split_gain_given_parent(sp, q, psum, l, pgain), f, b, 1, l};
+          SplitCandidate c2{bounds ? bounded_split_gain(sp, q, psum, l, lo, hi, mc, pgain)
+                                   : split_gain_given_parent(sp, q, psum, l, pgain),
+                            f, b, 1, l};
           if (split_is_useful(sp, c2.gain) && better_split(c2, best)) best = c2;
         }
       }
@@ -371,12 +381,14 @@ __global__ void k_reduce_splits(const SplitCandidate* in, int nnodes, int nfb, S
 __global__ void k_eval_cat(const GradSum* hist, size_t total_bins, const GradSum* node_sum,
                            int nnodes, int ncat, const int32_t* cat_feats, const uint32_t* off,
                            const int32_t* nbins, SplitParams sp, Quantizer q, CatSplitParams cp,
-                           SplitCandidate* out, CatBinSet* sets) {
+                           SplitCandidate* out, CatBinSet* sets,
+                           const double* bounds /* T: monotone, node * 2 + (0 lower, 1 upper); null: none */) {
   for (size_t t = gtid(); t < (size_t)nnodes * ncat; t += gstride()) {
     const size_t node = t / ncat;
     const int f = cat_feats[t % ncat];
+    // A categorical feature has no monotone constraint (the trainer refuses one).
     out[t] = best_categorical_split(hist + node * total_bins + off[f], nbins[f], f, node_sum[node],
-                                    sp, q, cp, &sets[t]);
+                                    sp, q, cp, &sets[t], bounds ? bounds + 2 * node : nullptr, 0);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "binned_matrix.h"
 #include "categorical_split.h"
 #include "common.h"
+#include "constraints.h"
 #include "objective_grad.h"
 #include "memory_budget.h"
 #include "params.h"
@@ -50,6 +51,9 @@ struct BoostData {
   // backend quantizes with ranking_external.h.
   std::function<void(int round, const float* margins, double* grad, double* hess)>
       external_gradients;
+  // T: constraints, per-level/per-node column sampling, lossguide (the CPU
+  // backend grows with tree_grower.h when tree_ext.general()).
+  TreeExtParams tree_ext;
 };
 
 class TreeBackend {

@@ -70,15 +70,25 @@ struct CatSplitParams {
 // The best categorical split of one feature of one node: h[0 .. nb) the
 // feature's value bins, h[nb] its missing bin.  Returns no_split() when no
 // candidate is useful; else the candidate (bin = 0, left = left child sums,
-// missing included when default_left) and its right set in *set.
+// missing included when default_left) and its right set in *set.  bounds:
+// null, or the node's monotone weight bounds {lower, upper} (mono: the
+// feature's constraint; 0 for a categorical feature).
 GBDT_HD SplitCandidate best_categorical_split(const GradSum* h, int nb, int feature, GradSum parent,
                                               const SplitParams& sp, const Quantizer& q,
-                                              const CatSplitParams& cp, CatBinSet* set) {
+                                              const CatSplitParams& cp, CatBinSet* set,
+                                              const double* bounds = nullptr, int mono = 0) {
   SplitCandidate best = no_split();
   cat_set_clear(set);
   const GradSum miss = h[nb];
   const bool has_miss = miss.g != 0 || miss.h != 0;
-  const double pg = parent_gain(sp, q, parent);
+  // T's monotone constraints (split_math.h): with bounds = {lower, upper} of
+  // the node's weight, gains use the clamped weights as the numeric scans.
+  const double lo = bounds ? bounds[0] : 0.0, hi = bounds ? bounds[1] : 0.0;
+  const double pg = bounds ? bounded_parent_gain(sp, q, parent, lo, hi) : parent_gain(sp, q, parent);
+  auto gain_of = [&](GradSum left) {
+    return bounds ? bounded_split_gain(sp, q, parent, left, lo, hi, mono, pg)
+                  : split_gain_given_parent(sp, q, parent, left, pg);
+  };
   // Non-empty bins in bin order.
   int order[256];
   double wt[256];
@@ -91,7 +101,7 @@ GBDT_HD SplitCandidate best_categorical_split(const GradSum* h, int nb, int feat
   auto consider = [&](GradSum sr, int kind, int pos) {
     // Missing right: left = parent - sr - miss.
     const GradSum lr = gs_sub(gs_sub(parent, sr), miss);
-    SplitCandidate c{split_gain_given_parent(sp, q, parent, lr, pg), feature, 0, 0, lr};
+    SplitCandidate c{gain_of(lr), feature, 0, 0, lr};
     if (split_is_useful(sp, c.gain) && (best.feature < 0 || c.gain > best.gain)) {
       best = c;
       best_kind = kind;
@@ -99,7 +109,7 @@ GBDT_HD SplitCandidate best_categorical_split(const GradSum* h, int nb, int feat
     }
     if (has_miss) {
       const GradSum ll = gs_sub(parent, sr);
-      SplitCandidate c2{split_gain_given_parent(sp, q, parent, ll, pg), feature, 0, 1, ll};
+      SplitCandidate c2{gain_of(ll), feature, 0, 1, ll};
       if (split_is_useful(sp, c2.gain) && (best.feature < 0 || c2.gain > best.gain)) {
         best = c2;
         best_kind = kind;

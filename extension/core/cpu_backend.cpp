@@ -28,6 +28,7 @@
 #include "ranking_external.h"
 #include "thread_pool.h"
 #include "tree_growth.h"
+#include "tree_grower.h"
 
 namespace gbdt {
 
@@ -338,6 +339,7 @@ class CpuBackend final : public TreeBackend {
 
   void boost_round(int round, const std::vector<uint8_t>& feature_mask,
                    std::vector<Tree>* out) override {
+    round_ = round;
     auto t0 = Clock::now();
     if (data_.external_gradients)
       external_gradients(round);  // R: ranking
@@ -694,7 +696,41 @@ class CpuBackend final : public TreeBackend {
   }
 
   // ---- one tree ----
+  // T: constraints, per-level/per-node column sampling, lossguide.
+  void build_tree_general(int k, const std::vector<uint8_t>& feature_mask, Tree* tree) {
+    GeneralGrowInput g;
+    g.matrix = data_.matrix;
+    g.cuts = data_.cuts;
+    g.hist_offset = off_.data();
+    g.total_bins = total_bins_;
+    g.gpair = &gpair_[(size_t)k * n_];
+    g.q = quant_[k];
+    g.split = data_.split;
+    g.ext = &data_.tree_ext;
+    g.max_depth = data_.max_depth;
+    g.feature_mask = feature_mask.data();
+    g.seed = data_.seed;
+    g.round = round_;
+    g.group = k;
+    g.row_idx = row_idx_.data();
+    g.tmp_idx = tmp_idx_.data();
+    g.n_sampled = n_sampled_;
+    g.pool = pool_.get();
+    g.cancel = data_.cancel;
+    g.budget = data_.budget;
+    g.margins = margins_.data();
+    g.K = K_;
+    g.n_rows = n_;
+    g.in_sample = n_sampled_ < n_ ? in_sample_.data() : nullptr;
+    g.n_categories = any_cat_ ? data_.n_categories : nullptr;  // A
+    g.cat_split = data_.cat_split;
+    auto t0 = Clock::now();
+    grow_tree_general(g, tree);
+    t_split_ += since(t0);
+  }
+
   void build_tree(int k, const std::vector<uint8_t>& feature_mask, Tree* tree) {
+    if (data_.tree_ext.general()) return build_tree_general(k, feature_mask, tree);
     const Quantizer& q = quant_[k];
     const SplitParams& sp = data_.split;
     const GradSum* gp = &gpair_[(size_t)k * n_];
@@ -909,6 +945,7 @@ class CpuBackend final : public TreeBackend {
   std::vector<int> cat_index_;           // per feature: index among the categorical ones, or -1
   int ncat_ = 0;
   std::vector<CatBinSet> cand_sets_;     // right sets of the level's candidates (node x ncat_)
+  int round_ = 0;  // T: the round being built (column sampling seeds)
   double t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };
 

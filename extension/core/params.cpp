@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common.h"
+#include "constraints.h"
 #include "json_parse.h"
 #include "model_limits.h"
 #include "objective.h"
@@ -143,6 +144,17 @@ bool rank_bool(const ParamKV& kv) {
                      "\"");
 }
 
+// T: a refused hist-updater parameter: only its default (`only`; "1" also
+// accepts "true"), or none at all (null), with T's messages.
+void only_default(const ParamKV& kv, const ParamDef&, const char* only) {
+  const bool is_default =
+      only && (kv.value == only || (std::string(only) == "1" && kv.value == "true"));
+  if (!is_default)
+    throw InvalidInput("parameter \"" + kv.key + "\" = \"" + kv.value + "\" is not supported" +
+                       (only ? std::string(": only ") + only
+                             : std::string(" by gbdt's hist trainer")));
+}
+
 const ParamDef kParams[] = {
     {"objective", "", "string", "", "inferred (see Objectives)",
      "The learning task, by XGBoost's name (see Objectives)",
@@ -167,9 +179,12 @@ const ParamDef kParams[] = {
     {"eta", "learning_rate", "number", "in (0, 1]", "0.3", "Step size shrinkage of each tree",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->eta = REAL(0, 1, true, false); },
      [](const TrainParams& p, KVList* r) { r->emplace_back("eta", fmt(p.eta)); }},
-    {"max_depth", "", "integer", "an integer in [1, 16]", "6", "Maximum depth of a tree",
+    {"max_depth", "", "integer", "an integer in [1, 16]", "6",
+     "Maximum depth of a tree; 0 (no depth limit) only with `grow_policy` `lossguide` and "
+     "`max_leaves` > 0",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
-       p->max_depth = (int)get_int(kv, 1, 16, d.range);
+       // T: 0 passes here; check_tree_params refuses it without lossguide.
+       p->max_depth = (int)get_int(kv, 0, 16, d.range);
      },
      [](const TrainParams& p, KVList* r) { r->emplace_back("max_depth", std::to_string(p.max_depth)); }},
     {"min_child_weight", "", "number", ">= 0", "1", "Minimum hessian (weight) sum in a child",
@@ -440,6 +455,65 @@ const ParamDef kParams[] = {
      [](const TrainParams& p, KVList* r) {
        if (!p.weight_column.empty()) r->emplace_back("weight_column", p.weight_column);
      }},
+    // T: tree parameters, recorded only when used (older trainings keep
+    // their record); the cross-parameter check is check_tree_params, after
+    // all parameters are applied.
+    {"grow_policy", "", "string", "depthwise or lossguide", "depthwise",
+     "Tree growth policy: `depthwise` (level by level), `lossguide` (best first by loss "
+     "reduction; CPU only: `device` `auto` trains on the CPU, `cuda` is an error)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       if (kv.value != "depthwise" && kv.value != "lossguide")
+         throw InvalidInput("parameter \"grow_policy\" = \"" + kv.value +
+                            "\" is not supported: must be " + d.range);
+       p->lossguide = kv.value == "lossguide";
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.lossguide) r->emplace_back("grow_policy", "lossguide");
+     }},
+    {"max_leaves", "", "integer", "an integer in [0, 65536] (0 = no limit)", "0",
+     "Maximum number of leaves of a tree, both grow policies; `max_depth` = 0 (no depth limit) "
+     "needs `lossguide` and `max_leaves` > 0",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->max_leaves = (int)get_int(kv, 0, 65536, d.range);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.max_leaves > 0) r->emplace_back("max_leaves", std::to_string(p.max_leaves));
+     }},
+    {"colsample_bylevel", "", "number", "in (0, 1]", "1",
+     "Share of the tree's features sampled per depth",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->colsample_bylevel = REAL(0, 1, true, false); },
+     [](const TrainParams& p, KVList* r) {
+       if (p.colsample_bylevel < 1.0) r->emplace_back("colsample_bylevel", fmt(p.colsample_bylevel));
+     }},
+    {"colsample_bynode", "", "number", "in (0, 1]", "1",
+     "Share of the level's features sampled per node (XGBoost: bytree, then bylevel, then "
+     "bynode; deterministic from `seed`)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->colsample_bynode = REAL(0, 1, true, false); },
+     [](const TrainParams& p, KVList* r) {
+       if (p.colsample_bynode < 1.0) r->emplace_back("colsample_bynode", fmt(p.colsample_bynode));
+     }},
+    {"monotone_constraints", "", "string",
+     "`\"(1,0,-1)\"` (one of -1, 0, 1 per feature, in column order) or an object by column name "
+     "`{\"price\": 1}`",
+     "none",
+     "Split candidates that break the order are rejected and leaf weights bounded as in "
+     "XGBoost, so predictions are monotone in each constrained feature; numeric features only "
+     "(a constraint on a categorical feature is an error)",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) { p->monotone_constraints = kv.value; },
+     [](const TrainParams& p, KVList* r) {
+       if (!p.monotone_constraints.empty())
+         r->emplace_back("monotone_constraints", p.monotone_constraints);
+     }},
+    {"interaction_constraints", "", "list",
+     "a list of lists of column names `[[\"a\",\"b\"],[\"c\"]]` or feature indices `[[0,1],[2]]`",
+     "none",
+     "A branch only splits on features of a set that holds every feature used above it "
+     "(categorical columns too)",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) { p->interaction_constraints = kv.value; },
+     [](const TrainParams& p, KVList* r) {
+       if (!p.interaction_constraints.empty())
+         r->emplace_back("interaction_constraints", p.interaction_constraints);
+     }},
     // C: objective parameters, recorded for the objectives that use them
     // and whenever set to another value than the default.
     {"huber_slope", "", "number", "> 0", "1",
@@ -500,12 +574,34 @@ const ParamDef kParams[] = {
                             "\" is not supported: " + d.range);
      },
      nullptr},
-    {"grow_policy", "", "string", "only depthwise", "depthwise", "Tree growth policy",
+    // T: XGBoost hist-updater parameters gbdt does not implement: only
+    // their defaults are accepted (nothing recorded), the others refused.
+    {"sampling_method", "", "string", "only uniform", "uniform", "Refused unless `uniform`",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "uniform"); },
+     nullptr},
+    {"num_parallel_tree", "", "integer", "only 1", "1", "Refused unless 1",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "1"); },
+     nullptr},
+    {"multi_strategy", "", "string", "only one_output_per_tree", "one_output_per_tree",
+     "Refused unless `one_output_per_tree`",
      [](const ParamKV& kv, const ParamDef& d, TrainParams*) {
-       if (kv.value != "depthwise")
-         throw InvalidInput("parameter \"grow_policy\" = \"" + kv.value +
-                            "\" is not supported: " + d.range);
+       only_default(kv, d, "one_output_per_tree");
      },
+     nullptr},
+    {"process_type", "", "string", "only default", "default", "Refused unless `default`",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "default"); },
+     nullptr},
+    {"refresh_leaf", "", "integer", "only 1", "1", "Refused unless 1",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "1"); },
+     nullptr},
+    {"updater", "", "string", "not supported by gbdt's hist trainer", "", "Refused",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, nullptr); },
+     nullptr},
+    {"max_cached_hist_node", "", "integer", "not supported by gbdt's hist trainer", "", "Refused",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, nullptr); },
+     nullptr},
+    {"sketch_eps", "", "number", "not supported by gbdt's hist trainer", "", "Refused",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, nullptr); },
      nullptr},
 };
 #undef REAL
@@ -531,6 +627,7 @@ std::string canonical_key(const std::string& k) {
 std::string allowed_list() {
   std::string r;
   for (const ParamDef& d : kParams) {
+    if (std::string(d.doc).rfind("Refused", 0) == 0) continue;  // T: refused hist-updater params
     r += (r.empty() ? "" : ", ") + std::string(d.name);
     if (*d.aliases) r += " (" + split_metrics(d.aliases)[0] + ")";
   }
@@ -562,6 +659,7 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
     if (!d) throw InvalidInput("unknown parameter \"" + kv.key + "\": allowed are " + allowed_list());
     d->apply(kv, *d, p);
   }
+  check_tree_params(*p);  // T: cross-parameter check, after all are applied
 }
 
 std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams& p) {

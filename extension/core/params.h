@@ -75,6 +75,14 @@ struct TrainParams {
   // only when not at their defaults.
   int max_cat_to_onehot = 4;     // one-hot splits below this many categories
   int max_cat_threshold = 64;    // most categories in a partition split's set
+  // T: tree parameters (constraints.h; resolved against the feature names
+  // by resolve_tree_params, which rewrites the texts in index form).
+  std::string monotone_constraints;     // "" = none
+  std::string interaction_constraints;  // "" = none
+  double colsample_bylevel = 1.0;
+  double colsample_bynode = 1.0;
+  bool lossguide = false;               // grow_policy
+  int max_leaves = 0;                   // 0 = no limit
   // C: objective parameters (XGBoost's names and defaults).
   double huber_slope = 1.0;             // reg:pseudohubererror, metric mphe
   double quantile_alpha = 0.5;          // reg:quantileerror, metric quantile

@@ -5,6 +5,7 @@
 // hessian sums.  All arithmetic is plain IEEE double with no fused multiply-add
 // (host: no -mfma; device: -fmad=false), so both sides compute the same bits.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #include "common.h"
@@ -112,6 +113,44 @@ GBDT_HD bool better_split(const SplitCandidate& a, const SplitCandidate& b) {
   if (a.feature != b.feature) return a.feature < b.feature;
   if (a.bin != b.bin) return a.bin < b.bin;
   return a.default_left < b.default_left;
+}
+
+// ---- monotone constraints (T): XGBoost's TreeEvaluator ----
+// A node's weight is clamped to its bounds [lo, hi] (from the monotone splits
+// above it); gains use the clamped weights.
+
+GBDT_HD double bounded_weight(const SplitParams& p, const Quantizer& q, GradSum s, double lo,
+                              double hi) {
+  const double w = calc_weight(p, to_g(q, s.g), to_h(q, s.h));
+  return w < lo ? lo : (w > hi ? hi : w);
+}
+
+// XGBoost's gain given a weight, in calc_gain's convention (the L1 term).
+GBDT_HD double gain_given_weight(const SplitParams& p, double G, double H, double w) {
+  if (H < p.min_child_weight || H <= 0.0) return 0.0;
+  double r = -(2.0 * G * w + (H + p.reg_lambda) * w * w);
+  if (p.reg_alpha != 0.0) r -= 2.0 * p.reg_alpha * (w < 0 ? -w : w);
+  return r;
+}
+
+GBDT_HD double bounded_parent_gain(const SplitParams& p, const Quantizer& q, GradSum s, double lo,
+                                   double hi) {
+  return gain_given_weight(p, to_g(q, s.g), to_h(q, s.h), bounded_weight(p, q, s, lo, hi));
+}
+
+// Like split_gain_given_parent with the children's weights clamped to the
+// parent's bounds; -infinity when the split on a feature with constraint c
+// (1 increasing, -1 decreasing) would order the children's weights wrongly.
+// pg = bounded_parent_gain of the parent.
+GBDT_HD double bounded_split_gain(const SplitParams& p, const Quantizer& q, GradSum parent,
+                                  GradSum left, double lo, double hi, int c, double pg) {
+  const GradSum right = gs_sub(parent, left);
+  const double hl = to_h(q, left.h), hr = to_h(q, right.h);
+  if (hl < p.min_child_weight || hr < p.min_child_weight || hl <= 0.0 || hr <= 0.0) return -1.0;
+  const double wl = bounded_weight(p, q, left, lo, hi), wr = bounded_weight(p, q, right, lo, hi);
+  if ((c > 0 && wl > wr) || (c < 0 && wl < wr)) return -HUGE_VAL;
+  return gain_given_weight(p, to_g(q, left.g), hl, wl) +
+         gain_given_weight(p, to_g(q, right.g), hr, wr) - pg;
 }
 
 // Leaf value stored in the tree: eta * weight, rounded to float once.

@@ -233,6 +233,47 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
   return r;
 }
 
+// T + C: refit leaves keep monotone_constraints.  Top down, every node gets
+// an interval [lo, hi] (root: unbounded); a split on a constrained feature
+// cuts its interval at mid = its children's grown values' midpoint (clamped
+// into the interval), the increasing side above, the decreasing side below;
+// each leaf is clamped into its interval.  Every leaf on the "larger" side of
+// a constrained split is then >= mid >= every leaf on the other side, so the
+// predictions stay monotone whatever the refit did.
+void bound_monotone_leaves(const std::vector<int8_t>& monotone, Tree* t) {
+  struct Item {
+    int32_t node;
+    double lo, hi;
+  };
+  std::vector<Item> stack{{0, -HUGE_VAL, HUGE_VAL}};
+  while (!stack.empty()) {
+    const Item it = stack.back();
+    stack.pop_back();
+    const int32_t nd = it.node;
+    if (t->is_leaf(nd)) {
+      t->value[nd] = (float)std::min(std::max((double)t->value[nd], it.lo), it.hi);
+      continue;
+    }
+    const int32_t l = t->left[nd], r = t->right[nd];
+    const int f = t->feature[nd];
+    const int c = f >= 0 && (size_t)f < monotone.size() ? monotone[(size_t)f] : 0;
+    if (c == 0) {
+      stack.push_back({l, it.lo, it.hi});
+      stack.push_back({r, it.lo, it.hi});
+      continue;
+    }
+    const double mid =
+        std::min(std::max(0.5 * ((double)t->value[l] + (double)t->value[r]), it.lo), it.hi);
+    if (c > 0) {
+      stack.push_back({l, it.lo, mid});
+      stack.push_back({r, mid, it.hi});
+    } else {
+      stack.push_back({l, mid, it.hi});
+      stack.push_back({r, it.lo, mid});
+    }
+  }
+}
+
 // Adaptive leaves: each leaf of `t` becomes eta * the alpha-quantile of the
 // residuals y - margin (margins before the tree) of its rows (XGBoost's rule:
 // unweighted interpolated, weighted by cumulative weight); a leaf without
@@ -240,7 +281,7 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
 // the predictor adds it.
 void refit_leaves(const BinnedMatrix& mx, const std::vector<int>& missing_bin, const float* y,
                   const float* w, const std::vector<float>& before, double alpha, double eta,
-                  Tree* t, std::vector<float>* margins) {
+                  const std::vector<int8_t>* monotone, Tree* t, std::vector<float>* margins) {
   const size_t n = mx.n_rows, d = (size_t)mx.n_features;
   std::vector<int32_t> leaf(n);
   std::vector<std::vector<size_t>> rows((size_t)t->num_nodes());
@@ -261,6 +302,7 @@ void refit_leaves(const BinnedMatrix& mx, const std::vector<int>& missing_bin, c
                                                       res.size(), alpha);
     t->value[nd] = (float)(eta * q);
   }
+  if (monotone && !monotone->empty()) bound_monotone_leaves(*monotone, t);
   margins->resize(n);
   for (size_t r = 0; r < n; ++r) (*margins)[r] = before[r] + t->value[leaf[r]];
 }
@@ -412,6 +454,19 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     m.base_margin = estimate_base_margin(p, y, w, n, K);
     m.base_score = margin_to_base_score(oi, m.base_margin[0]);
   }
+  // T: the constraint texts resolved against the feature names (and
+  // rewritten in canonical index form before the params are recorded).
+  TreeExtParams tree_ext;
+  resolve_tree_params(&p, in.feature_names, &tree_ext);
+  // A + T: a monotone constraint orders a numeric feature's values; a
+  // categorical feature's codes have no order to keep (XGBoost refuses it
+  // too).  Constraints on numeric features bound the categorical splits'
+  // weights as any other split's.
+  for (size_t f = 0; f < tree_ext.monotone.size() && f < n_categories.size(); ++f)
+    if (tree_ext.monotone[f] != 0 && n_categories[f] > 0)
+      throw InvalidInput("parameter \"monotone_constraints\" constrains the categorical feature \"" +
+                         in.feature_names[f] +
+                         "\": only numeric features can be monotone (give it 0 or leave it out)");
   m.params = params_to_kv(p);
   const int init_rounds = init != nullptr ? init->num_rounds() : 0;
   if (init != nullptr) m.params.emplace_back("init_model_rounds", std::to_string(init_rounds));
@@ -458,7 +513,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   shape.hist_bins = m.cuts.total_hist_bins();
   shape.num_class = K;
   shape.nthread = nthread;
-  shape.max_depth = p.max_depth;
+  shape.max_depth = p.max_depth > 0 ? p.max_depth : 16;  // T: 0 = no limit (lossguide)
   shape.validation_fraction = shape.n_rows ? (double)n_valid / (double)shape.n_rows : 0;
   shape.subsample = p.subsample < 1.0;
   const MemoryEstimate est = estimate_training_memory(shape);
@@ -513,9 +568,22 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       lr->gradients(round, mg, g, h);
     };
   }
+  bd.tree_ext = tree_ext;  // T (resolved above)
 
   std::string device = p.device.empty() ? hooks.default_device : p.device;
   std::unique_ptr<TreeBackend> backend;
+  // T: tree parameters the CUDA backend does not grow: cuda refuses, auto
+  // trains on the CPU.
+  const std::string cpu_only = cuda_unsupported_tree_param(p);
+  if (!cpu_only.empty() && device == "cuda")
+    throw InvalidInput("parameter \"" + cpu_only +
+                       "\" is not supported on device \"cuda\": use device \"cpu\" or \"auto\"");
+  if (!cpu_only.empty() && device == "auto" && cuda_compiled() && cuda_device_count() > 0) {
+    if (hooks.notice)
+      hooks.notice("gbdt: training on the CPU: parameter \"" + cpu_only +
+                   "\" is not supported on the CUDA backend");
+    device = "cpu";
+  }
   if (device == "cuda") {
     if (!cuda_compiled())
       throw InvalidInput("device \"cuda\" requested but this gbdt library was built without CUDA");
@@ -567,8 +635,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     // Rounds are numbered after the init model's (sampling seeds).
     backend->boost_round(init_rounds + round, feature_mask_for(init_rounds + round, d, p), &trees);
     if (oi.leaf_quantile) {
-      refit_leaves(in.matrix, missing_bin, y, w, before, oi.leaf_quantile(p), p.eta, &trees[0],
-                   &margins);
+      refit_leaves(in.matrix, missing_bin, y, w, before, oi.leaf_quantile(p), p.eta,
+                   &bd.tree_ext.monotone, &trees[0], &margins);
       backend->init(bd, margins);  // the training margins with the refit leaves
     }
     if (hooks.budget) {

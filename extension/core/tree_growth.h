@@ -60,4 +60,45 @@ inline SplitChildren apply_split(Tree* tree, int32_t node, GradSum sum, const Sp
   return c;
 }
 
+// T: apply_split under monotone constraints.  The children's weights are
+// clamped to the parent's bounds [lo, hi]; their bounds (*lo_l, *hi_l,
+// *lo_r, *hi_r) are the parent's, split at the middle of the two weights
+// for a constrained feature (c = 1: left below, c = -1: left above), as
+// XGBoost's TreeEvaluator::AddSplit.
+inline SplitChildren apply_split_bounded(Tree* tree, int32_t node, GradSum sum,
+                                         const SplitCandidate& s, const SplitParams& sp,
+                                         const Quantizer& q, double lo, double hi, int c,
+                                         double* lo_l, double* hi_l, double* lo_r, double* hi_r,
+                                         const CatBinSet* cats = nullptr, uint32_t n_codes = 0) {
+  SplitChildren ch;
+  ch.left_sum = s.left;
+  ch.right_sum = gs_sub(sum, s.left);
+  const double wl = bounded_weight(sp, q, ch.left_sum, lo, hi);
+  const double wr = bounded_weight(sp, q, ch.right_sum, lo, hi);
+  ch.left = tree->add_node(node, (float)(sp.eta * wl), to_h(q, ch.left_sum.h));
+  ch.right = tree->add_node(node, (float)(sp.eta * wr), to_h(q, ch.right_sum.h));
+  tree->left[node] = ch.left;
+  tree->right[node] = ch.right;
+  tree->feature[node] = s.feature;
+  tree->split_bin[node] = s.bin;
+  tree->default_left[node] = (uint8_t)s.default_left;
+  tree->gain[node] = (float)s.gain;
+  if (cats) {  // A: as apply_split
+    const std::vector<uint32_t> w = cat_codes_of_bins(*cats, n_codes);
+    tree->split_bin[node] = 0;
+    tree->set_categorical(node, w.data(), (uint32_t)w.size());
+  }
+  *lo_l = *lo_r = lo;
+  *hi_l = *hi_r = hi;
+  const double mid = (wl + wr) / 2;
+  if (c > 0) {
+    *hi_l = mid;
+    *lo_r = mid;
+  } else if (c < 0) {
+    *lo_l = mid;
+    *hi_r = mid;
+  }
+  return ch;
+}
+
 }  // namespace gbdt

@@ -107,8 +107,11 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
         break;
       case jbvBinary:
         // C: a JSON array (eval_metric lists) goes to the engine as its JSON
-        // text; B: so does categorical_features (the engine checks its shape).
-        if (JsonContainerIsArray(v.val.binary.data) || strcmp(key, "categorical_features") == 0) {
+        // text; B: so does categorical_features (the engine checks its shape);
+        // T: so do the constraint parameters' JSON lists/objects, as XGBoost takes them.
+        if (JsonContainerIsArray(v.val.binary.data) || strcmp(key, "categorical_features") == 0 ||
+            strcmp(key, "monotone_constraints") == 0 ||
+            strcmp(key, "interaction_constraints") == 0) {
           param_add(out, key, JsonbToCString(nullptr, v.val.binary.data, v.val.binary.len), false);
           break;
         }
@@ -316,7 +319,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       sample_rows = (size_t)p.bin_sample_rows;
       nthread_requested = p.nthread;
       memory.num_class = gbdt::objective_info(p.objective).multiclass && p.num_class > 0 ? p.num_class : 1;
-      memory.max_depth = p.max_depth;
+      memory.max_depth = p.max_depth > 0 ? p.max_depth : 16;  // T: 0 = no limit (lossguide), as the trainer
       memory.max_bin = p.max_bin;
       memory.validation_fraction = p.validation_fraction;
       memory.subsample = p.subsample < 1.0;

@@ -197,6 +197,21 @@ std::vector<Case> all_cases() {
       {{"gamma", "1"}, {"min_child_weight", "5"}});
   add("n20k_d20_max_delta_step", 20000, 20, 0.0, O::kLogistic, 1, 6, 256, 8,
       {{"max_delta_step", "0.5"}, {"eta", "1"}});
+  // Tree parameters on CUDA (T): per-node feature masks and max_leaves.
+  add("n20k_d20_colsample_bylevel", 20000, 20, 0.02, O::kSquaredError, 1, 6, 256, 6,
+      {{"colsample_bylevel", "0.5"}, {"colsample_bytree", "0.8"}, {"seed", "5"}}, true);
+  add("n20k_d20_colsample_bynode_softprob", 20000, 20, 0.02, O::kSoftprob, 3, 5, 256, 4,
+      {{"colsample_bynode", "0.3"}, {"seed", "9"}}, true);
+  add("n20k_d12_interaction", 20000, 12, 0.02, O::kLogistic, 1, 6, 256, 6,
+      {{"interaction_constraints", "[[0,1,2],[3,4],[5,6,7,8]]"}}, true);
+  add("n20k_d10_monotone", 20000, 10, 0.02, O::kSquaredError, 1, 6, 256, 6,
+      {{"monotone_constraints", "(1,-1,0,1)"}, {"alpha", "0.3"}}, true);
+  add("n20k_d10_monotone_mds_bin", 20000, 10, 0.02, O::kLogistic, 1, 5, 128, 5,
+      {{"monotone_constraints", "(0,1,-1)"}, {"max_delta_step", "0.7"}, {"max_leaves", "9"},
+       {"interaction_constraints", "[[0,1,2,3],[3,4,5,6,7]]"}}, true);
+  add("n20k_d20_max_leaves_all", 20000, 20, 0.02, O::kSquaredError, 1, 7, 64, 6,
+      {{"max_leaves", "11"}, {"colsample_bynode", "0.6"}, {"colsample_bylevel", "0.7"},
+       {"interaction_constraints", "[[0,1,2,3,4,5],[4,5,6,7,8,9,10]]"}, {"subsample", "0.8"}}, true);
   add("n20k_d20_validation_early_stop", 20000, 20, 0.02, O::kLogistic, 1, 6, 256, 30,
       {{"validation_fraction", "0.2"}, {"early_stopping_rounds", "3"}, {"eta", "0.8"}});
   // R: ranking (host gradients uploaded to the device).
@@ -229,6 +244,18 @@ std::vector<Case> all_cases() {
     i = add("cat50_n10k_d8_chunked_hist", 10000, 8, 0.02, O::kLogistic, 1, 7, 256, 3, {}, true);
     cs[i].cat_levels = 50;
     cs[i].max_hist_nodes = 3;
+    // A + T: categorical splits under the tree parameters (node masks,
+    // max_leaves, monotone bounds on the numeric features).
+    i = add("cat30_n5000_d8_tree_params", 5000, 8, 0.02, O::kSquaredError, 1, 6, 256, 5,
+            {{"monotone_constraints", "(0,0,1,-1)"}, {"colsample_bynode", "0.7"},
+             {"max_leaves", "20"}, {"interaction_constraints", "[[0,2,3,4],[1,5,6,7]]"}},
+            true);
+    cs[i].cat_levels = 30;
+    i = add("cat400_n5000_d6_bin_bylevel_monotone", 5000, 6, 0.02, O::kLogistic, 1, 5, 256, 4,
+            {{"colsample_bylevel", "0.6"}, {"monotone_constraints", "(0,0,-1,1)"},
+             {"subsample", "0.8"}, {"max_cat_threshold", "16"}},
+            true);
+    cs[i].cat_levels = 400;
   }
   // Shared data files.
   {
