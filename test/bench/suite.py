@@ -34,7 +34,7 @@ Environment (defaults in brackets):
   GBDT_BENCH_CAT          ["flights diamonds insteval military adult"] (adult
                           only when GBDT_ADULT_CSV names a copy of adult.csv)
   GBDT_BENCH_NTHREADS     thread counts ["1 2"]
-  GBDT_BENCH_QUIET_WAIT   seconds to wait for idle CPUs before a timed step [10]
+  GBDT_BENCH_QUIET_WAIT   seconds to wait for idle CPUs before a timed step [3]
   GBDT_BENCH_REPEAT       timed trainings per step, fastest kept [1]
   GBDT_BENCH_OMP_WAIT_POLICY  OMP_WAIT_POLICY for XGBoost / LightGBM [auto]:
                           "auto" = PASSIVE when the load average at start is
@@ -66,7 +66,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(ROOT, "results", "data")
 ROUNDS, DEPTH, ETA, BINS = 100, 6, 0.1, 256
 NTHREADS = [int(t) for t in os.environ.get("GBDT_BENCH_NTHREADS", "1 2").split()]
-QUIET = float(os.environ.get("GBDT_BENCH_QUIET_WAIT", "10"))
+QUIET = float(os.environ.get("GBDT_BENCH_QUIET_WAIT", "3"))
 REPEAT = max(1, int(os.environ.get("GBDT_BENCH_REPEAT", "1")))
 
 
@@ -320,10 +320,12 @@ def peers(ds):
     te = np.arange(n) % 5 == 4
     y = df[ds["target"]].to_numpy().astype(np.float64)
     if ds["categorical"]:
+        import pandas as pd
         X = df[ds["features"]].copy()
         for c in ds["features"]:
             if c in ds["categorical"]:
-                X[c] = X[c].astype("string").astype("category")
+                # object categories (a pickled string-dtype Categorical does not load back)
+                X[c] = pd.Categorical(X[c].astype(object))
             else:
                 X[c] = X[c].astype(np.float32)
         Xtr, Xte = X[~te].reset_index(drop=True), X[te].reset_index(drop=True)
