@@ -193,12 +193,14 @@ def load_table(conn, ds):
     cur = conn.cursor()
     cur.execute(f"DROP TABLE IF EXISTS {name}_all, {name}_train, {name}_test")
     cur.execute(f"CREATE UNLOGGED TABLE {name}_all (rid bigint, {', '.join(cols)})")
-    buf = io.StringIO()
-    frame.to_csv(buf, index=False, header=False, na_rep="", float_format="%.9g")
+    # COPY in chunks of 200k rows: a 10M-row CSV held whole would take GBs.
+    for lo in range(0, len(frame), 200000):
+        buf = io.StringIO()
+        frame.iloc[lo:lo + 200000].to_csv(buf, index=False, header=False, na_rep="", float_format="%.9g")
+        buf.seek(0)
+        cur.copy_expert(f"COPY {name}_all FROM STDIN (FORMAT csv)", buf)
+        del buf
     del frame
-    buf.seek(0)
-    cur.copy_expert(f"COPY {name}_all FROM STDIN (FORMAT csv)", buf)
-    del buf
     collist = ", ".join(f'"{c}"' for c in ds["features"]) + ", label"
     cur.execute(f"CREATE TABLE {name}_train AS SELECT {collist} FROM {name}_all WHERE rid % 5 <> 4 ORDER BY rid")
     cur.execute(f"CREATE TABLE {name}_test AS SELECT rid, {collist} FROM {name}_all WHERE rid % 5 = 4 ORDER BY rid")
