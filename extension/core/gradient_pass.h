@@ -34,6 +34,11 @@ inline GradMax gradient_rows(Fn fn, const float* margins, const float* y, const 
   return GradMax{mg, mh};
 }
 
+// Rows [b, e) of binary:logistic / logitraw with AVX2 (gradient_simd.cpp),
+// the bits of the loop below; false (nothing done) without AVX2.
+bool logistic_pass_simd(const float* margins, const float* y, const float* w, size_t b, size_t e,
+                        void* slots, GradMax* out);
+
 // slots: 16 bytes per row (GradSum-sized), indexed by row.
 inline GradMax gradient_pass(Objective obj, const GradParams& gp, const float* margins,
                              const float* y, const float* w, size_t b, size_t e, void* slots) {
@@ -42,9 +47,12 @@ inline GradMax gradient_pass(Objective obj, const GradParams& gp, const float* m
       return gradient_rows([](double m, double t) { return grad_squared_error(m, t); }, margins, y,
                            w, b, e, slots);
     case Objective::kLogistic:
-    case Objective::kLogitRaw:
+    case Objective::kLogitRaw: {
+      GradMax m;
+      if (logistic_pass_simd(margins, y, w, b, e, slots, &m)) return m;
       return gradient_rows([](double m, double t) { return grad_logistic(m, t); }, margins, y, w,
                            b, e, slots);
+    }
     default:
       return gradient_rows([obj, &gp](double m, double t) { return scalar_gradient(obj, m, t, gp); },
                            margins, y, w, b, e, slots);
