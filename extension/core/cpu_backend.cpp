@@ -24,7 +24,9 @@
 
 #include "backend.h"
 #include "categorical_split.h"
+#include "gradient_pass.h"
 #include "gradients.h"
+#include "parallel_policy.h"
 #include "ranking_external.h"
 #include "thread_pool.h"
 #include "tree_growth.h"
@@ -403,9 +405,15 @@ class CpuBackend final : public TreeBackend {
     const GradParams gpar = data_.grad;
     const float* wt = data_.weights;
     const Objective obj = data_.objective;
-    pool_->run_blocks(n, [&](size_t b, size_t e, int tid) {
+    pool_->run_blocks_sized(n * (size_t)K * kCostGradientRow, n, [&](size_t b, size_t e, int tid) {
       double* tg = &mg[(size_t)tid * K];
       double* th = &mh[(size_t)tid * K];
+      if (!objective_is_multiclass(obj)) {  // gradient_pass.h
+        const GradMax mx = gradient_pass(obj, gpar, margins_.data(), y, wt, b, e, gp);
+        tg[0] = std::max(tg[0], mx.g);
+        th[0] = std::max(th[0], mx.h);
+        return;
+      }
       for (size_t r = b; r < e; ++r) {
         const float* m = &margins_[r * K];
         if (objective_is_multiclass(obj)) {
@@ -436,7 +444,7 @@ class CpuBackend final : public TreeBackend {
       }
       quant_[k] = make_quantizer(a, b, n);
     }
-    pool_->run_blocks(n, [&](size_t b, size_t e, int) {
+    pool_->run_blocks_sized(n * (size_t)K * 2, n, [&](size_t b, size_t e, int) {
       for (int k = 0; k < K; ++k) {
         const double gs = quant_[k].g_scale, hs = quant_[k].h_scale;
         GradSum* slot = gp + (size_t)k * n;
@@ -470,7 +478,10 @@ class CpuBackend final : public TreeBackend {
   // Builds the histograms of the given nodes from their row segments.
   void build_histograms(const std::vector<LevelNode*>& nodes, const GradSum* gp) {
     if (nodes.empty()) return;
-    const int nt = pool_->size();
+    size_t rows_all = 0;
+    for (const LevelNode* ln : nodes) rows_all += ln->end - ln->begin;
+    const size_t work = rows_all * (size_t)nf_ * kCostHistCell;
+    const int nt = threads_for_work(work, pool_->size());
     // Wide data: (node, block of features) tasks, each filling its own slice
     // of the node's histogram (a slice that stays in cache; no per-thread
     // copies to merge).  Integer sums: the same histograms.
@@ -482,7 +493,7 @@ class CpuBackend final : public TreeBackend {
       const uint32_t* off = off_.data();
       const uint32_t* idx = row_idx_.data();
       const size_t T = total_bins_;
-      pool_->run(nodes.size() * (size_t)nblk, [&](size_t t, int) {
+      pool_->run_sized(work, nodes.size() * (size_t)nblk, [&](size_t t, int) {
         const LevelNode* ln = nodes[t / nblk];
         const int f0 = (int)(t % nblk) * fb, f1 = std::min(nf_, f0 + fb);
         const size_t s0 = off[f0], s1 = f1 < nf_ ? off[f1] : T;
@@ -512,7 +523,7 @@ class CpuBackend final : public TreeBackend {
     const uint32_t* off = off_.data();
     const uint32_t* idx = row_idx_.data();
     const size_t T = total_bins_;
-    pool_->run(parts.size(), [&](size_t pi, int) {
+    pool_->run_sized(work, parts.size(), [&](size_t pi, int) {
       const Part& p = parts[pi];
       GradSum* hst = p.dst;
       std::memset(hst, 0, sizeof(GradSum) * T);
@@ -521,7 +532,7 @@ class CpuBackend final : public TreeBackend {
     for (auto& mg : merges) {
       GradSum* dst = mg.first->hist;
       const std::vector<GradSum*>& src = mg.second;
-      pool_->run_blocks(T, [&](size_t b, size_t e, int) {
+      pool_->run_blocks_sized(T * src.size(), T, [&](size_t b, size_t e, int) {
         for (GradSum* s : src)
           for (size_t i = b; i < e; ++i) {
             dst[i].g += s[i].g;
@@ -644,7 +655,9 @@ class CpuBackend final : public TreeBackend {
     const size_t d = (size_t)nf_;
     uint32_t* idx = row_idx_.data();
     uint32_t* tmp = tmp_idx_.data();
-    pool_->run(pieces.size(), [&](size_t pi, int) {
+    size_t rows_all = 0;
+    for (const LevelNode* ln : nodes) rows_all += ln->end - ln->begin;
+    pool_->run_sized(rows_all * kCostPartitionRow, pieces.size(), [&](size_t pi, int) {
       Piece& p = pieces[pi];
       const SplitCandidate& s = splits[p.node];
       const int nb = c.nbins(s.feature);
@@ -683,7 +696,7 @@ class CpuBackend final : public TreeBackend {
       lpos[p.node] += p.nleft;
       rpos[p.node] += (p.end - p.begin) - p.nleft;
     }
-    pool_->run(pieces.size(), [&](size_t pi, int) {
+    pool_->run_sized(rows_all, pieces.size(), [&](size_t pi, int) {
       const Piece& p = pieces[pi];
       std::memcpy(idx + p.out_left, tmp + p.begin, p.nleft * sizeof(uint32_t));
       // Right rows were written backwards from p.end.
@@ -738,7 +751,7 @@ class CpuBackend final : public TreeBackend {
     // Root sum over the sampled rows (exact integers: any order).
     const int nt = pool_->size();
     std::vector<GradSum> part((size_t)nt, GradSum{0, 0});
-    pool_->run_blocks(n_sampled_, [&](size_t b, size_t e, int tid) {
+    pool_->run_blocks_sized(n_sampled_, n_sampled_, [&](size_t b, size_t e, int tid) {
       GradSum s{0, 0};
       for (size_t i = b; i < e; ++i) s = gs_add(s, gp[row_idx_[i]]);
       part[tid] = gs_add(part[tid], s);
@@ -782,7 +795,7 @@ class CpuBackend final : public TreeBackend {
       // siblings, so the smaller one's slice, just read by the larger one's
       // subtraction, is still in cache.
       const size_t gsz = (depth > 0 && L % 2 == 0) ? 2 : 1;
-      pool_->run((L / gsz) * nblk, [&](size_t t, int tid) {
+      pool_->run_sized(L * T * kCostScanBin, (L / gsz) * nblk, [&](size_t t, int tid) {
         const size_t i0 = (t / nblk) * gsz;
         const int f0 = (int)(t % nblk) * fb, f1 = std::min(nf_, f0 + fb);
         GainConsts k[2];
@@ -897,7 +910,7 @@ class CpuBackend final : public TreeBackend {
     // Prediction update from leaf positions.
     auto tu = Clock::now();
     const int K = K_;
-    pool_->run(leaves.size(), [&](size_t i, int) {
+    pool_->run_sized(n_sampled_ * 2, leaves.size(), [&](size_t i, int) {
       const LevelNode& ln = leaves[i];
       float v = tree->value[ln.id];
       for (size_t j = ln.begin; j < ln.end; ++j) margins_[(size_t)row_idx_[j] * K + k] += v;
@@ -905,7 +918,8 @@ class CpuBackend final : public TreeBackend {
     if (n_sampled_ < n_) {
       const BinnedMatrix& m = *data_.matrix;
       const Cuts& c = *data_.cuts;
-      pool_->run_blocks(n_, [&](size_t b, size_t e, int) {
+      pool_->run_blocks_sized((n_ - n_sampled_) * (size_t)data_.max_depth * 4, n_,
+                              [&](size_t b, size_t e, int) {
         for (size_t r = b; r < e; ++r) {
           if (in_sample_[r]) continue;
           int32_t node = 0;

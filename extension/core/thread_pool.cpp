@@ -1,5 +1,7 @@
 #include "thread_pool.h"
 
+#include "parallel_policy.h"
+
 #include <signal.h>
 #include <pthread.h>
 
@@ -159,6 +161,27 @@ void ThreadPool::run(size_t n_tasks, const std::function<void(size_t, int)>& fn)
 
 void ThreadPool::run_blocks(size_t n, const std::function<void(size_t, size_t, int)>& fn) {
   size_t nb = std::min<size_t>((size_t)nthread_, std::max<size_t>(n, 1));
+  run(nb, [&](size_t b, int tid) {
+    size_t begin = n * b / nb, end = n * (b + 1) / nb;
+    if (begin < end) fn(begin, end, tid);
+  });
+}
+
+void ThreadPool::run_sized(size_t work, size_t n_tasks, const std::function<void(size_t, int)>& fn) {
+  if (threads_for_work(work, nthread_) <= 1) {
+    for (size_t t = 0; t < n_tasks; ++t) fn(t, 0);
+    return;
+  }
+  run(n_tasks, fn);
+}
+
+void ThreadPool::run_blocks_sized(size_t work, size_t n,
+                                  const std::function<void(size_t, size_t, int)>& fn) {
+  const size_t nb = std::min<size_t>((size_t)threads_for_work(work, nthread_), std::max<size_t>(n, 1));
+  if (nb <= 1) {
+    if (n > 0) fn(0, n, 0);
+    return;
+  }
   run(nb, [&](size_t b, int tid) {
     size_t begin = n * b / nb, end = n * (b + 1) / nb;
     if (begin < end) fn(begin, end, tid);

@@ -54,6 +54,13 @@ class ThreadPool : public WorkerGroup {
   void run(size_t n_tasks, const std::function<void(size_t, int)>& fn);
   // Static split of [0, n) into one contiguous block per thread: fn(begin, end, thread).
   void run_blocks(size_t n, const std::function<void(size_t, size_t, int)>& fn);
+  // The same with the degree of parallelism chosen from the step's size
+  // (parallel_policy.h): `work` below one thread's worth runs on the calling
+  // thread alone (as thread 0), and run_blocks_sized makes one block per
+  // thread used.
+  void run_sized(size_t work, size_t n_tasks, const std::function<void(size_t, int)>& fn);
+  void run_blocks_sized(size_t work, size_t n,
+                        const std::function<void(size_t, size_t, int)>& fn);
 
  private:
   void worker(int id);

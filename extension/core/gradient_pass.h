@@ -1,0 +1,62 @@
+// The CPU backend's first gradient pass for single-output objectives, rows
+// [b, e): (g, h) of each row stored as two doubles in its 16-byte slot (pass
+// 2 quantizes them in place) and the largest |g| and h returned.
+// The per-objective loop is instantiated for the common objectives so the
+// gradient is inlined and the maxima stay in registers (a loop through
+// scalar_gradient() per row reloads them: the slot stores may alias them).
+// The very same gradient functions, so the values are bit for bit those of
+// scalar_gradient(); a maximum does not depend on the order.
+#pragma once
+#include <cmath>
+#include <cstring>
+
+#include "gradients.h"
+
+namespace gbdt {
+
+struct GradMax {
+  double g = 0.0, h = 0.0;
+};
+
+template <typename Fn>
+inline GradMax gradient_rows(Fn fn, const float* margins, const float* y, const float* w, size_t b,
+                             size_t e, void* slots) {
+  double mg = 0.0, mh = 0.0;
+  char* out = static_cast<char*>(slots);
+  for (size_t r = b; r < e; ++r) {
+    const GradHess gh = weighted(fn((double)margins[r], (double)y[r]), w, r);
+    const double v[2] = {gh.g, gh.h};
+    std::memcpy(out + r * sizeof v, v, sizeof v);
+    const double ag = std::fabs(gh.g);
+    mg = ag > mg ? ag : mg;
+    mh = gh.h > mh ? gh.h : mh;
+  }
+  return GradMax{mg, mh};
+}
+
+// Rows [b, e) of binary:logistic / logitraw with AVX2 (gradient_simd.cpp),
+// the bits of the loop below; false (nothing done) without AVX2.
+bool logistic_pass_simd(const float* margins, const float* y, const float* w, size_t b, size_t e,
+                        void* slots, GradMax* out);
+
+// slots: 16 bytes per row (GradSum-sized), indexed by row.
+inline GradMax gradient_pass(Objective obj, const GradParams& gp, const float* margins,
+                             const float* y, const float* w, size_t b, size_t e, void* slots) {
+  switch (obj) {
+    case Objective::kSquaredError:
+      return gradient_rows([](double m, double t) { return grad_squared_error(m, t); }, margins, y,
+                           w, b, e, slots);
+    case Objective::kLogistic:
+    case Objective::kLogitRaw: {
+      GradMax m;
+      if (logistic_pass_simd(margins, y, w, b, e, slots, &m)) return m;
+      return gradient_rows([](double m, double t) { return grad_logistic(m, t); }, margins, y, w,
+                           b, e, slots);
+    }
+    default:
+      return gradient_rows([obj, &gp](double m, double t) { return scalar_gradient(obj, m, t, gp); },
+                           margins, y, w, b, e, slots);
+  }
+}
+
+}  // namespace gbdt

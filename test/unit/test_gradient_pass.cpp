@@ -1,0 +1,140 @@
+// The CPU backend's fast gradient passes (gradient_pass.h, gradient_simd.cpp)
+// give the very bits of scalar_gradient() per row, and the same maxima, for
+// margins across the whole range (the vector code's edges at |m| = 700 and
+// beyond, NaN, ties at 0), with and without weights, at every tail length;
+// and the parallelism policy (parallel_policy.h, ThreadPool::run_sized).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gradient_pass.h"
+#include "parallel_policy.h"
+#include "thread_pool.h"
+
+using namespace gbdt;
+
+namespace {
+
+struct Ref {
+  std::vector<double> gh;  // 2 per row
+  double mg = 0, mh = 0;
+};
+
+Ref reference(Objective obj, const GradParams& gp, const std::vector<float>& m,
+              const std::vector<float>& y, const float* w, size_t b, size_t e) {
+  Ref r;
+  r.gh.assign(2 * m.size(), 0.0);
+  for (size_t i = b; i < e; ++i) {
+    GradHess gh = weighted(scalar_gradient(obj, (double)m[i], (double)y[i], gp), w, i);
+    r.gh[2 * i] = gh.g;
+    r.gh[2 * i + 1] = gh.h;
+    if (std::fabs(gh.g) > r.mg) r.mg = std::fabs(gh.g);
+    if (gh.h > r.mh) r.mh = gh.h;
+  }
+  return r;
+}
+
+void check(Objective obj, const std::vector<float>& m, const std::vector<float>& y,
+           const std::vector<float>* w, size_t b, size_t e) {
+  GradParams gp;
+  const float* wp = w ? w->data() : nullptr;
+  Ref ref = reference(obj, gp, m, y, wp, b, e);
+  std::vector<double> got(2 * m.size(), 0.0);
+  GradMax mx = gradient_pass(obj, gp, m.data(), y.data(), wp, b, e, got.data());
+  for (size_t i = b; i < e; ++i)
+    ASSERT_EQ(0, std::memcmp(&got[2 * i], &ref.gh[2 * i], 16))
+        << "row " << i << " margin " << m[i] << ": " << got[2 * i] << "," << got[2 * i + 1]
+        << " vs " << ref.gh[2 * i] << "," << ref.gh[2 * i + 1];
+  EXPECT_EQ(0, std::memcmp(&mx.g, &ref.mg, sizeof(double)));
+  EXPECT_EQ(0, std::memcmp(&mx.h, &ref.mh, sizeof(double)));
+}
+
+std::vector<float> margins(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> nd(0.f, 4.f);
+  std::vector<float> m(n);
+  const float edges[] = {0.f, -0.f, 699.9f, 700.f, 700.1f, -700.f, -700.1f, 709.5f, -745.f, 800.f,
+                         -800.f, 1e30f, -1e30f, NAN, 36.5f, -36.5f, 1e-30f};
+  for (size_t i = 0; i < n; ++i) m[i] = nd(rng);
+  for (size_t i = 0; i < sizeof edges / sizeof edges[0] && 3 * i + 5 < n; ++i) m[3 * i + 5] = edges[i];
+  return m;
+}
+
+}  // namespace
+
+TEST(GradientPass, LogisticBitsLikeScalar) {
+  for (size_t n : {0u, 1u, 3u, 4u, 5u, 7u, 64u, 1003u}) {
+    std::vector<float> m = margins(n, 11 + (unsigned)n), y(n), w(n);
+    for (size_t i = 0; i < n; ++i) {
+      y[i] = (float)(i % 3 == 0);
+      w[i] = 0.25f + (float)(i % 7);
+    }
+    for (Objective o : {Objective::kLogistic, Objective::kLogitRaw}) {
+      check(o, m, y, nullptr, 0, n);
+      check(o, m, y, &w, 0, n);
+      if (n > 6) check(o, m, y, &w, 1, n - 2);  // unaligned block starts and tails
+    }
+  }
+}
+
+TEST(GradientPass, LogisticAllMarginsNaNOrHuge) {
+  // Every group of 4 rows takes the scalar path.
+  std::vector<float> m = {NAN, 1e20f, -1e20f, 750.f, NAN, NAN, NAN, NAN, 701.f};
+  std::vector<float> y(m.size(), 1.f);
+  check(Objective::kLogistic, m, y, nullptr, 0, m.size());
+}
+
+TEST(GradientPass, OtherObjectivesLikeScalar) {
+  std::vector<float> m = margins(257, 5), y(257), w(257);
+  for (size_t i = 0; i < y.size(); ++i) {
+    y[i] = 0.5f + (float)(i % 5);
+    w[i] = 1.5f;
+  }
+  for (size_t i = 0; i < m.size(); ++i)
+    if (!(std::fabs(m[i]) < 50.f)) m[i] = 1.f;  // exp-based objectives: finite margins
+  for (Objective o : {Objective::kSquaredError, Objective::kPoisson, Objective::kGamma,
+                      Objective::kAbsoluteError, Objective::kTweedie}) {
+    check(o, m, y, nullptr, 0, m.size());
+    check(o, m, y, &w, 3, m.size());
+  }
+}
+
+TEST(ParallelPolicy, ThreadsFromWork) {
+  EXPECT_EQ(1, threads_for_work(0, 8));
+  EXPECT_EQ(1, threads_for_work(kMinWorkPerThread - 1, 8));
+  EXPECT_EQ(1, threads_for_work(2 * kMinWorkPerThread - 1, 8));
+  EXPECT_EQ(2, threads_for_work(2 * kMinWorkPerThread, 8));
+  EXPECT_EQ(8, threads_for_work(1000 * kMinWorkPerThread, 8));
+  EXPECT_EQ(1, threads_for_work(1000 * kMinWorkPerThread, 0));
+}
+
+TEST(ParallelPolicy, SmallStepsRunOnTheCallingThread) {
+  ThreadPool pool(4);
+  std::vector<int> seen(64, -1);
+  pool.run_sized(10, seen.size(), [&](size_t t, int tid) { seen[t] = tid; });
+  for (int s : seen) EXPECT_EQ(0, s);
+  std::vector<std::pair<size_t, size_t>> blocks;
+  pool.run_blocks_sized(10, 1000, [&](size_t b, size_t e, int tid) {
+    EXPECT_EQ(0, tid);
+    blocks.emplace_back(b, e);
+  });
+  ASSERT_EQ(1u, blocks.size());
+  EXPECT_EQ(0u, blocks[0].first);
+  EXPECT_EQ(1000u, blocks[0].second);
+  // Large steps: every task and row exactly once, in as many blocks as threads.
+  std::atomic<size_t> rows{0}, nblocks{0};
+  pool.run_blocks_sized(100 * kMinWorkPerThread, 1000, [&](size_t b, size_t e, int) {
+    rows += e - b;
+    ++nblocks;
+  });
+  EXPECT_EQ(1000u, rows.load());
+  EXPECT_EQ(4u, nblocks.load());
+  std::vector<std::atomic<int>> hit(100);
+  pool.run_sized(100 * kMinWorkPerThread, hit.size(), [&](size_t t, int) { ++hit[t]; });
+  for (auto& h : hit) EXPECT_EQ(1, h.load());
+  pool.run_blocks_sized(100 * kMinWorkPerThread, 0, [&](size_t, size_t, int) { ADD_FAILURE(); });
+}
