@@ -7,7 +7,7 @@
 -- interval-regression-accuracy; predictions are times exp(margin)); the
 -- XGBoost JSON export/import; gbdt_evaluate; and the errors.
 BEGIN;
-SELECT plan(41);
+SELECT plan(42);
 
 -- 400 patients: x1 raises the hazard (shorter times), x2 is noise; every
 -- 3rd row is censored at 80% of its time; rows with id % 10 = 0 are
@@ -58,6 +58,8 @@ UNION ALL
 SELECT 'aft_default_features', gbdt_train('sv_inf', 'lo', NULL, 'survival:aft',
                                           '{"num_round": 3, "label_upper_bound_column": "hi"}')
 UNION ALL
+SELECT 'cox_10', gbdt_train('sv', 'tcox', ARRAY['x1', 'x2'], 'survival:cox', '{"num_round": 10, "max_depth": 3}')
+UNION ALL
 SELECT 'cox_1', gbdt_train('sv', 'tcox', ARRAY['x1', 'x2'], 'survival:cox', '{"num_round": 1, "max_depth": 1}')
 UNION ALL
 SELECT 'cox_valid', gbdt_train('sv', 'tcox', ARRAY['x1', 'x2'], 'survival:cox',
@@ -86,6 +88,13 @@ SELECT cmp_ok((SELECT (gbdt_evaluate(m, 'sv', 'tcox')->>'cox-nloglik')::float8 F
               'cox: 20 rounds fit the partial likelihood better than one stump');
 SELECT ok((SELECT (gbdt_model_info(m)->>'best_iteration') IS NOT NULL FROM sm WHERE k = 'cox_valid'),
           'cox: early stopping on cox-nloglik');
+
+CREATE TEMP TABLE sc AS
+SELECT gbdt_train('sv', 'tcox', ARRAY['x1', 'x2'], 'survival:cox', '{"num_round": 10, "max_depth": 3}',
+                  (SELECT m FROM sm WHERE k = 'cox_10')) AS m;
+SELECT is((SELECT max(abs(gbdt_predict(sc.m, ARRAY[x1, x2]) - gbdt_predict(a.m, ARRAY[x1, x2])))
+           FROM sc, sm a, sv WHERE a.k = 'cox'), 0::float8,
+          'cox: 10 rounds continued from a 10-round model (init_model) predict as 20 rounds');
 
 -- ---- survival:aft ----
 SELECT is((SELECT gbdt_model_info(m)->>'eval_metric' FROM sm WHERE k = 'aft'), 'aft-nloglik',
