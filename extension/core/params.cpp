@@ -453,7 +453,31 @@ const ParamDef kParams[] = {
      }},
     {"quantile_alpha", "", "number", "in (0, 1)", "0.5",
      "Quantile of `reg:quantileerror` and of the `quantile` metric",
-     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->quantile_alpha = REAL(0, 1, true, true); },
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       if (!kv.value.empty() && kv.value[0] == '[') {
+         // X: XGBoost's list form; one quantile per model for now.
+         ParamKV one = kv;
+         size_t count = 0;
+         try {
+           JsonDoc doc(kv.value);
+           JsonRef a = doc.root();
+           if (!a.is_array()) throw InvalidInput("");
+           count = a.size();
+           if (count == 1 && a.at(0).is_number()) one.value = a.at(0).number_text();
+         } catch (const std::exception&) {
+           throw InvalidInput("parameter \"quantile_alpha\" = " + kv.value +
+                              " is not a number or a JSON array of numbers");
+         }
+         if (count != 1)
+           throw InvalidInput("parameter \"quantile_alpha\" = " + kv.value + " lists " +
+                              std::to_string(count) + " quantiles: several quantiles in one model "
+                              "are not supported yet; give one number in (0, 1) (or a list of "
+                              "one) and train one model per quantile");
+         p->quantile_alpha = get_real(one, 0, 1, true, true, d.range);
+         return;
+       }
+       p->quantile_alpha = REAL(0, 1, true, true);
+     },
      [](const TrainParams& p, KVList* r) {
        if (uses(p, Objective::kQuantile) || p.quantile_alpha != 0.5)
          r->emplace_back("quantile_alpha", fmt(p.quantile_alpha));
