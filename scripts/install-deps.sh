@@ -22,6 +22,11 @@ if ! $PY -c 'import numpy, xgboost, pandas' >/dev/null 2>&1; then
   $PY -m pip install -q --disable-pip-version-check numpy xgboost-cpu pandas 2>/dev/null \
     || $PY -m pip install -q --break-system-packages --disable-pip-version-check numpy xgboost-cpu pandas
 fi
+# lifelines: ships the GBSG2 survival data set of test/parity/survival_parity.py.
+if ! $PY -c 'import lifelines' >/dev/null 2>&1; then
+  $PY -m pip install -q --disable-pip-version-check lifelines 2>/dev/null \
+    || $PY -m pip install -q --break-system-packages --disable-pip-version-check lifelines
+fi
 if [ "${GBDT_BENCH_DEPS:-0}" = 1 ] && ! $PY -c 'import lightgbm, pandas, psycopg2' >/dev/null 2>&1; then
   $PY -m pip install -q --disable-pip-version-check lightgbm pandas psycopg2-binary 2>/dev/null \
     || $PY -m pip install -q --break-system-packages --disable-pip-version-check lightgbm pandas psycopg2-binary

@@ -20,6 +20,7 @@
 #  8k. categorical interop         (test/parity/categorical_interop.py: text columns <-> xgboost)
 #  8r. Ranking parity              (test/parity/ranking_parity.py: rank:ndcg NDCG@10 vs XGBoost, export/import)
 #  8o. objectives parity           (test/parity/objectives_parity.py: each 0.2 objective vs xgboost, export)
+#  8v. survival parity             (test/parity/survival_parity.py: cox / aft vs xgboost on GBSG2, export, import)
 #  8b. pg_cron retraining          (scripts/test-cron.sh, its own cluster; GBDT_SKIP_CRON=1 skips)
 #  8c. ASan/UBSan                  (scripts/test-sanitize.sh short: sanitizer build, own cluster; GBDT_SKIP_SANITIZE=1 skips)
 #  8d. cancel/terminate soak       (scripts/soak.sh, 60 s against this cluster; GBDT_SKIP_SOAK=1 skips)
@@ -80,6 +81,7 @@ deps_missing() {
   [ -f /usr/include/gtest/gtest.h ] || return 0
   command -v runuser >/dev/null 2>&1 || return 0
   $PY -c 'import numpy, xgboost' >/dev/null 2>&1 || return 0
+  $PY -c 'import lifelines' >/dev/null 2>&1 || return 0  # survival parity (GBSG2)
   # Harness (issue 10): the ASan/UBSan runtimes (scripts/test-sanitize.sh),
   # libFuzzer (clang + its runtime), nm, tar, pkill (scripts/soak.sh).
   [ -f "$(gcc -print-file-name=libasan.so)" ] || return 0
@@ -395,6 +397,21 @@ else
   record "objectives parity" FAIL "${obj_line:-see output above}"
 fi
 # ---- end of objectives parity step ------------------------------------------
+# ---- 8v. survival parity (issue 12, X) --------------------------------------
+# survival:cox and survival:aft vs XGBoost 3.x on GBSG2 (lifelines): held-out
+# cox-nloglik / aft-nloglik within tolerance, export and import within 1e-6
+# (test/parity/survival_parity.py).
+banner "Survival parity (test/parity/survival_parity.py)"
+SURV_LOG=$GBDT_CLUSTER_DIR/survival_parity.out
+$PY "$ROOT/test/parity/survival_parity.py" 2>&1 | tee "$SURV_LOG"
+surv_rc=${PIPESTATUS[0]}
+surv_line=$(grep -E '^survival parity overall' "$SURV_LOG" | sed 's/^survival parity overall //')
+if [ "$surv_rc" = 0 ]; then
+  record "survival parity" ok "$surv_line"
+else
+  record "survival parity" FAIL "${surv_line:-see output above}"
+fi
+# ---- end of survival parity step --------------------------------------------
 # 8b. pg_cron retraining recipe: its own throw-away cluster with
 #     shared_preload_libraries = 'pg_cron' (scripts/test-cron.sh).
 banner "pg_cron retraining (scripts/test-cron.sh)"

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "objective.h"
 #include "ranking.h"
+#include "survival.h"  // X
 
 namespace gbdt {
 
@@ -17,7 +18,7 @@ std::string default_metric(Objective obj) { return objective_info(obj).default_m
 
 // auc and (R) the ranking metrics ndcg, map, pre (ranking_metrics.cpp).
 bool metric_higher_is_better(const std::string& name) {
-  return name == "auc" || is_rank_metric(name);
+  return name == "auc" || is_rank_metric(name) || name == "interval-regression-accuracy";
 }
 
 namespace {
@@ -152,6 +153,14 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
       return -a + b;
     });
   }
+  // X: survival metrics (survival.h).
+  if (name == "cox-nloglik") return cox_nloglik(p, y, n);
+  if (is_interval_metric(name)) {
+    if (mp.label_upper == nullptr)
+      throw InvalidInput("metric \"" + name + "\" needs the labels' upper bounds "
+                         "(survival:aft with label_upper_bound_column)");
+    return interval_metric(name, p, y, mp.label_upper, n, w, mp.aft_distribution, mp.aft_scale);
+  }
   if (base == "error" && name != "error") {
     const double t = metric_arg(name, 0.5);
     return mean_of([t](double q, double yy) { return (double)((q > t) != (yy > 0.5)); });
@@ -271,6 +280,13 @@ std::vector<std::pair<std::string, double>> evaluate_model(const Model& m, const
                    pred, y, n);
   if (oi.multiclass || oi.code == Objective::kSquaredError || oi.code == Objective::kAbsoluteError)
     return r;
+  // X: survival:cox is scored by its partial likelihood only (its
+  // predictions are hazard ratios, not times); survival:aft's metrics need
+  // the upper bounds, which gbdt_evaluate does not read: rmse and mae of the
+  // predicted times against the target (the lower bound).
+  if (oi.code == Objective::kSurvivalCox)
+    return {{"cox-nloglik", cox_nloglik(pred, y, n)}};
+  if (oi.interval_labels) return r;
   MetricParams mp;
   mp.huber_slope = param("huber_slope", 1.0);
   mp.quantile_alpha = param("quantile_alpha", 0.5);

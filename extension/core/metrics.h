@@ -21,6 +21,11 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
 struct MetricParams {
   double huber_slope = 1.0;
   double quantile_alpha = 0.5;
+  // X: survival:aft's metrics (aft-nloglik, interval-regression-accuracy):
+  // the labels' upper bounds (n values; null: none) and the distribution.
+  const float* label_upper = nullptr;
+  int aft_distribution = 0;
+  double aft_scale = 1.0;
 };
 // Weighted as XGBoost (sum of w * loss / sum of w; weighted ranks for auc);
 // w null = unweighted (the same bits as the overload above).  error@t and

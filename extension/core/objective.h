@@ -7,6 +7,7 @@
 // gradients.h), its description in its family's file, one registry entry.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,6 +74,17 @@ struct ObjectiveInfo {
       nullptr;
   void (*xgb_import_params)(const JsonRef& objective,
                             std::vector<std::pair<std::string, std::string>>* params) = nullptr;
+  // X: gradients computed on the host for both backends
+  // (BoostData::external_gradients), for objectives whose rows are not
+  // independent (survival:cox) or that read the labels' upper bounds
+  // (survival:aft); null: the backends' scalar_gradient.  y_upper: the
+  // upper bounds (null without).
+  std::function<void(int round, const float* margins, double* g, double* h)> (*host_gradients)(
+      Objective o, const float* y, const float* y_upper, const float* w, size_t n,
+      const TrainParams& p) = nullptr;
+  // X: every row has an interval label: the target is the lower bound and
+  // label_upper_bound_column gives the upper bound (survival:aft).
+  bool interval_labels = false;
 };
 
 // The description of a code (throws std::logic_error for an unknown code).
@@ -107,5 +119,6 @@ extern const ObjectiveInfo kObjPoisson, kObjGamma, kObjTweedie;  // objective_po
 extern const ObjectiveInfo kObjLogistic, kObjLogitRaw, kObjHinge;  // objective_binary.cpp
 extern const ObjectiveInfo kObjSoftprob, kObjSoftmax;     // objective_multiclass.cpp
 extern const ObjectiveInfo kObjRankPairwise, kObjRankNDCG, kObjRankMap;  // objective_ranking.cpp
+extern const ObjectiveInfo kObjSurvivalCox, kObjSurvivalAft;  // objective_survival.cpp
 
 }  // namespace gbdt

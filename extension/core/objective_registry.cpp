@@ -15,7 +15,8 @@ const std::vector<const ObjectiveInfo*>& all_objectives() {
       &kObjSquaredError, &kObjLogistic,  &kObjSoftprob,   &kObjPoisson, &kObjAbsoluteError,
       &kObjPseudoHuber,  &kObjQuantile,  &kObjSquaredLog, &kObjGamma,   &kObjTweedie,
       &kObjLogitRaw,     &kObjHinge,     &kObjSoftmax,
-      &kObjRankPairwise, &kObjRankNDCG,  &kObjRankMap};
+      &kObjRankPairwise, &kObjRankNDCG,  &kObjRankMap,
+      &kObjSurvivalCox,  &kObjSurvivalAft};
   return k;
 }
 

@@ -12,6 +12,7 @@
 #include "objective.h"
 #include "category_params.h"  // B
 #include "ranking.h"
+#include "survival.h"  // X
 
 namespace gbdt {
 
@@ -34,7 +35,8 @@ namespace {
 const char* const kMetrics[] = {"rmse",  "mae",      "logloss", "auc",  "error", "mlogloss",
                                 "merror", "poisson-nloglik", "rmsle", "mape", "mphe",
                                 "quantile", "gamma-deviance", "gamma-nloglik", "error@",
-                                "tweedie-nloglik@"};
+                                "tweedie-nloglik@", "cox-nloglik", "aft-nloglik",
+                                "interval-regression-accuracy"};
 
 double parse_number_text(const std::string& t, bool* ok) {
   const char* s = t.c_str();
@@ -288,7 +290,7 @@ const ParamDef kParams[] = {
     {"eval_metric", "", "list",
      "rmse, mae, logloss, auc, error, error@t, mlogloss, merror, poisson-nloglik, rmsle, mape, "
      "mphe, quantile, gamma-deviance, gamma-nloglik, tweedie-nloglik@p, ndcg, ndcg@k, map, map@k, "
-     "pre, pre@k",
+     "pre, pre@k, cox-nloglik, aft-nloglik, interval-regression-accuracy",
      "the objective's (see Objectives)",
      "Metrics computed per round: one name, a comma-separated list or a JSON array; early "
      "stopping follows the last",
@@ -525,7 +527,31 @@ const ParamDef kParams[] = {
      }},
     {"quantile_alpha", "", "number", "in (0, 1)", "0.5",
      "Quantile of `reg:quantileerror` and of the `quantile` metric",
-     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->quantile_alpha = REAL(0, 1, true, true); },
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       if (!kv.value.empty() && kv.value[0] == '[') {
+         // X: XGBoost's list form; one quantile per model for now.
+         ParamKV one = kv;
+         size_t count = 0;
+         try {
+           JsonDoc doc(kv.value);
+           JsonRef a = doc.root();
+           if (!a.is_array()) throw InvalidInput("");
+           count = a.size();
+           if (count == 1 && a.at(0).is_number()) one.value = a.at(0).number_text();
+         } catch (const std::exception&) {
+           throw InvalidInput("parameter \"quantile_alpha\" = " + kv.value +
+                              " is not a number or a JSON array of numbers");
+         }
+         if (count != 1)
+           throw InvalidInput("parameter \"quantile_alpha\" = " + kv.value + " lists " +
+                              std::to_string(count) + " quantiles: several quantiles in one model "
+                              "are not supported yet; give one number in (0, 1) (or a list of "
+                              "one) and train one model per quantile");
+         p->quantile_alpha = get_real(one, 0, 1, true, true, d.range);
+         return;
+       }
+       p->quantile_alpha = REAL(0, 1, true, true);
+     },
      [](const TrainParams& p, KVList* r) {
        if (uses(p, Objective::kQuantile) || p.quantile_alpha != 0.5)
          r->emplace_back("quantile_alpha", fmt(p.quantile_alpha));
@@ -546,6 +572,39 @@ const ParamDef kParams[] = {
      },
      [](const TrainParams& p, KVList* r) {
        if (p.scale_pos_weight != 1.0) r->emplace_back("scale_pos_weight", fmt(p.scale_pos_weight));
+     }},
+    // X: survival:aft (survival.h), recorded for survival:aft only.
+    {"label_upper_bound_column", "", "string", "a column name (a JSON string)", "none",
+     "`survival:aft`: the column of the upper bounds of the survival times (XGBoost's "
+     "`label_upper_bound`; the target is the lower bound): NULL or +Infinity = right-censored, "
+     "equal to the target = uncensored; a target of 0 = left-censored",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) {
+       if (!kv.is_string || kv.value.empty())
+         throw InvalidInput("parameter \"label_upper_bound_column\" must name a column (a JSON "
+                            "string), got " + kv.value);
+       p->label_upper_bound_column = kv.value;
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (!p.label_upper_bound_column.empty())
+         r->emplace_back("label_upper_bound_column", p.label_upper_bound_column);
+     }},
+    {"aft_loss_distribution", "", "string", "normal, logistic or extreme", "normal",
+     "`survival:aft`: the distribution of the noise of log(time)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       if (!parse_aft_distribution(kv.value, &p->aft_distribution))
+         throw InvalidInput("parameter \"aft_loss_distribution\" = \"" + kv.value +
+                            "\" is not supported: must be " + d.range);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (uses(p, Objective::kSurvivalAft))
+         r->emplace_back("aft_loss_distribution", aft_distribution_name(p.aft_distribution));
+     }},
+    {"aft_loss_distribution_scale", "", "number", "> 0", "1",
+     "`survival:aft`: the scale (sigma) of that distribution",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->aft_scale = REAL(0, 1e300, true, false); },
+     [](const TrainParams& p, KVList* r) {
+       if (uses(p, Objective::kSurvivalAft))
+         r->emplace_back("aft_loss_distribution_scale", fmt(p.aft_scale));
      }},
     // Not recorded: how and where to train, not what.
     {"nthread", "n_jobs", "integer", "an integer in [0, 1024] (0 = all cores)", "0",

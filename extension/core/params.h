@@ -26,9 +26,12 @@ enum class Objective : int32_t {
   kRankPairwise = 13,  // rank:pairwise
   kRankNDCG = 14,      // rank:ndcg
   kRankMap = 15,       // rank:map
+  // X: survival (objective_survival.cpp, survival.h).
+  kSurvivalCox = 16,   // survival:cox
+  kSurvivalAft = 17,   // survival:aft
 };
 // Number of objective codes (stored models hold a code below this).
-constexpr int kNumObjectives = 16;
+constexpr int kNumObjectives = 18;
 
 const char* objective_name(Objective o);
 // Returns false when the name is not a supported objective.
@@ -100,6 +103,13 @@ struct TrainParams {
   // W: sample-weight column of gbdt_train (XGBoost's weight); read by the
   // glue, kept in the model's params when given.
   std::string weight_column;
+  // X: survival:aft (survival.h): the column of the labels' upper bounds
+  // (read by the glue; the target is the lower bound), XGBoost's
+  // aft_loss_distribution (0 normal, 1 logistic, 2 extreme) and
+  // aft_loss_distribution_scale.
+  std::string label_upper_bound_column;
+  int aft_distribution = 0;
+  double aft_scale = 1.0;
 
   double effective_max_delta_step() const {
     if (max_delta_step_set) return max_delta_step;

@@ -15,6 +15,7 @@
 #include "model_limits.h"
 #include "ranking.h"
 #include "objective.h"
+#include "survival.h"  // X
 
 namespace gbdt {
 
@@ -221,6 +222,7 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
   }
   r = split_metrics(p.eval_metric);
   for (const std::string& name : r) {
+    if (is_survival_metric(name)) check_survival_metric(name, p.objective);  // X
     const bool multi_metric = name == "mlogloss" || name == "merror";
     if (!oi.multiclass && multi_metric)
       throw InvalidInput("parameter \"eval_metric\" = \"" + name +
@@ -344,6 +346,8 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
   v->labels.resize(n_valid);
   const bool weighted = !in->weights.empty();
   if (weighted) v->weights.resize(n_valid);
+  const bool bounds = !in->labels_upper.empty();  // X: survival:aft
+  if (bounds) v->labels_upper.resize(n_valid);
   uint8_t* bins = in->matrix.bins.data();
   size_t w = 0, k = 0;
   for (size_t r = 0; r < n_all; ++r) {
@@ -351,11 +355,13 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
       std::copy(bins + r * d, bins + (r + 1) * d, v->matrix.bins.data() + k * d);
       if (weighted) v->weights[k] = in->weights[r];
       if (by_group) v->query_group.push_back(in->query_group[r]);
+      if (bounds) v->labels_upper[k] = in->labels_upper[r];
       v->labels[k++] = in->labels[r];
     } else {
       if (w != r) std::copy(bins + r * d, bins + (r + 1) * d, bins + w * d);
       if (weighted) in->weights[w] = in->weights[r];
       if (by_group) in->query_group[w] = in->query_group[r];
+      if (bounds) in->labels_upper[w] = in->labels_upper[r];
       in->labels[w++] = in->labels[r];
     }
   }
@@ -364,6 +370,28 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
   in->matrix.bins.resize(w * d);
   in->labels.resize(w);
   if (weighted) in->weights.resize(w);
+  if (bounds) in->labels_upper.resize(w);
+}
+
+// X: survival:aft needs the upper bounds (label_upper_bound_column), and
+// only it takes them.
+void check_interval_labels(const TrainParams& p, const BinnedInput& in, const std::string& target) {
+  const ObjectiveInfo& oi = objective_info(p.objective);
+  const bool given = !in.labels_upper.empty() || !p.label_upper_bound_column.empty();
+  if (!oi.interval_labels) {
+    if (given)
+      throw InvalidInput("parameter \"label_upper_bound_column\" is only for objective "
+                         "survival:aft, not " + std::string(oi.name));
+    return;
+  }
+  if (in.labels_upper.empty())
+    throw InvalidInput(std::string(oi.name) + " needs parameter \"label_upper_bound_column\": "
+                       "the column of the upper bounds of the survival times (the target \"" +
+                       target + "\" is the lower bound)");
+  if (in.labels_upper.size() != in.labels.size())
+    throw std::logic_error("train_binned: labels_upper does not match the labels");
+  check_aft_bounds(in.labels.data(), in.labels_upper.data(), in.labels.size(), target,
+                   p.label_upper_bound_column);
 }
 
 // ---- V: the user's validation rows, continued training ----
@@ -486,7 +514,10 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   const bool ranking = oi.ranking;
   auto metric_of = [&](const std::string& name, const double* pred, const float* labels,
                        size_t nr, const float* mw, const std::vector<uint32_t>& groups,
-                       const MetricParams& mp) {
+                       MetricParams mp) {
+    // X: survival:aft's metrics read the upper bounds of these rows.
+    const std::vector<float>& upper = labels == y ? in.labels_upper : valid.labels_upper;
+    if (!upper.empty()) mp.label_upper = upper.data();
     if (ranking)
       return rank_metric_codes(name, groups.data(), nr, pred, labels, p.ndcg_exp_gain);
     return compute_metric(name, p.objective, K, pred, labels, nr, mw, mp);
@@ -494,6 +525,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   MetricParams mp;
   mp.huber_slope = p.huber_slope;
   mp.quantile_alpha = p.quantile_alpha;
+  mp.aft_distribution = p.aft_distribution;  // X
+  mp.aft_scale = p.aft_scale;
   // Gradient weights: the row weights with scale_pos_weight folded in for
   // the rows labelled 1 of a binary objective (XGBoost's rule).
   std::vector<float> grad_w;
@@ -569,6 +602,9 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     };
   }
   bd.tree_ext = tree_ext;  // T (resolved above)
+  if (oi.host_gradients)  // X: survival (survival.h)
+    bd.external_gradients = oi.host_gradients(
+        p.objective, y, in.labels_upper.empty() ? nullptr : in.labels_upper.data(), gw, n, p);
 
   std::string device = p.device.empty() ? hooks.default_device : p.device;
   std::unique_ptr<TreeBackend> backend;
@@ -765,12 +801,16 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
   if (extras.init_model != nullptr) check_init_model(*extras.init_model, in.feature_names, &p);
   resolve_objective(in.labels.data(), n_all, target_name, &p, &class_labels);
   if (extras.init_model != nullptr) class_labels = extras.init_model->class_labels;
+  check_interval_labels(p, in, target_name);  // X: survival:aft
   ValidationSplit valid;
   if (extras.validation != nullptr) {
     if (p.validation_fraction > 0)
       throw InvalidInput("parameters \"validation_relation\" and \"validation_fraction\" both "
                          "choose the validation rows: give only one of them");
     check_validation_rows(*extras.validation, d, target_name, p, &class_labels);
+    if (objective_info(p.objective).interval_labels && extras.validation->labels_upper.empty())
+      throw InvalidInput("parameter \"validation_relation\" is not supported with survival:aft "
+                         "yet: use validation_fraction");
     valid = std::move(*extras.validation);
   } else {
     split_validation(p, &in, &valid);
@@ -815,6 +855,7 @@ BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int
   b.rows_skipped = in.rows_skipped;
   b.seconds_load = in.seconds_load;
   if (in.query_group) b.query_group.assign(in.query_group, in.query_group + in.features.n_rows);
+  if (in.labels_upper) b.labels_upper.assign(in.labels_upper, in.labels_upper + in.features.n_rows);
   return b;
 }
 

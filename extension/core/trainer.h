@@ -29,6 +29,9 @@ struct TrainInput {
   // R: query group of each row (dense codes 0.., first appearance order),
   // for the ranking objectives; null = no groups.
   const uint32_t* query_group = nullptr;
+  // X: survival:aft's upper bounds of the labels (n_rows; +inf = right-
+  // censored), null = none.
+  const float* labels_upper = nullptr;
 };
 
 // Training data already binned (the streaming loader's output): cuts whose
@@ -48,6 +51,8 @@ struct BinnedInput {
   double seconds_bin = 0;
   // R: query group code of each row (ranking), or empty.
   std::vector<uint32_t> query_group;
+  // X: survival:aft's upper bounds of the labels (matrix.n_rows), or empty.
+  std::vector<float> labels_upper;
 };
 
 struct TrainHooks {
@@ -117,6 +122,7 @@ struct ValidationRows {
   std::vector<float> weights;  // empty = unweighted (a validation relation is unweighted)
   std::vector<float> x;  // row-major floats, kept for a continued training (or empty)
   std::vector<uint32_t> query_group;  // R: ranking (query group code per row, or empty)
+  std::vector<float> labels_upper;    // X: survival:aft's upper bounds (or empty)
 };
 
 // What a training may start from besides its rows (continue_training.h).

@@ -19,6 +19,7 @@
 #include "train_continue.h"
 #include "train_data.h"
 #include "train_load.h"
+#include "train_bounds.h"  // X
 #include "train_groups.h"
 
 #include "continue_training.h"
@@ -300,6 +301,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   int max_bin = 256, nthread_requested = 0;
   size_t sample_rows = 0;
   char* group_column = nullptr;  // R: ranking
+  char* upper_column = nullptr;  // X: survival:aft
   MemoryShape memory{1, 1, 6, 256, 0.0, false};
   CategoricalDecl* cat_decl = nullptr;
   {
@@ -312,6 +314,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       gbdt::check_validation_params(p);
       verbose = p.verbose;
       if (!p.group_column.empty()) group_column = pstrdup_nothrow(p.group_column);
+      if (!p.label_upper_bound_column.empty())
+        upper_column = pstrdup_nothrow(p.label_upper_bound_column);
       objective_kind = p.objective;
       num_class_param = p.num_class;
       if (!p.weight_column.empty()) weight_column = pstrdup_nothrow(p.weight_column);
@@ -405,6 +409,11 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                       errmsg("parameter \"weight_column\" is not supported with init_model yet"),
                       errhint("Continue an unweighted model, or train the weighted model from the start.")));
+    if (upper_column != nullptr)  // X
+      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("init_model with a label_upper_bound_column (survival:aft) is not "
+                             "supported yet"),
+                      errhint("Train the survival:aft model from the start.")));
     if (group_column != nullptr)
       ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                       errmsg("init_model with a group_column (ranking) is not supported yet"),
@@ -425,6 +434,10 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
   }
   if (group_column != nullptr) check_group_column(rel, group_column, target, feat_arr != nullptr, &fs);  // R
+  ValKind upper_kind = ValKind::kNone;  // X: survival:aft's upper bounds
+  if (upper_column != nullptr && plus.init == nullptr)
+    upper_kind = check_upper_bound_column(rel, upper_column, target, weight_column,
+                                          feat_arr != nullptr, &fs);
   expand_features(&fs);
   int nf = fs.nx;
 
@@ -435,6 +448,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                 text_target ? &classes : nullptr, weight_column, weight_kind,
                 feat_arr == nullptr};
   spec.group_column = group_column;  // R
+  spec.upper_column = plus.init == nullptr ? upper_column : nullptr;  // X
+  spec.upper_kind = upper_kind;
   spec.max_categories = cat_decl->limit;  // B
   LoadResult loaded;
   if (plus.init != nullptr)

@@ -12,6 +12,7 @@
 #include "quantile.h"
 #include "module.h"
 #include "train_data.h"
+#include "train_bounds.h"  // X
 #include "train_groups.h"
 
 namespace gbdt_pg {
@@ -98,6 +99,8 @@ struct FloatSink {
   uint64 skipped;
   GroupCoder* groups;  // R: codes the group column of each row kept (null: none)
   int group_col;       // its index among the columns read
+  UpperBounds* upper;  // X: survival:aft's upper bounds (null: none)
+  int upper_col;
 };
 
 void sink_alloc(FloatSink* s, size_t cap) {
@@ -140,6 +143,7 @@ void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* n
     s->cap = cap;
   }
   if (s->groups) group_coder_add(s->groups, slot->tts_values[s->group_col], nulls[s->group_col]);
+  if (s->upper) upper_bounds_add(s->upper, vals[s->upper_col], nulls[s->upper_col]);
   size_t i = s->n++;
   s->labels[i] = row_label(s->spec, slot, vals);
   if (s->weights != nullptr) s->weights[i] = row_weight(s->spec, vals, nulls);
@@ -164,12 +168,15 @@ struct BinSink {
   size_t cap;
   GroupCoder* groups;  // R
   int group_col;
+  UpperBounds* upper;  // X
+  int upper_col;
 };
 
 void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   BinSink* s = (BinSink*)arg;
   if (s->n == s->cap) relation_changed(s->rel);
   if (s->groups) group_coder_add(s->groups, slot->tts_values[s->group_col], nulls[s->group_col]);
+  if (s->upper) upper_bounds_add(s->upper, vals[s->upper_col], nulls[s->upper_col]);
   if (s->weights != nullptr) s->weights[s->n] = row_weight(s->spec, vals, nulls);
   s->labels[s->n++] = row_label(s->spec, slot, vals);
   float* x = nullptr;
@@ -293,7 +300,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
 
   const int first = spec.weight_column != nullptr ? 2 : 1;
   int ncols = spec.features->n + first;
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (ncols + 1));
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (ncols + 2));
   cols[0] = ReaderColumn{spec.target, spec.target_kind, true, true};
   if (spec.weight_column != nullptr)
     cols[1] = ReaderColumn{spec.weight_column, spec.weight_kind, true, false};
@@ -305,6 +312,13 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   if (spec.group_column) {
     cols[ncols++] = ReaderColumn{spec.group_column, ValKind::kNone, false, false};
     groups = group_coder_create(cxt, spec.group_column);
+  }
+  // X: the upper bounds after it (+Infinity allowed: right-censored).
+  UpperBounds* upper = nullptr;
+  const int upper_col = ncols;
+  if (spec.upper_column) {
+    cols[ncols++] = ReaderColumn{spec.upper_column, spec.upper_kind, false, false};
+    upper = upper_bounds_create(cxt);
   }
 
   // Dictionaries of the categorical features (category_dict.h).
@@ -345,6 +359,8 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     sink_alloc(&fs, initial < 1024 ? 1024 : initial);
     fs.groups = groups;
     fs.group_col = group_col;
+    fs.upper = upper;
+    fs.upper_col = upper_col;
     uint64 total = read_relation(rel, cols, ncols, float_row, &fs, false);
     report_no_rows(spec, total, fs.n);
     out->rows_read = total;
@@ -380,6 +396,8 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     sink_alloc(&fs, take);
     fs.groups = take == n ? groups : nullptr;  // R: a sample pass codes no groups
     fs.group_col = group_col;
+    fs.upper = take == n ? upper : nullptr;
+    fs.upper_col = upper_col;
     uint64* rows = nullptr;
     if (take < n) {
       rows = (uint64*)MemoryContextAllocHuge(cxt, sizeof(uint64) * take);
@@ -427,6 +445,8 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
       bs.cap = n;
       bs.groups = groups;
       bs.group_col = group_col;
+      bs.upper = upper;
+      bs.upper_col = upper_col;
       uint64 n3 = table_pass(tp, nullptr, 0, bin_row, &bs, &skipped2);
       if (n3 != n || bs.n != n) relation_changed(rel);
       close_table_passes(tp);
@@ -450,6 +470,10 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   if (groups) {
     if (group_coder_rows(groups) != d->matrix.n_rows) relation_changed(rel);
     group_coder_take(groups, &d->query_group);
+  }
+  if (upper) {
+    if (upper_bounds_rows(upper) != d->matrix.n_rows) relation_changed(rel);
+    upper_bounds_take(upper, &d->labels_upper);
   }
   out->data = d;
   MemoryContextSwitchTo(old);

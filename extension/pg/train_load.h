@@ -60,6 +60,10 @@ struct LoadSpec {
   // R: the query-group column (ranking), read as text with every row into
   // BinnedInput::query_group (train_groups.h); null = none.
   const char* group_column = nullptr;
+  // X: survival:aft's label_upper_bound_column (numeric), read with every
+  // row into BinnedInput::labels_upper (train_bounds.h); null = none.
+  const char* upper_column = nullptr;
+  ValKind upper_kind = ValKind::kNone;
   // B: the most distinct values of a categorical column (max_categories).
   int max_categories = gbdt::kMaxCategories;  // distinct values of a categorical column
 };

@@ -31,6 +31,7 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -44,6 +45,7 @@
 #include "params.h"
 #include "quantile.h"
 #include "ranking.h"
+#include "objective.h"
 #include "trainer.h"
 
 namespace {
@@ -111,6 +113,12 @@ Dataset make_synth(size_t n, int d, double missing, gbdt::Objective obj, int K, 
       }
       case gbdt::Objective::kPoisson:
         D.y[r] = (float)std::floor(std::exp(0.6 * s) * 2.0 * (0.5 + unif(seed ^ 0x9015ULL, r)));
+        break;
+      case gbdt::Objective::kSurvivalCox:  // X: times, every 3rd row censored (negative)
+        D.y[r] = (float)((r % 3 == 0 ? -1.0 : 1.0) * (0.01 + std::exp(-0.5 * s + noise)));
+        break;
+      case gbdt::Objective::kSurvivalAft:  // X: the lower bounds (upper: train_on)
+        D.y[r] = r % 11 == 0 ? 0.0f : (float)(0.01 + std::exp(-0.5 * s + noise));
         break;
       default:
         D.y[r] = (float)(s + 0.3 * noise);
@@ -222,6 +230,16 @@ std::vector<Case> all_cases() {
        {"lambdarank_num_pair_per_sample", "3"}}, true);
   add("n5000_d10_rank_map_valid", 5000, 10, 0.02, O::kRankMap, 2, 6, 256, 8,
       {{"group_column", "qid"}, {"validation_fraction", "0.2"}}, true);
+  // X: survival (host gradients uploaded to the device).
+  add("n5000_d10_survival_cox", 5000, 10, 0.02, O::kSurvivalCox, 1, 6, 256, 5, {}, true);
+  add("n20k_d20_survival_cox_subsample_valid", 20000, 20, 0.0, O::kSurvivalCox, 1, 6, 64, 8,
+      {{"subsample", "0.8"}, {"validation_fraction", "0.2"}, {"seed", "5"}});
+  add("n5000_d10_survival_aft_normal", 5000, 10, 0.02, O::kSurvivalAft, 1, 6, 256, 5,
+      {{"label_upper_bound_column", "hi"}, {"validation_fraction", "0.2"},
+       {"eval_metric", "interval-regression-accuracy,aft-nloglik"}}, true);
+  add("n5000_d10_survival_aft_extreme", 5000, 10, 0.0, O::kSurvivalAft, 1, 6, 64, 5,
+      {{"label_upper_bound_column", "hi"}, {"aft_loss_distribution", "extreme"},
+       {"aft_loss_distribution_scale", "0.7"}, {"eta", "0.5"}});
   add("n20k_d20_base_score", 20000, 20, 0.0, O::kPoisson, 1, 6, 256, 5, {{"base_score", "2.5"}});
   // Chunked histogram mode (direct builds, a few nodes at a time).
   {
@@ -361,7 +379,8 @@ gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, 
                      const std::string& device, std::string* notice,
                      const std::vector<std::vector<std::string>>* cats = nullptr) {
   std::vector<gbdt::ParamKV> kvs;
-  for (auto& p : kv) kvs.push_back({p.first, p.second, p.first == "objective"});
+  for (auto& p : kv)
+    kvs.push_back({p.first, p.second, p.first == "objective" || p.first == "label_upper_bound_column"});
   gbdt::TrainParams p;
   gbdt::apply_params(kvs, &p);
   p.device = device;
@@ -383,6 +402,19 @@ gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, 
     groups.resize(D.n);
     for (size_t r = 0; r < D.n; ++r) groups[r] = (uint32_t)((r * 7919) % G);
     in.query_group = groups.data();
+  }
+  // X: survival:aft's upper bounds: every 3rd row right-censored (+inf),
+  // every 5th interval-censored, the rest uncensored (left-censored: the
+  // lower bounds of 0 from make_synth).
+  std::vector<float> upper;
+  if (gbdt::objective_info(p.objective).interval_labels) {
+    upper.resize(D.n);
+    for (size_t r = 0; r < D.n; ++r)
+      upper[r] = D.y[r] == 0.0f ? 1.0f
+                 : r % 3 == 0   ? std::numeric_limits<float>::infinity()
+                 : r % 5 == 0   ? 1.5f * D.y[r]
+                                : D.y[r];
+    in.labels_upper = upper.data();
   }
   return gbdt::train_model(in, p, hooks);
 }
