@@ -325,9 +325,13 @@ namespace {
 // training rows keep their order).
 using ValidationSplit = ValidationRows;  // matrix, labels, weights (empty = unweighted)
 
-void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v) {
+// `init_margins` (continued training: K margins per row, or null) are
+// compacted like the rows, so they keep matching the training rows.
+void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v,
+                      std::vector<float>* init_margins) {
   if (p.validation_fraction <= 0) return;
   const size_t n_all = in->matrix.n_rows;
+  const size_t K = init_margins != nullptr && n_all > 0 ? init_margins->size() / n_all : 0;
   const size_t d = (size_t)in->matrix.n_features;
   // R: with query groups, whole groups go to validation (hashed by group).
   const bool by_group = !in->query_group.empty();
@@ -359,6 +363,9 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
       v->labels[k++] = in->labels[r];
     } else {
       if (w != r) std::copy(bins + r * d, bins + (r + 1) * d, bins + w * d);
+      if (K > 0 && w != r)
+        std::copy(init_margins->begin() + r * K, init_margins->begin() + (r + 1) * K,
+                  init_margins->begin() + w * K);
       if (weighted) in->weights[w] = in->weights[r];
       if (by_group) in->query_group[w] = in->query_group[r];
       if (bounds) in->labels_upper[w] = in->labels_upper[r];
@@ -371,6 +378,7 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v)
   in->labels.resize(w);
   if (weighted) in->weights.resize(w);
   if (bounds) in->labels_upper.resize(w);
+  if (K > 0) init_margins->resize(w * K);
 }
 
 // X: survival:aft needs the upper bounds (label_upper_bound_column), and
@@ -803,6 +811,8 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
   if (extras.init_model != nullptr) class_labels = extras.init_model->class_labels;
   check_interval_labels(p, in, target_name);  // X: survival:aft
   ValidationSplit valid;
+  TrainExtras ex = extras;
+  std::vector<float> kept_margins;
   if (extras.validation != nullptr) {
     if (p.validation_fraction > 0)
       throw InvalidInput("parameters \"validation_relation\" and \"validation_fraction\" both "
@@ -813,14 +823,21 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
                          "yet: use validation_fraction");
     valid = std::move(*extras.validation);
   } else {
-    split_validation(p, &in, &valid);
+    if (extras.init_margins != nullptr && p.validation_fraction > 0) {
+      // Continued training: the init margins follow the rows that stay.
+      kept_margins = *extras.init_margins;
+      split_validation(p, &in, &valid, &kept_margins);
+      ex.init_margins = &kept_margins;
+    } else {
+      split_validation(p, &in, &valid, nullptr);
+    }
   }
   if (p.early_stopping_rounds > 0 && valid.matrix.n_rows == 0)
     throw InvalidInput("parameter \"early_stopping_rounds\" needs validation_fraction > 0 "
                        "or a validation_relation");
   bool on_cuda = false;
   try {
-    return train_once(in, valid, p, class_labels, hooks, extras, &on_cuda);
+    return train_once(in, valid, p, class_labels, hooks, ex, &on_cuda);
   } catch (const Cancelled&) {
     throw;
   } catch (const InvalidInput&) {
@@ -833,7 +850,7 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
     if (!on_cuda || device != "auto") throw;
     if (hooks.notice) hooks.notice(std::string("gbdt: training on the CPU: ") + e.what());
     p.device = "cpu";
-    return train_once(in, valid, p, class_labels, hooks, extras, &on_cuda);
+    return train_once(in, valid, p, class_labels, hooks, ex, &on_cuda);
   }
 }
 

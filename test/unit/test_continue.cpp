@@ -269,3 +269,26 @@ TEST(Continue, TenPlusTenEqualsTwentyWeighted) {
   Model unweighted = continue_training(D.input(), first, p10, cpu_hooks());
   EXPECT_NE(tree_bytes(unweighted), tree_bytes(once));
 }
+
+// Continued training with validation_fraction: the init model's margins
+// follow the rows that stay for training (they used to be one per row of the
+// whole relation: "init margins do not match the training rows").
+TEST(Continue, TenPlusTenEqualsTwentyWithValidationFraction) {
+  for (Task task : {Task::kRegression, Task::kMulticlass}) {
+    Data D = gbdt_test::make_data(3000, 5, task, 0.1, 7);
+    TrainParams p = gbdt_test::params_for(task);
+    p.validation_fraction = 0.25;
+    p.seed = 11;
+    TrainParams p20 = p, p10 = p;
+    p20.num_round = 20;
+    p10.num_round = 10;
+    Model once = gbdt_test::train(D, p20);
+    Model first = gbdt_test::train(D, p10);
+    Model cont = continue_training(D.input(), first, p10, cpu_hooks());
+    EXPECT_EQ(cont.num_rounds(), 20);
+    EXPECT_EQ(tree_bytes(cont), tree_bytes(once));
+    EXPECT_EQ(cont.report.rows_validation, once.report.rows_validation);
+    EXPECT_GT(cont.report.rows_validation, 0u);
+    EXPECT_EQ(cont.report.validation_metric, once.report.validation_metric);
+  }
+}
