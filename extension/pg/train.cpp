@@ -383,6 +383,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     }
     if (is_multiclass(objective_kind)) memory.num_class = classes.k;
   }
+  if (plus.init != nullptr) check_init_target(plus.init, target, text_target, target_kind);  // L2
   if (target_kind == ValKind::kBool && !objective_given) {
     param_add(&params, "objective", "binary:logistic", true);
     objective_kind = gbdt::Objective::kLogistic;

@@ -282,6 +282,25 @@ void init_model_features(const RelInfo* rel, const char* target, const gbdt::Mod
                            fs->n)));
 }
 
+void check_init_target(const gbdt::Model* init, const char* target, bool text_target,
+                       ValKind target_kind) {
+  if (text_target || init->class_names.empty()) return;
+  if (target_kind == ValKind::kBool && init->class_names.size() == 2 &&
+      init->class_names[0] == "false" && init->class_names[1] == "true")
+    return;
+  StringInfoData names;
+  initStringInfo(&names);
+  for (size_t i = 0; i < init->class_names.size() && i < 10; i++)
+    appendStringInfo(&names, "%s'%s'", i > 0 ? ", " : "",
+                     model_to_server_string(init->class_names[i].c_str()));
+  if (init->class_names.size() > 10) appendStringInfoString(&names, ", ...");
+  ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                  errmsg("target column \"%s\" is not a class label, but init_model was trained "
+                         "on the classes %s",
+                         target, names.data),
+                  errhint("Continue it on a text, enum or boolean target holding those classes.")));
+}
+
 void init_label_classes(const gbdt::Model* init, const char* target, LabelClasses* out) {
   if (init->class_names.empty())
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),

@@ -42,6 +42,11 @@ void init_model_features(const RelInfo* rel, const char* target, const gbdt::Mod
 // names is an error naming the target).
 void init_label_classes(const gbdt::Model* init, const char* target, LabelClasses* out);
 
+// A numeric target for an init model trained on class names (other than a
+// bool target's false/true) is an error naming the target and the classes.
+void check_init_target(const gbdt::Model* init, const char* target, bool text_target,
+                       ValKind target_kind);
+
 // Loads the training rows for a continued training into `cxt`: read as the
 // init model's features (array columns expanded; categorical columns
 // through its dictionaries, a value it has not seen scored as unseen and

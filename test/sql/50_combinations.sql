@@ -8,7 +8,7 @@
 -- with a group column (rank:ndcg): 10 rounds continued by 10 are the
 -- 20-round model, tree for tree.
 BEGIN;
-SELECT plan(28);
+SELECT plan(29);
 
 CREATE TYPE size50 AS ENUM ('small', 'medium', 'large');
 CREATE TABLE c50 (id serial PRIMARY KEY, colour text, size size50, flag bool, x float8, w float8,
@@ -136,6 +136,9 @@ SELECT throws_like($$SELECT gbdt_train('c50_maybe', 'label', NULL, NULL, '{"num_
 SELECT throws_like($$SELECT gbdt_train('c50', 'label', NULL, NULL, '{"num_round": 1}', w10) FROM tm50$$,
                    '%target column "label" is a class label (text), but init_model (objective reg:squarederror) was trained on a numeric target%',
                    'a text target for an init model trained on numbers is refused');
+SELECT throws_like($$SELECT gbdt_train('c50', 'rel', NULL, NULL, '{"num_round": 1}', m10) FROM tm50$$,
+                   '%target column "rel" is not a class label, but init_model was trained on the classes ''no'', ''yes''%',
+                   'a numeric target for an init model trained on class names is refused');
 SELECT is((SELECT pg_temp.tree_diff(cw20, w20) FROM tm50), 0,
           'weight_column: 10 + 10 rounds are the 20-round trees');
 SELECT ok((SELECT pg_temp.tree_diff(cw20, gbdt_train('c50', 'y', NULL, NULL, '{"num_round": 10}', init_model => w10)) FROM tm50) > 0,
