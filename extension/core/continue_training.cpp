@@ -7,6 +7,7 @@
 #include "metrics.h"
 #include "objective.h"
 #include "thread_pool.h"
+#include "unseen_categories.h"
 
 namespace gbdt {
 
@@ -149,6 +150,13 @@ Model continue_training(const TrainInput& in, const Model& init, TrainParams p,
   check_init_model(init, in.feature_names, &p);
   const int nthread = p.nthread > 0 ? p.nthread : default_nthread();
   BinnedInput b = bin_with_cuts(in, init.cuts, nthread);
+  // L2: categorical features keep the init model's dictionaries; a code it
+  // has not seen counts as missing in the new rounds (unseen_categories.h).
+  if (init.has_categorical()) {
+    b.feature_types = init.feature_types;
+    b.categories = init.categories;
+    bin_unseen_categories_as_missing(init.categories, init.cuts, in.features, &b.matrix);
+  }
   const std::vector<float> margins = init_model_margins(init, in.features, nthread);
   ValidationRows v;
   TrainExtras extras;

@@ -359,7 +359,10 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                               "'binary:logistic' (two classes) or 'multi:softprob', or leave "
                               "the objective out; for a regression, cast the target to a "
                               "number in a view.")));
-    text_label_classes(rel, target, &classes);
+    if (plus.init != nullptr)
+      init_label_classes(plus.init, target, &classes);  // L2: the init model's classes
+    else
+      text_label_classes(rel, target, &classes);
     if (classes.k < 2)
       ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                       errmsg("target column \"%s\" has %s: classification needs at least 2 "
@@ -382,10 +385,12 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                       errhint("Leave num_class out: the classes are the target's values.")));
     if (!objective_given) {
       objective_kind = classes.k == 2 ? gbdt::Objective::kLogistic : gbdt::Objective::kSoftprob;
+      if (plus.init != nullptr) objective_kind = plus.init->objective;  // L2
       param_add(&params, "objective", gbdt::objective_name(objective_kind), true);
     }
     if (is_multiclass(objective_kind)) memory.num_class = classes.k;
   }
+  if (plus.init != nullptr) check_init_target(plus.init, target, text_target, target_kind);  // L2
   if (target_kind == ValKind::kBool && !objective_given) {
     param_add(&params, "objective", "binary:logistic", true);
     objective_kind = gbdt::Objective::kLogistic;
@@ -405,28 +410,27 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   ColumnList left_out;
   column_list_init(&left_out);
   if (plus.init != nullptr) {
-    if (weight_column != nullptr)
-      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                      errmsg("parameter \"weight_column\" is not supported with init_model yet"),
-                      errhint("Continue an unweighted model, or train the weighted model from the start.")));
     if (upper_column != nullptr)  // X
       ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                       errmsg("init_model with a label_upper_bound_column (survival:aft) is not "
                              "supported yet"),
                       errhint("Train the survival:aft model from the start.")));
-    if (group_column != nullptr)
-      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                      errmsg("init_model with a group_column (ranking) is not supported yet"),
-                      errhint("Train the ranking model from the start.")));
-    if (text_target)
-      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                      errmsg("init_model with a text target \"%s\" is not supported yet", target),
-                      errhint("Continue a model trained on a numeric target.")));
-    if (!plus.init->categories.empty() || (cat_decl != nullptr && cat_decl->n > 0))
-      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                      errmsg("init_model with categorical features is not supported yet"),
-                      errhint("Train the model with categorical features from the start.")));
+    // L2: weights, a group column, a text target and categorical features
+    // continue through load_continue_data; categorical_features may only
+    // name categorical features of the init model.
     init_model_features(rel, target, plus.init, feat_arr, &fs);
+    for (int i = 0; cat_decl != nullptr && i < cat_decl->n; i++) {
+      bool cat = false;
+      for (int f = 0; f < fs.n && !cat; f++)
+        cat = fs.kinds[f] == ValKind::kCategory && strcmp(fs.names[f], cat_decl->names[i]) == 0;
+      if (!cat)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("parameter \"categorical_features\" names \"%s\", which is not a "
+                               "categorical feature of init_model",
+                               cat_decl->names[i]),
+                        errhint("The continued training takes the init model's features and "
+                                "their types.")));
+    }
   } else {
     resolve_features(rel, target, weight_column, feat_arr, &fs, &left_out, cat_decl);
     check_categorical_decl(rel, target, fs.n, fs.names, cat_decl);

@@ -19,9 +19,20 @@ extern "C" {
 #include "label_classes.h"
 #include "scoring_layout.h"
 #include "target_classes.h"
+#include "array_features.h"
+#include "train_groups.h"
+#include "unseen_categories.h"
 
 namespace gbdt_pg {
 namespace {
+
+// L2: the weight and group columns of a continued training's rows.
+struct RowExtras {
+  const char* weight_column;  // null: none (read second, after the target)
+  ValKind weight_kind;
+  const char* group_column;   // null: none (read last, as text)
+  GroupCoder* groups;
+};
 
 // Rows of a relation as float columns (NULL/NaN targets skipped, counted).
 struct Rows {
@@ -39,7 +50,26 @@ struct Rows {
   const TargetClasses* classes;  // null: the target value as it is
   ScoringLayout* layout;         // null: one column per feature
   float* rowbuf;                 // layout: one row's features
+  // L2: weights (null: none) and the group column (RowExtras).
+  const RowExtras* extras;
+  float* weights;
+  int first;      // reader index of the first feature column
+  int group_col;  // reader index of the group column
 };
+
+// A weight read with a row: finite and >= 0 (the training reader's rule).
+float checked_weight(const char* column, float w, bool isnull) {
+  if (isnull)
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("weight column \"%s\" contains NULL", column),
+                    errhint("Every row with a target needs a weight >= 0 (0 leaves the row "
+                            "out of the training).")));
+  if (!(w >= 0) || !std::isfinite(w))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("weight column \"%s\" contains %g: weights must be finite and >= 0",
+                           column, (double)w)));
+  return w;
+}
 
 void rows_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   Rows* s = (Rows*)arg;
@@ -52,6 +82,7 @@ void rows_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
     if (s->memory) check_memory_estimate((double)s->n + 1, s->nf, (double)s->n + 1, true, *s->memory);
     size_t cap = s->cap * 2;
     s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
+    if (s->weights != nullptr) s->weights = (float*)repalloc_huge(s->weights, sizeof(float) * cap);
     for (int f = 0; f < s->nf; f++)
       s->cols[f] = (float*)repalloc_huge(s->cols[f], sizeof(float) * cap);
     s->cap = cap;
@@ -59,19 +90,28 @@ void rows_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
   size_t i = s->n++;
   s->labels[i] = s->classes != nullptr ? target_class(s->classes, slot->tts_values[0], vals[0])
                                        : vals[0];
+  if (s->weights != nullptr)
+    s->weights[i] = checked_weight(s->extras->weight_column, vals[1], nulls[1]);
+  if (s->extras != nullptr && s->extras->groups != nullptr)
+    group_coder_add(s->extras->groups, slot->tts_values[s->group_col], nulls[s->group_col]);
   if (s->layout != nullptr) {
-    scoring_row(s->layout, slot, vals, nulls, 1, s->rowbuf);
+    scoring_row(s->layout, slot, vals, nulls, s->first, s->rowbuf);
     for (int f = 0; f < s->nf; f++) s->cols[f][i] = s->rowbuf[f];
     return;
   }
-  for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + 1];
+  for (int f = 0; f < s->nf; f++) s->cols[f][i] = vals[f + s->first];
 }
 
 void read_rows(const RelInfo* rel, const char* target, ValKind tk, int nf, const char** names,
                const ValKind* kinds, const MemoryShape* memory, MemoryContext cxt, Rows* s,
-               const TargetClasses* classes = nullptr, ScoringLayout* layout = nullptr) {
+               const TargetClasses* classes = nullptr, ScoringLayout* layout = nullptr,
+               const RowExtras* extras = nullptr) {
   MemoryContext old = MemoryContextSwitchTo(cxt);
   memset(s, 0, sizeof(*s));
+  s->extras = extras;
+  const bool weighted = extras != nullptr && extras->weight_column != nullptr;
+  const bool grouped = extras != nullptr && extras->group_column != nullptr;
+  s->first = weighted ? 2 : 1;
   s->classes = classes;
   s->layout = layout;
   s->rel = rel;
@@ -82,16 +122,23 @@ void read_rows(const RelInfo* rel, const char* target, ValKind tk, int nf, const
     check_memory_estimate(rel->reltuples, nf, rel->reltuples, false, *memory);
   s->cap = rel->reltuples > 1024 && rel->reltuples < 1e8 ? (size_t)rel->reltuples + 1 : 1024;
   s->labels = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
+  if (weighted) s->weights = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
   s->cols = (float**)palloc(sizeof(float*) * (nf > 0 ? nf : 1));
   for (int f = 0; f < nf; f++) s->cols[f] = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
-  const int ncols = layout != nullptr ? layout->ncols + 1 : nf + 1;
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
+  const int first = s->first;
+  int ncols = (layout != nullptr ? layout->ncols : nf) + first;
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (ncols + 1));
   cols[0] = ReaderColumn{target, tk, true, true};
+  if (weighted) cols[1] = ReaderColumn{extras->weight_column, extras->weight_kind, true, false};
   if (layout != nullptr) {
-    memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
+    memcpy(cols + first, layout->cols, sizeof(ReaderColumn) * layout->ncols);
     s->rowbuf = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
   } else {
-    for (int f = 0; f < nf; f++) cols[f + 1] = ReaderColumn{names[f], kinds[f], true, false};
+    for (int f = 0; f < nf; f++) cols[f + first] = ReaderColumn{names[f], kinds[f], true, false};
+  }
+  if (grouped) {  // passed through as text
+    s->group_col = ncols;
+    cols[ncols++] = ReaderColumn{extras->group_column, ValKind::kNone, false, false};
   }
   MemoryContextSwitchTo(old);
   read_relation(rel, cols, ncols, rows_row, s, false);
@@ -142,78 +189,135 @@ const gbdt::Model* init_model_arg(FunctionCallInfo fcinfo, int argno) {
 void init_model_features(const RelInfo* rel, const char* target, const gbdt::Model* init,
                          ArrayType* features, FeatureSet* fs) {
   const int nf = init->n_features();
-  fs->n = nf;
-  fs->names = (const char**)palloc(sizeof(char*) * (nf > 0 ? nf : 1));
-  fs->model_names = (const char**)palloc(sizeof(char*) * (nf > 0 ? nf : 1));
-  fs->kinds = (ValKind*)palloc(sizeof(ValKind) * (nf > 0 ? nf : 1));
+  const int n1 = nf > 0 ? nf : 1;
+  fs->n = 0;
+  fs->names = (const char**)palloc(sizeof(char*) * n1);
+  fs->model_names = (const char**)palloc(sizeof(char*) * n1);
+  fs->kinds = (ValKind*)palloc(sizeof(ValKind) * n1);
+  fs->widths = (int*)palloc(sizeof(int) * n1);
+  fs->elem_kinds = (ValKind*)palloc(sizeof(ValKind) * n1);
+  fs->has_arrays = false;
   for (int f = 0; f < nf; f++) {
-    fs->model_names[f] = pstrdup(init->feature_names[f].c_str());
-    fs->names[f] = model_to_server_string(fs->model_names[f]);
-    if (strcmp(fs->names[f], target) == 0)
+    const char* model_name = pstrdup(init->feature_names[f].c_str());
+    const char* name = model_to_server_string(model_name);
+    if (strcmp(name, target) == 0)
       ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                       errmsg("column \"%s\" is the target but a feature of init_model", target)));
-    if (find_column(rel, fs->names[f]) == nullptr)
+    Form_pg_attribute a = find_column(rel, name);
+    char* base = nullptr;
+    int index = 0;
+    if (a == nullptr && parse_element_name(name, &base, &index) &&
+        find_column(rel, base) != nullptr) {
+      // L2: element `index` of array column `base` (the init model's
+      // elements of one column are consecutive, 1 .. L).
+      Form_pg_attribute b = find_column(rel, base);
+      const int i = fs->n - 1;
+      if (i >= 0 && fs->kinds[i] == ValKind::kArray && strcmp(fs->names[i], base) == 0 &&
+          index == fs->widths[i] + 1) {
+        fs->widths[i]++;
+        continue;
+      }
+      if (index != 1)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("feature \"%s\" of init_model is not in array order (elements of "
+                               "array column \"%s\" must be 1, 2, ...)",
+                               name, base)));
+      const ValKind ek = array_element_kind(b->atttypid);
+      if (ek == ValKind::kNone)
+        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                        errmsg("column \"%s\" has type %s, but init_model's feature \"%s\" is an "
+                               "element of an array column",
+                               base, format_type_be(b->atttypid), name)));
+      fs->names[fs->n] = base;
+      fs->model_names[fs->n] = server_to_model_string(base);
+      fs->kinds[fs->n] = ValKind::kArray;
+      fs->widths[fs->n] = 1;
+      fs->elem_kinds[fs->n] = ek;
+      fs->has_arrays = true;
+      fs->n++;
+      continue;
+    }
+    if (a == nullptr)
       ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                       errmsg("column \"%s\" of relation \"%s\" does not exist, but init_model "
                              "was trained on it",
-                             fs->names[f], rel->name),
+                             name, rel->name),
                       errhint("Continued training reads the init model's %d feature columns "
                               "by name.", nf)));
-    fs->kinds[f] = require_numeric_column(rel, fs->names[f], "feature");
+    fs->names[fs->n] = name;
+    fs->model_names[fs->n] = model_name;
+    fs->widths[fs->n] = 1;
+    fs->elem_kinds[fs->n] = ValKind::kNone;
+    // L2: a categorical feature of the init model reads its column through
+    // the init model's dictionary (load_continue_data); the column must be
+    // of a type that can be categorical.
+    const bool categorical = (size_t)f < init->feature_types.size() &&
+                             init->feature_types[f] == gbdt::FeatureType::kCategorical;
+    if (categorical) {
+      CatSource src;
+      if (!category_source_for(getBaseType(a->atttypid), &src))
+        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                        errmsg("column \"%s\" has type %s, but init_model's feature \"%s\" is "
+                               "categorical",
+                               name, format_type_be(a->atttypid), name),
+                        errhint("Pass a text, varchar, char, enum, boolean or integer column.")));
+      fs->kinds[fs->n] = ValKind::kCategory;
+    } else {
+      fs->kinds[fs->n] = require_numeric_column(rel, name, "feature");
+    }
+    fs->n++;
   }
   if (features == nullptr) return;
   Datum* elems;
   bool* enulls;
   int nelems;
   deconstruct_array(features, TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &nelems);
-  bool same = nelems == nf;
+  bool same = nelems == fs->n;
   for (int i = 0; same && i < nelems; i++)
     same = !enulls[i] && strcmp(TextDatumGetCString(elems[i]), fs->names[i]) == 0;
   if (!same)
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("features must be those of init_model (%d columns, in its order) or "
                            "NULL",
-                           nf)));
+                           fs->n)));
 }
 
-void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt,
-                        LoadResult* out) {
-  const FeatureSet* fs = spec.features;
-  Rows s;
-  read_rows(spec.rel, spec.target, spec.target_kind, fs->n, fs->names, fs->kinds, &spec.memory,
-            cxt, &s);
-  if (s.n + s.skipped == 0)
-    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
-                    errmsg("relation \"%s\" has no rows", spec.rel->name)));
-  if (s.n == 0)
-    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
-                    errmsg("all values of target column \"%s\" are NULL", spec.target)));
-  Owned* o = owned_in(cxt);
-  const gbdt::Model* init = plus->init;
-  run_engine([&] {
-    gbdt::TrainInput in;
-    in.features = columns_of(s);
-    in.labels = s.labels;
-    in.rows_skipped = s.skipped;
-    for (int f = 0; f < fs->n; f++) {
-      in.feature_names.emplace_back(fs->model_names[f]);
-      in.feature_types.push_back(feature_type_for(fs->kinds[f]));
-    }
-    o->data = new gbdt::BinnedInput(gbdt::bin_with_cuts(in, init->cuts, spec.nthread));
-    o->margins = new std::vector<float>(gbdt::init_model_margins(*init, in.features, spec.nthread));
-  });
-  out->data = o->data;
-  out->rows_read = s.n + s.skipped;
-  out->passes = 1;
-  out->sample_rows = 0;
-  // Every feature of the init model is kept (no constant-column drop, no
-  // target checks: the features are the init model's).
-  out->checks = (ColumnCheck*)palloc0(sizeof(ColumnCheck) * (fs->n > 0 ? fs->n : 1));
-  out->checked_all_rows = true;
-  out->kept = (int*)palloc(sizeof(int) * (fs->n > 0 ? fs->n : 1));
-  for (int f = 0; f < fs->n; f++) out->kept[f] = f;
-  out->n_kept = fs->n;
-  plus->init_margins = o->margins;
+void check_init_target(const gbdt::Model* init, const char* target, bool text_target,
+                       ValKind target_kind) {
+  if (text_target || init->class_names.empty()) return;
+  if (target_kind == ValKind::kBool && init->class_names.size() == 2 &&
+      init->class_names[0] == "false" && init->class_names[1] == "true")
+    return;
+  StringInfoData names;
+  initStringInfo(&names);
+  for (size_t i = 0; i < init->class_names.size() && i < 10; i++)
+    appendStringInfo(&names, "%s'%s'", i > 0 ? ", " : "",
+                     model_to_server_string(init->class_names[i].c_str()));
+  if (init->class_names.size() > 10) appendStringInfoString(&names, ", ...");
+  ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                  errmsg("target column \"%s\" is not a class label, but init_model was trained "
+                         "on the classes %s",
+                         target, names.data),
+                  errhint("Continue it on a text, enum or boolean target holding those classes.")));
+}
+
+void init_label_classes(const gbdt::Model* init, const char* target, LabelClasses* out) {
+  if (init->class_names.empty())
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                    errmsg("target column \"%s\" is a class label (text), but init_model "
+                           "(objective %s) was trained on a numeric target",
+                           target, gbdt::objective_name(init->objective)),
+                    errhint("Continue it on the numeric target it was trained on.")));
+  const int k = (int)init->class_names.size();
+  *out = LabelClasses();
+  out->k = k;
+  out->text = true;
+  out->names = (char**)palloc(sizeof(char*) * k);
+  out->model_names = (const char**)palloc(sizeof(char*) * k);
+  for (int i = 0; i < k; i++) {
+    out->model_names[i] = pstrdup(init->class_names[i].c_str());
+    out->names[i] = (char*)model_to_server_string(out->model_names[i]);
+  }
 }
 
 namespace {
@@ -232,7 +336,93 @@ void delete_categories_cb(void* arg) {
   *mc = nullptr;
 }
 
+// A slot for scoring dictionaries, deleted when cxt goes (also on error).
+ModelCategories** categories_slot(MemoryContext cxt) {
+  ModelCategories** mc = (ModelCategories**)MemoryContextAllocZero(cxt, sizeof(ModelCategories*));
+  MemoryContextCallback* cb =
+      (MemoryContextCallback*)MemoryContextAllocZero(cxt, sizeof(MemoryContextCallback));
+  cb->func = delete_categories_cb;
+  cb->arg = mc;
+  MemoryContextRegisterResetCallback(cxt, cb);
+  return mc;
+}
+
 }  // namespace
+
+void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt,
+                        LoadResult* out) {
+  const FeatureSet* fs = spec.features;
+  const gbdt::Model* init = plus->init;
+  // L2: the rows are read as the init model's features (scoring_layout.h):
+  // array columns expanded, categorical columns through the init model's
+  // dictionaries (a value it has not seen is the code "unseen", n).
+  ModelCategories** mc = categories_slot(cxt);
+  run_engine([&] { *mc = build_model_categories(*init); });
+  ScoringLayout* layout = scoring_layout(spec.rel, init->feature_names, *mc, nullptr,
+                                         training_array_length, (void*)fs);
+  layout->reject_inf = true;  // as the training reader
+  for (int c = 0; c < layout->ncols; c++) layout->cols[c].reject_infinity = true;
+  // A text target through the init model's classes (a label that is not
+  // one of them is an error naming it and the classes).
+  TargetClasses* classes = nullptr;
+  ValKind tk = spec.target_kind;
+  if (spec.labels != nullptr && spec.labels->text) {
+    classes = (TargetClasses*)palloc(sizeof(TargetClasses));
+    target_classes_from_names(spec.target, "", spec.labels->k, spec.labels->names, false,
+                              classes);
+    tk = classes->kind;
+  }
+  RowExtras* ex = (RowExtras*)palloc0(sizeof(RowExtras));
+  ex->weight_column = spec.weight_column;
+  ex->weight_kind = spec.weight_kind;
+  ex->group_column = spec.group_column;
+  if (spec.group_column != nullptr) ex->groups = group_coder_create(cxt, spec.group_column);
+  const int nx = layout->nf;
+  Rows s;
+  read_rows(spec.rel, spec.target, tk, nx, nullptr, nullptr, &spec.memory, cxt, &s, classes,
+            layout, ex);
+  if (s.n + s.skipped == 0)
+    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
+                    errmsg("relation \"%s\" has no rows", spec.rel->name)));
+  if (s.n == 0)
+    ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
+                    errmsg("all values of target column \"%s\" are NULL", spec.target)));
+  Owned* o = owned_in(cxt);
+  run_engine([&] {
+    gbdt::TrainInput in;
+    in.features = columns_of(s);
+    in.labels = s.labels;
+    in.weights = s.weights;
+    in.rows_skipped = s.skipped;
+    in.feature_names = init->feature_names;
+    in.feature_types = init->feature_types;
+    if ((int)in.feature_types.size() != nx)
+      in.feature_types.assign((size_t)nx, gbdt::FeatureType::kFloat);
+    o->data = new gbdt::BinnedInput(gbdt::bin_with_cuts(in, init->cuts, spec.nthread));
+    o->data->categories = init->categories;  // the dictionaries stay the init model's
+    gbdt::bin_unseen_categories_as_missing(init->categories, init->cuts, in.features,
+                                           &o->data->matrix);
+    o->margins = new std::vector<float>(gbdt::init_model_margins(*init, in.features, spec.nthread));
+  });
+  if (ex->groups != nullptr) {
+    if (group_coder_rows(ex->groups) != o->data->matrix.n_rows)
+      elog(ERROR, "gbdt: group column rows do not match the training rows");
+    group_coder_take(ex->groups, &o->data->query_group);
+  }
+  out->data = o->data;
+  out->rows_read = s.n + s.skipped;
+  out->passes = 1;
+  out->sample_rows = 0;
+  // Every feature of the init model is kept (no constant-column drop, no
+  // target checks: the features are the init model's).
+  out->checks = (ColumnCheck*)palloc0(sizeof(ColumnCheck) * (nx > 0 ? nx : 1));
+  out->checked_all_rows = true;
+  out->kept = (int*)palloc(sizeof(int) * (nx > 0 ? nx : 1));
+  for (int f = 0; f < nx; f++) out->kept[f] = f;
+  out->n_kept = nx;
+  plus->init_margins = o->margins;
+}
+
 
 void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& data,
                               TrainPlus* plus, MemoryContext cxt) {

@@ -37,8 +37,22 @@ const gbdt::Model* init_model_arg(FunctionCallInfo fcinfo, int argno);
 void init_model_features(const RelInfo* rel, const char* target, const gbdt::Model* init,
                          ArrayType* features, FeatureSet* fs);
 
-// Loads the training rows for a continued training into `cxt`: binned with
-// the init model's cuts, with its margins on every row (plus->init_margins).
+// L2: the classes of a text target continued from init_model: the init
+// model's class names, in its class order (an init model without class
+// names is an error naming the target).
+void init_label_classes(const gbdt::Model* init, const char* target, LabelClasses* out);
+
+// A numeric target for an init model trained on class names (other than a
+// bool target's false/true) is an error naming the target and the classes.
+void check_init_target(const gbdt::Model* init, const char* target, bool text_target,
+                       ValKind target_kind);
+
+// Loads the training rows for a continued training into `cxt`: read as the
+// init model's features (array columns expanded; categorical columns
+// through its dictionaries, a value it has not seen scored as unseen and
+// binned as missing, unseen_categories.h), binned with its cuts, with its
+// margins on every row (plus->init_margins); the weight and group columns
+// of spec, a text target through spec.labels (init_label_classes).
 void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt,
                         LoadResult* out);
 

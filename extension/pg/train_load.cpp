@@ -188,6 +188,37 @@ void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nul
     memcpy(x, vals + s->first, sizeof(float) * s->nf);
 }
 
+// Index of the first feature of column i (array columns expand to
+// widths[i] features; every other column is one feature).
+int first_feature_of(const FeatureSet* fs, int i) {
+  int j = 0;
+  for (int c = 0; c < i; c++) j += fs->kinds[c] == ValKind::kArray ? fs->widths[c] : 1;
+  return j;
+}
+
+// Per column, its (first) feature's float column: the dictionaries are per
+// column, the float columns per feature (palloc'd).
+float** category_columns(const FeatureSet* fs, float** feature_cols) {
+  float** out = (float**)palloc(sizeof(float*) * (fs->n > 0 ? fs->n : 1));
+  for (int i = 0; i < fs->n; i++) out[i] = feature_cols[first_feature_of(fs, i)];
+  return out;
+}
+
+// Category names per feature (empty for numeric features and array
+// elements; categorical columns are never array columns).  Engine code.
+void feature_category_names(const FeatureSet* fs, const TrainCategories* tcat,
+                            std::vector<std::vector<std::string>>* out) {
+  std::vector<std::vector<std::string>> names;
+  train_categories_names(tcat, &names);
+  out->clear();
+  for (int i = 0; i < fs->n; i++) {
+    if (fs->kinds[i] == ValKind::kArray)
+      out->resize(out->size() + (size_t)fs->widths[i]);
+    else
+      out->push_back(names[(size_t)i]);
+  }
+}
+
 template <class Input>
 void set_names(const LoadSpec& spec, const LoadResult* out, Input* d, const TrainCategories* tcat) {
   const FeatureSet* fs = spec.features;
@@ -197,11 +228,10 @@ void set_names(const LoadSpec& spec, const LoadResult* out, Input* d, const Trai
     d->feature_types.push_back(fs->x_types[f]);
   }
   // B: category names of the kept features (the dictionaries are per
-  // column; categorical features are never array columns, so column f is
-  // feature f).
+  // column, expanded to the features).
   if (tcat != nullptr) {
     std::vector<std::vector<std::string>> names;
-    train_categories_names(tcat, &names);
+    feature_category_names(fs, tcat, &names);
     for (int i = 0; i < out->n_kept; i++) d->categories.push_back(names[out->kept[i]]);
   }
 }
@@ -237,9 +267,9 @@ void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows
 }
 
 // Categories per feature (0: numeric) for the cuts of categorical features.
-std::vector<uint32_t> category_counts(const TrainCategories* tcat) {
+std::vector<uint32_t> category_counts(const FeatureSet* fs, const TrainCategories* tcat) {
   std::vector<std::vector<std::string>> names;
-  train_categories_names(tcat, &names);
+  feature_category_names(fs, tcat, &names);
   std::vector<uint32_t> counts;
   for (const auto& n : names) counts.push_back((uint32_t)n.size());
   return counts;
@@ -324,11 +354,6 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   // Dictionaries of the categorical features (category_dict.h).
   TrainCategories* tcat =
       train_categories_create(cxt, rel, cols, first, spec.features->n, spec.max_categories);
-  if (tcat != nullptr && spec.features->has_arrays)
-    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("categorical features cannot be combined with array features yet"),
-                    errhint("Train with the array columns or with the categorical columns, "
-                            "not both.")));
 
   FloatSink fs;
   memset(&fs, 0, sizeof(fs));
@@ -368,8 +393,10 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     out->sample_rows = std::min(fs.n, sample_cap);
     skipped = fs.skipped;
     if (tcat != nullptr) {
-      train_categories_count_columns(tcat, fs.cols, fs.n);
-      train_categories_finalize(tcat, fs.cols, fs.n);
+      float** ccols = category_columns(spec.features, fs.cols);
+      train_categories_count_columns(tcat, ccols, fs.n);
+      train_categories_finalize(tcat, ccols, fs.n);
+      pfree(ccols);
     }
     bin_floats(spec, &fs, owned, out, tcat);
     seconds_bin = owned->data->seconds_bin;
@@ -424,7 +451,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
         sample.columns.assign(cs->cols, cs->cols + cs->nf);
         owned->data = new gbdt::BinnedInput();
         const std::vector<uint32_t> counts =
-            tcat != nullptr ? category_counts(tcat) : std::vector<uint32_t>();
+            tcat != nullptr ? category_counts(spec.features, tcat) : std::vector<uint32_t>();
         owned->data->cuts = gbdt::cuts_from_sample(sample, spec.max_bin, spec.nthread,
                                                    tcat != nullptr ? &counts : nullptr);
         owned->data->labels.resize(n);
