@@ -51,8 +51,30 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
     const Tree* const tr = m.trees.data() + i0;
     bool cat = false;
     for (size_t j = 0; j < cnt; ++j) cat |= tr[j].has_categorical();
-    if (cat) {  // categorical splits: each tree's own walk (Tree::goes_left)
-      for (size_t j = 0; j < cnt; ++j) a[m.tree_group[i0 + j]] += tr[j].value[tr[j].leaf_of(x)];
+    if (cat) {
+      // Categorical splits: the same lock-step with Tree::goes_left's
+      // decisions (categorical_split.h) spelled out without branches.
+      for (;;) {
+        unsigned active = 0;
+        for (size_t j = 0; j < cnt; ++j) {
+          const Tree& t = tr[j];
+          const int32_t n = nd[j];
+          const int32_t l = t.left[n];
+          const unsigned inner = l >= 0;
+          const float dummy = 0.0f;
+          const float* src = inner ? x + t.feature[n] : &dummy;
+          const float v = *src;
+          const unsigned nan = v != v;
+          unsigned left_val = v < t.threshold[n];
+          if (t.is_categorical(n)) left_val = !t.cat_right(n, v);
+          const unsigned go_left = ((nan & (t.default_left[n] != 0)) | (~nan & left_val)) & 1u;
+          const int32_t c[3] = {t.right[n], l, n};
+          nd[j] = c[inner ? go_left : 2u];
+          active |= inner;
+        }
+        if (!active) break;
+      }
+      for (size_t j = 0; j < cnt; ++j) a[m.tree_group[i0 + j]] += tr[j].value[nd[j]];
       continue;
     }
     for (;;) {
@@ -140,14 +162,31 @@ struct PerfNode {
 
 constexpr int kMaxPerfectDepth = 10;
 
+// Trees of a model with categorical splits, flattened like FlatNode with
+// the code set of a categorical node (bit 30 of fdl) in the forest's
+// cat_bits[off .. off + words); a numeric node has words = 0, so the set
+// test is false for it whatever v.  Same decisions as Tree::goes_left.
+constexpr uint32_t kCatFlag = 0x40000000u;
+struct CatFlatNode {
+  float thr;      // split threshold, or the leaf value
+  uint32_t fdl;   // feature | categorical << 30 | default_left << 31 (0 for a leaf)
+  int32_t left;   // node index within the tree (self for a leaf)
+  int32_t right;
+  uint32_t off;   // categorical: first word of the code set in cat_bits
+  uint32_t words; // categorical: words of the code set (0: numeric or leaf)
+};
+
 struct FlatForest {
   std::vector<FlatNode> nodes;
   std::vector<uint32_t> start;  // first node of each tree
   std::vector<int32_t> depth;   // max depth of each tree (0: a single leaf)
   bool perfect = false;         // every tree is in perf (depth <= kMaxPerfectDepth)
-  bool categorical = false;     // some tree has categorical splits: Tree::leaf_of walks
+  bool categorical = false;     // some tree has categorical splits: the cat layout below
   std::vector<PerfNode> perf;
   std::vector<uint32_t> perf_start;
+  // Categorical models: every tree in cat (start[] as for nodes), code sets in cat_bits.
+  std::vector<CatFlatNode> cat;
+  std::vector<uint32_t> cat_bits;
 };
 
 void place_perfect(const Tree& tr, int32_t nd, size_t pos, int level, int depth, PerfNode* out) {
@@ -184,6 +223,28 @@ void flatten_perfect(const Model& m, size_t ntrees, FlatForest* ff) {
     o += ((size_t)2 << ff->depth[t]) - 1;
   }
   ff->perfect = true;
+}
+
+void flatten_categorical(const Model& m, size_t ntrees, FlatForest* ff) {
+  ff->cat.resize(ff->nodes.size());
+  ff->cat_bits.clear();
+  for (size_t t = 0; t < ntrees; ++t) {
+    const Tree& tr = m.trees[t];
+    CatFlatNode* out = ff->cat.data() + ff->start[t];
+    for (int32_t i = 0; i < tr.num_nodes(); ++i) {
+      const FlatNode& f = ff->nodes[ff->start[t] + i];
+      CatFlatNode& n = out[i];
+      n = CatFlatNode{f.thr, f.fdl, f.left, f.right, 0u, 0u};
+      if (tr.left[i] >= 0 && tr.is_categorical(i)) {
+        n.fdl |= kCatFlag;
+        n.off = (uint32_t)ff->cat_bits.size();
+        n.words = tr.cat_offset[i + 1] - tr.cat_offset[i];
+        ff->cat_bits.insert(ff->cat_bits.end(), tr.cat_bits.begin() + tr.cat_offset[i],
+                            tr.cat_bits.begin() + tr.cat_offset[i + 1]);
+      }
+    }
+  }
+  ff->cat_bits.push_back(0u);  // never empty (data() of a numeric node's empty set)
 }
 
 void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
@@ -228,6 +289,7 @@ void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
     o += tr.left.size();
     ff->categorical |= tr.has_categorical();
   }
+  if (ff->categorical) flatten_categorical(m, ntrees, ff);
   flatten_perfect(m, ntrees, ff);
 }
 
@@ -241,6 +303,28 @@ inline int32_t step(const FlatNode* tr, int32_t nd, const float* xr) {
   // Indexed load instead of a (mispredicted) branch: child[0] = left, child[1] = right.
   return (&n.left)[go_right];
 }
+
+// step() for CatFlatNode: categorical nodes send a code in their set right
+// (cat_goes_right: an integer-truncated code in [0, 32 * words)), other
+// values left; missing follows default_left.  Branch-free: the set test of
+// a numeric node (words = 0) is false and not used.
+struct CatStep {
+  const uint32_t* bits;
+  int32_t operator()(const CatFlatNode* tr, int32_t nd, const float* xr) const {
+    const CatFlatNode& n = tr[nd];
+    const float v = xr[n.fdl & 0x3fffffffu];
+    const unsigned nan = v != v;
+    const unsigned dl = n.fdl >> 31;
+    const unsigned cat = (n.fdl >> 30) & 1u;
+    const unsigned lt = v < n.thr;
+    const bool in_range = v >= 0.0f && v < 32.0f * (float)n.words;
+    const uint32_t c = (uint32_t)(in_range ? v : 0.0f);
+    const unsigned in_set = in_range & ((bits[n.off + (c >> 5)] >> (c & 31)) & 1u);
+    const unsigned left_val = (cat & (in_set ^ 1u)) | ((cat ^ 1u) & lt);
+    const unsigned go_left = ((nan & dl) | (~nan & left_val)) & 1u;
+    return (&n.left)[go_left ^ 1u];
+  }
+};
 
 inline uint32_t perf_step(const PerfNode* tr, uint32_t p, const float* xr) {
   const PerfNode n = tr[p];
@@ -435,11 +519,11 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   if (ff.categorical) {
     // Categorical splits: row by row with each tree's own walk, trees in
     // order (the float additions of predict_margin_row).
+    const CatStep cs{ff.cat_bits.data()};
+    const CatFlatNode* cn = ff.cat.data();
     for (size_t t = 0; t < ntrees; ++t) {
       if (stop != nullptr && (*stop)()) return false;
-      const Tree& tr = m.trees[t];
-      const int g = tg[t];
-      for (size_t i = 0; i < rows; ++i) a[i * K + g] += tr.value[tr.leaf_of(xb + i * (size_t)d)];
+      walk_tree_lockstep<8, int32_t>(cn + ff.start[t], ff.depth[t], tg[t], K, xb, rows, d, a, cs);
     }
   }
   const int kernel = g_kernel.load(std::memory_order_relaxed);
