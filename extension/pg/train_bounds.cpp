@@ -25,27 +25,7 @@ ValKind check_upper_bound_column(const RelInfo* rel, const char* column, const c
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("label_upper_bound_column \"%s\" is the weight column", column)));
   const ValKind kind = require_numeric_column(rel, column, "label_upper_bound_column");
-  int w = 0;
-  for (int f = 0; f < fs->n; f++) {
-    if (strcmp(fs->names[f], column) == 0) {
-      if (features_given)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("column \"%s\" is the label_upper_bound_column and cannot also "
-                               "be a feature",
-                               column)));
-      continue;
-    }
-    fs->names[w] = fs->names[f];
-    fs->kinds[w] = fs->kinds[f];
-    if (fs->model_names) fs->model_names[w] = fs->model_names[f];
-    w++;
-  }
-  fs->n = w;
-  if (fs->n == 0)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("relation \"%s\" has no feature columns besides the target \"%s\" and "
-                           "the label_upper_bound_column \"%s\"",
-                           rel->name, target, column)));
+  remove_role_column(rel, target, column, "label_upper_bound_column", features_given, fs);
   return kind;
 }
 

@@ -18,26 +18,7 @@ void check_group_column(const RelInfo* rel, const char* group, const char* targe
   if (strcmp(group, target) == 0)
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("group_column \"%s\" is the target column", group)));
-  int w = 0;
-  for (int f = 0; f < fs->n; f++) {
-    if (strcmp(fs->names[f], group) == 0) {
-      if (features_given)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("column \"%s\" is the group_column and cannot also be a feature",
-                               group)));
-      continue;
-    }
-    fs->names[w] = fs->names[f];
-    fs->kinds[w] = fs->kinds[f];
-    if (fs->model_names) fs->model_names[w] = fs->model_names[f];
-    w++;
-  }
-  fs->n = w;
-  if (fs->n == 0)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("relation \"%s\" has no feature columns besides the target \"%s\" and "
-                           "the group_column \"%s\"",
-                           rel->name, target, group)));
+  remove_role_column(rel, target, group, "group_column", features_given, fs);
 }
 
 struct GroupCoder {

@@ -506,4 +506,28 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   MemoryContextSwitchTo(old);
 }
 
+void remove_role_column(const RelInfo* rel, const char* target, const char* column,
+                        const char* role, bool features_given, FeatureSet* fs) {
+  int w = 0;
+  for (int f = 0; f < fs->n; f++) {
+    if (strcmp(fs->names[f], column) == 0) {
+      if (features_given)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("column \"%s\" is the %s and cannot also be a feature", column,
+                               role)));
+      continue;
+    }
+    fs->names[w] = fs->names[f];
+    fs->kinds[w] = fs->kinds[f];
+    if (fs->model_names) fs->model_names[w] = fs->model_names[f];
+    w++;
+  }
+  fs->n = w;
+  if (fs->n == 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("relation \"%s\" has no feature columns besides the target \"%s\" and "
+                           "the %s \"%s\"",
+                           rel->name, target, role, column)));
+}
+
 }  // namespace gbdt_pg

@@ -40,6 +40,12 @@ struct FeatureSet {
   gbdt::FeatureType* x_types;
 };
 
+// Takes a column with a role of its own (group_column,
+// label_upper_bound_column) out of the feature list: an error when the
+// caller named it as a feature (features_given) or when no feature is left.
+void remove_role_column(const RelInfo* rel, const char* target, const char* column,
+                        const char* role, bool features_given, FeatureSet* fs);
+
 struct LoadSpec {
   const RelInfo* rel;
   const char* target;
