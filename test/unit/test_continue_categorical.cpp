@@ -127,8 +127,11 @@ TEST(ContinueCategorical, UnseenCodesAreMissingBinsAndKeepTheDictionary) {
   EXPECT_EQ(changed, unseen);
   for (size_t i = 0; i < N.n; ++i) {
     const bool is_unseen = i % 7 == 0;
-    if (is_unseen) EXPECT_EQ(b.matrix.at(i, 0), first.cuts.nbins(0)) << i;
-    else if (!std::isnan(N.c0[i])) EXPECT_EQ(b.matrix.at(i, 0), (int)N.c0[i]) << i;
+    if (is_unseen) {
+      EXPECT_EQ(b.matrix.at(i, 0), first.cuts.nbins(0)) << i;
+    } else if (!std::isnan(N.c0[i])) {
+      EXPECT_EQ(b.matrix.at(i, 0), (int)N.c0[i]) << i;
+    }
   }
   const Model cont = continue_training(N.input(), first, p, cpu_hooks());
   EXPECT_EQ(cont.categories, first.categories);
