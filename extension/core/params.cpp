@@ -728,6 +728,11 @@ std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams&
   return r;
 }
 
+const char* param_type(const std::string& key) {
+  const ParamDef* d = find_param(key);
+  return d ? d->type : nullptr;
+}
+
 std::string params_markdown_table() {
   std::string t = "| Parameter | Aliases | Type | Allowed | Default | Description |\n";
   t += "|---|---|---|---|---|---|\n";

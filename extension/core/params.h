@@ -140,6 +140,9 @@ std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams&
 bool is_known_metric(const std::string& m);
 // The names of a comma-separated eval_metric list (spaces trimmed).
 std::vector<std::string> split_metrics(const std::string& list);
+// The type of the parameter a key (name or alias) sets: "number",
+// "integer", "string" or "list"; null for an unknown key.
+const char* param_type(const std::string& key);
 // The README's parameter table (markdown), from the table of parameters.
 std::string params_markdown_table();
 

@@ -50,7 +50,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (p.objective == Objective::kSoftprob && p.num_class == 0) p.num_class = 3;
   std::vector<std::pair<std::string, std::string>> rec = params_to_kv(p);
   std::vector<ParamKV> again;
-  for (const auto& kv : rec) again.push_back(ParamKV{kv.first, kv.second, false});
+  // As a user would pass the record back as JSON: string parameters
+  // (objective, column and relation names) as JSON strings, others bare.
+  for (const auto& kv : rec) {
+    const char* type = param_type(kv.first);
+    again.push_back(ParamKV{kv.first, kv.second, type != nullptr && std::string(type) == "string"});
+  }
   TrainParams q;
   try {
     apply_params(again, &q);
