@@ -9,6 +9,7 @@
 #include "predict.h"
 #include "model_type.h"
 #include "scoring.h"
+#include "scoring_layout.h"
 
 #include "model.h"
 #include "objective.h"
@@ -102,15 +103,13 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
         rm->attidx[f] = found;
         rm->kinds[f] = array_element_kind(TupleDescAttr(td, found)->atttypid);
         rm->elem[f] = index;
-        int len = 0;  // the model's length of this array: its largest element
-        for (int g = 0; g < nf; g++) {
-          char* b2 = nullptr;
-          int i2 = 0;
-          if (parse_element_name(m->feature_names[g].c_str(), &b2, &i2) &&
-              strcmp(b2, m->feature_names[f].substr(0, m->feature_names[f].rfind('[')).c_str()) == 0 &&
-              i2 > len)
-            len = i2;
-        }
+        // The model's length of this array (its largest element), once per
+        // array column: the elements of a column are consecutive features.
+        const int len =
+            f > 0 && rm->elem[f - 1] > 0 && rm->attidx[f - 1] == found
+                ? rm->elen[f - 1]
+                : model_array_length(m->feature_names,
+                                     m->feature_names[f].substr(0, m->feature_names[f].rfind('[')).c_str());
         rm->elen[f] = len;
         if (len > max_elen) max_elen = len;
         continue;
