@@ -18,11 +18,29 @@ bool is_text_label_type(Oid typid) {
 }
 
 namespace {
-const LabelClasses* sort_lc;
-int cmp_by_bytes(const void* a, const void* b) {
-  return strcmp(sort_lc->names[*(const int*)a], sort_lc->names[*(const int*)b]);
+int cmp_by_bytes(const void* a, const void* b, void* names) {
+  char* const* n = (char* const*)names;
+  return strcmp(n[*(const int*)a], n[*(const int*)b]);
 }
 }  // namespace
+
+int* order_names_by_bytes(char* const* names, int k) {
+  int* order = (int*)palloc(sizeof(int) * (k > 0 ? k : 1));
+  for (int i = 0; i < k; i++) order[i] = i;
+  qsort_arg(order, k, sizeof(int), cmp_by_bytes, (void*)names);
+  return order;
+}
+
+int find_name_by_bytes(char* const* names, const int* by_bytes, int k, const char* s) {
+  int lo = 0, hi = k;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    const int c = strcmp(names[by_bytes[mid]], s);
+    if (c == 0) return by_bytes[mid];
+    if (c < 0) lo = mid + 1; else hi = mid;
+  }
+  return -1;
+}
 
 void text_label_classes(const RelInfo* rel, const char* target, LabelClasses* out) {
   const char* col = quote_identifier(target);
@@ -49,30 +67,21 @@ void text_label_classes(const RelInfo* rel, const char* target, LabelClasses* ou
   out->text = true;
   out->names = (char**)palloc(sizeof(char*) * (k > 0 ? k : 1));
   out->model_names = (const char**)palloc(sizeof(char*) * (k > 0 ? k : 1));
-  out->by_bytes = (int*)palloc(sizeof(int) * (k > 0 ? k : 1));
   for (int i = 0; i < k; i++) {
     bool isnull;
     Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
     out->names[i] = text_to_cstring(DatumGetTextPP(d));
-    out->by_bytes[i] = i;
   }
   MemoryContextSwitchTo(spi);
   SPI_finish();
   for (int i = 0; i < k; i++) out->model_names[i] = server_to_model_string(out->names[i]);
-  sort_lc = out;
-  qsort(out->by_bytes, k, sizeof(int), cmp_by_bytes);
-  sort_lc = nullptr;
+  out->by_bytes = order_names_by_bytes(out->names, k);
 }
 
 float text_label_code(const LabelClasses* lc, const char* target, Datum value) {
   char* s = text_to_cstring(DatumGetTextPP(value));
-  int lo = 0, hi = lc->k;
-  while (lo < hi) {
-    int mid = (lo + hi) >> 1;
-    int c = strcmp(lc->names[lc->by_bytes[mid]], s);
-    if (c == 0) return (float)lc->by_bytes[mid];
-    if (c < 0) lo = mid + 1; else hi = mid;
-  }
+  const int c = find_name_by_bytes(lc->names, lc->by_bytes, lc->k, s);
+  if (c >= 0) return (float)c;
   ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                   errmsg("target column \"%s\" has value '%s', not among the classes read "
                          "before (the relation changed while it was read)",

@@ -25,6 +25,12 @@ struct LabelClasses {
   int* by_bytes = nullptr;   // text: class indices ordered by strcmp of the names
 };
 
+// Class indices 0 .. k-1 ordered by strcmp of their names (palloc'd), and
+// the class index of name s in that order (-1: not a class): the lookup of
+// text labels in training, gbdt_evaluate and validation_relation.
+int* order_names_by_bytes(char* const* names, int k);
+int find_name_by_bytes(char* const* names, const int* by_bytes, int k, const char* s);
+
 // Whether a target of this type is read as text labels (string types, enums).
 bool is_text_label_type(Oid typid);
 

@@ -8,29 +8,18 @@
 namespace gbdt_pg {
 namespace {
 
-const TargetClasses* sort_tc;
-int cmp_names(const void* a, const void* b) {
-  return strcmp(sort_tc->names[*(const int*)a], sort_tc->names[*(const int*)b]);
-}
-int cmp_values(const void* a, const void* b) {
-  const double x = sort_tc->values[*(const int*)a], y = sort_tc->values[*(const int*)b];
+int cmp_values(const void* a, const void* b, void* values) {
+  const double* v = (const double*)values;
+  const double x = v[*(const int*)a], y = v[*(const int*)b];
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-void sort_names(TargetClasses* tc) {
-  tc->by_bytes = (int*)palloc(sizeof(int) * (tc->k > 0 ? tc->k : 1));
-  for (int i = 0; i < tc->k; i++) tc->by_bytes[i] = i;
-  sort_tc = tc;
-  qsort(tc->by_bytes, tc->k, sizeof(int), cmp_names);
-  sort_tc = nullptr;
-}
+void sort_names(TargetClasses* tc) { tc->by_bytes = order_names_by_bytes(tc->names, tc->k); }
 
 void sort_values(TargetClasses* tc) {
   tc->by_value = (int*)palloc(sizeof(int) * (tc->k > 0 ? tc->k : 1));
   for (int i = 0; i < tc->k; i++) tc->by_value[i] = i;
-  sort_tc = tc;
-  qsort(tc->by_value, tc->k, sizeof(int), cmp_values);
-  sort_tc = nullptr;
+  qsort_arg(tc->by_value, tc->k, sizeof(int), cmp_values, tc->values);
 }
 
 // "'a', 'b'" / "0, 10, 20": the first 10 classes.
@@ -134,13 +123,8 @@ float target_class(const TargetClasses* tc, Datum d, float val) {
     case TargetClasses::Mode::kNames: {
       const char* s = tc->is_bool ? (val != 0 ? "true" : "false")
                                   : text_to_cstring(DatumGetTextPP(d));
-      int lo = 0, hi = tc->k;
-      while (lo < hi) {
-        const int mid = (lo + hi) >> 1;
-        const int c = strcmp(tc->names[tc->by_bytes[mid]], s);
-        if (c == 0) return (float)tc->by_bytes[mid];
-        if (c < 0) lo = mid + 1; else hi = mid;
-      }
+      const int c = find_name_by_bytes(tc->names, tc->by_bytes, tc->k, s);
+      if (c >= 0) return (float)c;
       ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                       errmsg("target column \"%s\"%s has value '%s', which is not a class of "
                              "the %s",

@@ -318,6 +318,7 @@ void init_label_classes(const gbdt::Model* init, const char* target, LabelClasse
     out->model_names[i] = pstrdup(init->class_names[i].c_str());
     out->names[i] = (char*)model_to_server_string(out->model_names[i]);
   }
+  out->by_bytes = order_names_by_bytes(out->names, k);  // complete, as text_label_classes'
 }
 
 namespace {
