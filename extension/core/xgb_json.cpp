@@ -12,6 +12,7 @@
 #include "objective.h"
 #include "utf8.h"
 #include "xgb_json_categorical.h"
+#include "xgb_json_detail.h"
 
 namespace gbdt {
 
@@ -125,12 +126,7 @@ void write_float_array(std::ostringstream& o, const char* name, const std::vecto
   o << ']';
 }
 
-template <class T>
-void write_int_array(std::ostringstream& o, const char* name, const std::vector<T>& v) {
-  o << '"' << name << "\":[";
-  for (size_t i = 0; i < v.size(); ++i) o << (i ? "," : "") << (long long)v[i];
-  o << ']';
-}
+using xgb_json_detail::write_int_array;
 
 void write_tree(std::ostringstream& o, const Tree& t, int id, int num_feature, float shift) {
   const int32_t nn = t.num_nodes();
@@ -283,9 +279,7 @@ namespace {
 [[noreturn]] void unsupported(const std::string& what) {
   throw InvalidInput("XGBoost model not supported: " + what);
 }
-[[noreturn]] void malformed(const std::string& what) {
-  throw InvalidInput("invalid XGBoost JSON model: " + what);
-}
+using xgb_json_detail::malformed;
 
 JsonRef need(const JsonRef& obj, const std::string& key, const std::string& where) {
   JsonRef v = obj.get(key);

@@ -7,21 +7,15 @@
 #include "common.h"
 #include "model_limits.h"
 #include "utf8.h"
+#include "xgb_json_detail.h"
 
 namespace gbdt {
 
 namespace {
 
-[[noreturn]] void malformed(const std::string& what) {
-  throw InvalidInput("invalid XGBoost JSON model: " + what);
-}
+using xgb_json_detail::malformed;
 
-template <class T>
-void int_array(std::ostringstream& o, const char* name, const std::vector<T>& v) {
-  o << '"' << name << "\":[";
-  for (size_t i = 0; i < v.size(); ++i) o << (i ? "," : "") << (long long)v[i];
-  o << ']';
-}
+using xgb_json_detail::write_int_array;
 
 long long int_of(const JsonRef& v, const std::string& what) {
   if (!v.is_number()) malformed(what + " is not a number");
@@ -45,13 +39,13 @@ void write_xgb_tree_categories(std::ostringstream& o, const Tree& t) {
       sizes.push_back((int32_t)cats.size() - segments.back());
     }
   o << ',';
-  int_array(o, "categories", cats);
+  write_int_array(o, "categories", cats);
   o << ',';
-  int_array(o, "categories_nodes", nodes);
+  write_int_array(o, "categories_nodes", nodes);
   o << ',';
-  int_array(o, "categories_segments", segments);
+  write_int_array(o, "categories_segments", segments);
   o << ',';
-  int_array(o, "categories_sizes", sizes);
+  write_int_array(o, "categories_sizes", sizes);
   o << ',';
 }
 
@@ -93,9 +87,9 @@ void write_xgb_cats(std::ostringstream& o, const Model& m) {
     segments.push_back(segments.back() + names.size());
   }
   o << "],";
-  int_array(o, "feature_segments", segments);
+  write_int_array(o, "feature_segments", segments);
   o << ',';
-  int_array(o, "sorted_idx", sorted_idx);
+  write_int_array(o, "sorted_idx", sorted_idx);
   o << '}';
 }
 
