@@ -10,6 +10,7 @@
 
 #include "fuzz_exercise.h"
 #include "json_parse.h"
+#include "objective.h"
 #include "params.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -47,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The canonical record (written after training resolved the objective:
   // num_class 0 means "from the labels") re-applies cleanly and is a fixed
   // point.
-  if (p.objective == Objective::kSoftprob && p.num_class == 0) p.num_class = 3;
+  if (objective_info(p.objective).multiclass && p.num_class == 0) p.num_class = 3;
   std::vector<std::pair<std::string, std::string>> rec = params_to_kv(p);
   std::vector<ParamKV> again;
   // As a user would pass the record back as JSON: string parameters
