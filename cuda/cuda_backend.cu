@@ -147,11 +147,14 @@ struct FeatGroup {
 struct Sizes {
   size_t n, d, K, T, nfb, groups, lmax, tree_nodes, tasks, cub_bytes, hist_slot_bytes;
   size_t ncat = 0;  // categorical features
+  size_t bin_bytes = 1;                   // W: bytes per bin matrix entry
+  size_t set_bytes = sizeof(CatBinSet);   // W: bytes per categorical bin set
+  size_t cat_scratch = 0;                 // W: k_eval_cat sort scratch bytes
   bool node_masks = false;
   bool monotone = false;
   size_t base_bytes() const {
     size_t b = 0;
-    b += n * d;                       // bins
+    b += n * d * bin_bytes;           // bins
     b += n * 4;                       // labels
     b += n * K * 4;                   // margins
     b += n * K * sizeof(GradSum);     // gradient pairs
@@ -166,8 +169,8 @@ struct Sizes {
     b += tasks * sizeof(HistTask);
     // Categorical split candidates and sets (per level node x categorical
     // feature), the partition's and the tree's sets.
-    b += ncat * 4 + lmax * ncat * (sizeof(SplitCandidate) + sizeof(CatBinSet)) +
-         (lmax + tree_nodes) * sizeof(CatBinSet);
+    b += ncat * 4 + lmax * ncat * (sizeof(SplitCandidate) + set_bytes) +
+         (lmax + tree_nodes) * set_bytes + cat_scratch;
     b += node_masks ? lmax * d : 0;  // T: per-node feature masks
     b += monotone ? lmax * 16 + d : 0;  // T: monotone bounds, constraints
     return b;
@@ -187,7 +190,10 @@ class CudaBackend final : public TreeBackend {
   void init(const BoostData& d, const std::vector<float>& init_margins) override {
     auto t0 = Clock::now();
     data_ = d;
-    upload(d_bins_.get(), d.matrix->bins.data(), n_ * (size_t)nf_, stream_);
+    if (wide_)  // W: 2-byte entries, uploaded as their bytes
+      upload(d_bins_.get(), (const uint8_t*)d.matrix->bins16.data(), n_ * (size_t)nf_ * 2, stream_);
+    else
+      upload(d_bins_.get(), d.matrix->bins.data(), n_ * (size_t)nf_, stream_);
     upload(d_labels_.get(), d.labels, n_, stream_);
     if (d.weights) upload(d_weights_.get(), d.weights, n_, stream_);
     upload(d_margins_.get(), init_margins.data(), n_ * (size_t)K_, stream_);
@@ -290,6 +296,15 @@ class CudaBackend final : public TreeBackend {
           is_cat_[f] = 1;
         }
     ncat_ = (int)cat_feats_.size();
+    // W: 2-byte bins when some feature has more than 255 bins; every
+    // categorical bin set set_w_ words (8 = a CatBinSet up to 256 bins).
+    wide_ = d.matrix->wide;
+    set_w_ = kCatSetWords;
+    max_cat_nb_ = 0;
+    for (int f : cat_feats_) {
+      set_w_ = std::max(set_w_, cat_set_words(nbins_[f]));
+      max_cat_nb_ = std::max(max_cat_nb_, nbins_[f]);
+    }
 
     GBDT_CUDA_CHECK(cudaGetDevice(&dev_));
     cudaDeviceProp prop;
@@ -302,7 +317,8 @@ class CudaBackend final : public TreeBackend {
                           "; this build carries device code for 8.0 and newer");
     // Probe that a kernel image for this device exists.
     cudaFuncAttributes fa;
-    cudaError_t fe = cudaFuncGetAttributes(&fa, cuda::k_histogram);
+    cudaError_t fe = wide_ ? cudaFuncGetAttributes(&fa, cuda::k_histogram<uint16_t>)
+                           : cudaFuncGetAttributes(&fa, cuda::k_histogram<uint8_t>);
     if (fe != cudaSuccess) {
       (void)cudaGetLastError();
       throw ResourceError("gbdt CUDA backend: no usable kernel image for device " + dev_name_ +
@@ -328,10 +344,16 @@ class CudaBackend final : public TreeBackend {
       f = g.f_end;
     }
     hist_smem_ = (size_t)max_group_slots * 2 * sizeof(unsigned long long);
-    if (hist_smem_ > 48 * 1024)
-      GBDT_CUDA_CHECK(cudaFuncSetAttribute(cuda::k_histogram,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)hist_smem_));
+    if (hist_smem_ > 48 * 1024) {
+      if (wide_)
+        GBDT_CUDA_CHECK(cudaFuncSetAttribute(cuda::k_histogram<uint16_t>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)hist_smem_));
+      else
+        GBDT_CUDA_CHECK(cudaFuncSetAttribute(cuda::k_histogram<uint8_t>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)hist_smem_));
+    }
 
 
     // Sizes and the memory estimate.
@@ -354,6 +376,14 @@ class CudaBackend final : public TreeBackend {
     sz.cub_bytes = cub_bytes;
     sz.hist_slot_bytes = (size_t)T_ * sizeof(GradSum);
     sz.ncat = (size_t)ncat_;
+    sz.bin_bytes = wide_ ? 2 : 1;
+    sz.set_bytes = (size_t)set_w_ * 4;
+    // k_eval_cat's threads (grid_for(lmax x ncat, 64, 65535) x 64) sort in
+    // 2 x max_nb ints and doubles each when a feature has more than 256 bins.
+    cat_threads_ = max_cat_nb_ > 32 * kCatSetWords
+                       ? std::min<size_t>((sz.lmax * sz.ncat + 63) / 64, 65535) * 64
+                       : 0;
+    sz.cat_scratch = cat_threads_ * 2 * (size_t)max_cat_nb_ * (sizeof(int) + sizeof(double));
     node_masks_ = d.tree_ext.colsample_bylevel < 1.0 || d.tree_ext.colsample_bynode < 1.0 ||
                   !d.tree_ext.interaction.empty();
     sz.node_masks = node_masks_;
@@ -384,7 +414,7 @@ class CudaBackend final : public TreeBackend {
     }
     estimate_bytes_ = base + 2 * cap_ * sz.hist_slot_bytes;
 
-    d_bins_.alloc(n_ * (size_t)nf_, "the binned matrix");
+    d_bins_.alloc(n_ * (size_t)nf_ * (wide_ ? 2 : 1), "the binned matrix");
     d_labels_.alloc(n_, "labels");
     if (d.weights) d_weights_.alloc(n_, "weights");
     d_margins_.alloc(n_ * (size_t)K_, "margins");
@@ -420,9 +450,13 @@ class CudaBackend final : public TreeBackend {
     d_subs_.alloc(lmax_, "subtraction table");
     d_cat_feats_.alloc(std::max(1, ncat_), "categorical features");
     d_cat_cand_.alloc(std::max<size_t>(1, lmax_ * (size_t)ncat_), "categorical split candidates");
-    d_cat_sets_.alloc(std::max<size_t>(1, lmax_ * (size_t)ncat_), "categorical split sets");
-    d_part_sets_.alloc(std::max<size_t>(1, lmax_), "categorical split sets");
-    d_tree_sets_.alloc(tree_cap_, "categorical split sets");
+    d_cat_sets_.alloc(std::max<size_t>(1, lmax_ * (size_t)ncat_) * set_w_, "categorical split sets");
+    d_part_sets_.alloc(std::max<size_t>(1, lmax_) * set_w_, "categorical split sets");
+    d_tree_sets_.alloc(tree_cap_ * set_w_, "categorical split sets");
+    if (cat_threads_ > 0) {
+      d_cat_order_.alloc(cat_threads_ * 2 * (size_t)max_cat_nb_, "categorical sort scratch");
+      d_cat_wt_.alloc(cat_threads_ * 2 * (size_t)max_cat_nb_, "categorical sort scratch");
+    }
     d_tree_.alloc(tree_cap_, "tree");
     d_tasks_.alloc(task_cap_, "histogram tasks");
     d_hist_[0].alloc(cap_ * (size_t)T_, "histograms");
@@ -517,8 +551,12 @@ class CudaBackend final : public TreeBackend {
     }
     upload(d_tasks_.get(), tasks_.data(), tasks_.size(), stream_);
     // Grid limit 2^31-1 blocks: far above task_cap_.
-    GBDT_LAUNCH(cuda::k_histogram, (unsigned)tasks_.size(), cuda::kHistBlock, hist_smem_, stream_)(
-        d_tasks_.get(), d_row_.get(), d_bins_.get(), nf_, d_off_.get(), gp_, dst, (size_t)T_);
+    if (wide_)
+      GBDT_LAUNCH(cuda::k_histogram<uint16_t>, (unsigned)tasks_.size(), cuda::kHistBlock, hist_smem_, stream_)(
+          d_tasks_.get(), d_row_.get(), (const uint16_t*)d_bins_.get(), nf_, d_off_.get(), gp_, dst, (size_t)T_);
+    else
+      GBDT_LAUNCH(cuda::k_histogram<uint8_t>, (unsigned)tasks_.size(), cuda::kHistBlock, hist_smem_, stream_)(
+          d_tasks_.get(), d_row_.get(), d_bins_.get(), nf_, d_off_.get(), gp_, dst, (size_t)T_);
     GBDT_CUDA_LAUNCHED();
   }
 
@@ -555,12 +593,13 @@ class CudaBackend final : public TreeBackend {
     GBDT_LAUNCH(cuda::k_eval_cat, grid_for(nc, 64, 65535), 64, 0, stream_)(
         hist, (size_t)T_, d_node_sum_.get(), (int)count, ncat_, d_cat_feats_.get(), d_off_.get(),
         d_nbins_.get(), data_.split, q, data_.cat_split, d_cat_cand_.get(), d_cat_sets_.get(),
-        mono_ ? d_bounds_.get() : nullptr);
+        set_w_, cat_threads_ ? d_cat_order_.get() : nullptr, cat_threads_ ? d_cat_wt_.get() : nullptr,
+        max_cat_nb_, mono_ ? d_bounds_.get() : nullptr);
     GBDT_CUDA_LAUNCHED();
     cat_cand_.resize(nc);
-    cat_sets_.resize(nc);
+    cat_sets_.resize(nc * (size_t)set_w_);
     download(cat_cand_.data(), d_cat_cand_.get(), nc, stream_);
-    download(cat_sets_.data(), d_cat_sets_.get(), nc, stream_);
+    download(cat_sets_.data(), d_cat_sets_.get(), nc * (size_t)set_w_, stream_);
     sync();
     // better_split is a strict total order: the CPU's best over all features.
     for (size_t i = 0; i < count; ++i)
@@ -571,7 +610,9 @@ class CudaBackend final : public TreeBackend {
         const SplitCandidate& c = cat_cand_[i * ncat_ + j];
         if (better_split(c, out[i])) {
           out[i] = c;
-          best_set_[first + i] = cat_sets_[i * ncat_ + j];
+          std::copy(cat_sets_.begin() + (ptrdiff_t)((i * ncat_ + j) * (size_t)set_w_),
+                    cat_sets_.begin() + (ptrdiff_t)((i * ncat_ + j + 1) * (size_t)set_w_),
+                    best_set_.begin() + (ptrdiff_t)((first + i) * (size_t)set_w_));
         }
       }
   }
@@ -643,7 +684,7 @@ class CudaBackend final : public TreeBackend {
       const size_t L = level.size();
       cur_depth_ = depth;
       best.assign(L, no_split());
-      if (ncat_ > 0) best_set_.resize(L);
+      if (ncat_ > 0) best_set_.resize(L * (size_t)set_w_);
       if (resident) {
         auto ts = Clock::now();
         evaluate(level, 0, L, d_hist_[cur].get(), q, best.data());
@@ -667,7 +708,7 @@ class CudaBackend final : public TreeBackend {
       // Host: split nodes in level order, leaves.
       std::vector<size_t> split_idx;
       std::vector<PartNode> pn(L);
-      std::vector<CatBinSet> psets;
+      std::vector<uint32_t> psets;  // set_w_ words per categorical split
       for (size_t i = 0; i < L; ++i) {
         const SplitCandidate& s = best[i];
         pn[i] = PartNode{-1, 0, 0, 0, level[i].begin, level[i].end, -1, -1};
@@ -675,8 +716,9 @@ class CudaBackend final : public TreeBackend {
           ++num_leaves;
           int32_t cat = -1;
           if (is_cat_[s.feature]) {
-            cat = (int32_t)psets.size();
-            psets.push_back(best_set_[i]);
+            cat = (int32_t)(psets.size() / (size_t)set_w_);
+            psets.insert(psets.end(), best_set_.begin() + (ptrdiff_t)(i * (size_t)set_w_),
+                         best_set_.begin() + (ptrdiff_t)((i + 1) * (size_t)set_w_));
           }
           pn[i] = PartNode{s.feature, s.bin, s.default_left, nbins_[s.feature], level[i].begin,
                            level[i].end, (int32_t)(2 * split_idx.size()), cat};
@@ -697,9 +739,14 @@ class CudaBackend final : public TreeBackend {
       upload(d_part_.get(), pn.data(), L, stream_);
       upload(d_split_ids_.get(), sids.data(), nsplit, stream_);
       if (!psets.empty()) upload(d_part_sets_.get(), psets.data(), psets.size(), stream_);
-      GBDT_LAUNCH(cuda::k_part_flags, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
-          d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_part_sets_.get(), d_bins_.get(), nf_,
-          d_flags_.get());
+      if (wide_)
+        GBDT_LAUNCH(cuda::k_part_flags<uint16_t>, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
+            d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_part_sets_.get(), set_w_,
+            (const uint16_t*)d_bins_.get(), nf_, d_flags_.get());
+      else
+        GBDT_LAUNCH(cuda::k_part_flags<uint8_t>, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
+            d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_part_sets_.get(), set_w_,
+            d_bins_.get(), nf_, d_flags_.get());
       GBDT_CUDA_LAUNCHED();
       scan_flags(ns);
       if (ns) {
@@ -725,7 +772,9 @@ class CudaBackend final : public TreeBackend {
       for (size_t j = 0; j < nsplit; ++j) {
         const LNode& p = level[split_idx[j]];
         const SplitCandidate& bs = best[split_idx[j]];
-        const CatBinSet* cats = is_cat_[bs.feature] ? &best_set_[split_idx[j]] : nullptr;
+        const CatWords cw{best_set_.data() + split_idx[j] * (size_t)set_w_, set_w_,
+                          (uint32_t)nbins_[bs.feature]};
+        const CatWords* cats = is_cat_[bs.feature] ? &cw : nullptr;
         const uint32_t n_codes = cats ? (*data_.n_categories)[bs.feature] : 0;
         SplitChildren c;
         if (mono_) {  // T: monotone constraints, bounds as the CPU grower's
@@ -800,27 +849,31 @@ class CudaBackend final : public TreeBackend {
     }
     if (ns < n_) {
       std::vector<DevNode> dn((size_t)tree->num_nodes());
-      std::vector<CatBinSet> tsets;
+      std::vector<uint32_t> tsets;  // set_w_ words per categorical node
       for (int32_t i = 0; i < tree->num_nodes(); ++i) {
         int32_t cat = -1;
         if (tree->is_categorical(i)) {
-          // Bin b stands for code b (the other bin 254 for codes >= 254,
-          // all or none of which the code set holds).
-          CatBinSet bs;
-          cat_set_clear(&bs);
-          for (uint32_t w = 0; w < (uint32_t)kCatSetWords && tree->cat_offset[i] + w < tree->cat_offset[i + 1]; ++w)
-            bs.w[w] = tree->cat_bits[tree->cat_offset[i] + w];
-          cat = (int32_t)tsets.size();
-          tsets.push_back(bs);
+          // Bin b stands for code b (a last "other" bin for the codes past
+          // it, all or none of which the code set holds).
+          cat = (int32_t)(tsets.size() / (size_t)set_w_);
+          tsets.resize(tsets.size() + (size_t)set_w_, 0u);
+          uint32_t* bs = tsets.data() + (size_t)cat * set_w_;
+          for (uint32_t w = 0; w < (uint32_t)set_w_ && tree->cat_offset[i] + w < tree->cat_offset[i + 1]; ++w)
+            bs[w] = tree->cat_bits[tree->cat_offset[i] + w];
         }
         dn[i] = DevNode{tree->left[i], tree->right[i], tree->feature[i], tree->split_bin[i],
                         tree->default_left[i], tree->value[i], cat};
       }
       upload(d_tree_.get(), dn.data(), dn.size(), stream_);
       if (!tsets.empty()) upload(d_tree_sets_.get(), tsets.data(), tsets.size(), stream_);
-      GBDT_LAUNCH(cuda::k_update_unsampled, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(
-          d_in_sample_.get(), n_, d_bins_.get(), nf_, d_nbins_.get(), d_tree_.get(),
-          d_tree_sets_.get(), d_margins_.get(), K_, k);
+      if (wide_)
+        GBDT_LAUNCH(cuda::k_update_unsampled<uint16_t>, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(
+            d_in_sample_.get(), n_, (const uint16_t*)d_bins_.get(), nf_, d_nbins_.get(), d_tree_.get(),
+            d_tree_sets_.get(), set_w_, d_margins_.get(), K_, k);
+      else
+        GBDT_LAUNCH(cuda::k_update_unsampled<uint8_t>, grid_for(n_, kBlock, 65535), kBlock, 0, stream_)(
+            d_in_sample_.get(), n_, d_bins_.get(), nf_, d_nbins_.get(), d_tree_.get(),
+            d_tree_sets_.get(), set_w_, d_margins_.get(), K_, k);
       GBDT_CUDA_LAUNCHED();
     }
     sync();
@@ -875,11 +928,17 @@ class CudaBackend final : public TreeBackend {
   std::vector<uint8_t> is_cat_;             // per feature
   std::vector<uint8_t> fmask_, fmask_num_;  // the round's mask; without categorical features
   std::vector<SplitCandidate> cat_cand_;    // evaluate(): node x categorical feature
-  std::vector<CatBinSet> cat_sets_;
-  std::vector<CatBinSet> best_set_;         // per level node: right set of its categorical best
+  std::vector<uint32_t> cat_sets_;          // W: set_w_ words per (node, categorical feature)
+  std::vector<uint32_t> best_set_;          // per level node: right set of its categorical best (set_w_ words)
+  bool wide_ = false;                       // W: 2-byte bin matrix entries
+  int set_w_ = kCatSetWords;                // W: words per categorical bin set
+  int max_cat_nb_ = 0;                      // W: most bins of a categorical feature
+  size_t cat_threads_ = 0;                  // W: k_eval_cat threads with sort scratch (0: none)
+  DevArray<int> d_cat_order_;               // W: their scratch
+  DevArray<double> d_cat_wt_;
   DevArray<int32_t> d_cat_feats_;
   DevArray<SplitCandidate> d_cat_cand_;
-  DevArray<CatBinSet> d_cat_sets_, d_part_sets_, d_tree_sets_;
+  DevArray<uint32_t> d_cat_sets_, d_part_sets_, d_tree_sets_;
 
   double t_transfer_ = 0, t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };

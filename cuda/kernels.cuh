@@ -197,10 +197,12 @@ constexpr int kHistBlock = 512;
 // One block per task.  Shared-memory partial histogram of the task's feature
 // group with 64-bit integer atomics (two's complement: signed sums wrap like
 // unsigned ones), merged into the node histogram with global atomics; tasks
-// with few rows add straight into global memory.
+// with few rows add straight into global memory.  BinT: the bin matrix's
+// entry type (uint8_t, or uint16_t when some feature has more than 255 bins).
+template <typename BinT>
 __global__ void __launch_bounds__(kHistBlock) k_histogram(const HistTask* tasks,
                                                           const uint32_t* row_idx,
-                                                          const uint8_t* bins, int d,
+                                                          const BinT* bins, int d,
                                                           const uint32_t* off, const GradSum* gp,
                                                           GradSum* hist, size_t total_bins) {
   GBDT_DYNAMIC_SHARED(unsigned long long, smem);
@@ -376,40 +378,60 @@ __global__ void k_reduce_splits(const SplitCandidate* in, int nnodes, int nfb, S
 }
 
 // Categorical features (categorical_split.h): one thread per (node,
-// categorical feature j): the CPU's best_categorical_split on the same
-// histogram; out / sets[node * ncat + j].
+// categorical feature j): the CPU's best_categorical_split_words on the same
+// histogram; out[node * ncat + j], its set at sets + (node * ncat + j) *
+// set_w (set_w >= cat_set_words of every categorical feature).  A feature
+// with more than 256 bins sorts in scratch: per thread (gtid) 2 * max_nb ints
+// at order and 2 * max_nb doubles at wt (null when no feature has more).
 __global__ void k_eval_cat(const GradSum* hist, size_t total_bins, const GradSum* node_sum,
                            int nnodes, int ncat, const int32_t* cat_feats, const uint32_t* off,
                            const int32_t* nbins, SplitParams sp, Quantizer q, CatSplitParams cp,
-                           SplitCandidate* out, CatBinSet* sets,
+                           SplitCandidate* out, uint32_t* sets, int set_w, int* order, double* wt,
+                           int max_nb,
                            const double* bounds /* T: monotone, node * 2 + (0 lower, 1 upper); null: none */) {
   for (size_t t = gtid(); t < (size_t)nnodes * ncat; t += gstride()) {
     const size_t node = t / ncat;
     const int f = cat_feats[t % ncat];
     // A categorical feature has no monotone constraint (the trainer refuses one).
-    out[t] = best_categorical_split(hist + node * total_bins + off[f], nbins[f], f, node_sum[node],
-                                    sp, q, cp, &sets[t], bounds ? bounds + 2 * node : nullptr, 0);
+    const GradSum* h = hist + node * total_bins + off[f];
+    uint32_t* set = sets + t * (size_t)set_w;
+    const double* nb_bounds = bounds ? bounds + 2 * node : nullptr;
+    if (nbins[f] <= 32 * kCatSetWords) {
+      int o[32 * kCatSetWords];
+      double w[32 * kCatSetWords];
+      out[t] = best_categorical_split_words(h, nbins[f], f, node_sum[node], sp, q, cp, set, set_w,
+                                            o, w, nullptr, nullptr, nb_bounds, 0);
+    } else {
+      int* ob = order + gtid() * 2 * (size_t)max_nb;
+      double* wb = wt + gtid() * 2 * (size_t)max_nb;
+      out[t] = best_categorical_split_words(h, nbins[f], f, node_sum[node], sp, q, cp, set, set_w,
+                                            ob, wb, ob + max_nb, wb + max_nb, nb_bounds, 0);
+    }
   }
 }
 
 // ---- partition ----
-__device__ __forceinline__ bool goes_left(uint8_t b, const PartNode& pn, const CatBinSet* sets) {
+// sets: set_w words per categorical split (PartNode::cat).
+__device__ __forceinline__ bool goes_left(uint32_t b, const PartNode& pn, const uint32_t* sets,
+                                          int set_w) {
   if ((int)b == pn.nbins) return pn.default_left != 0;
-  if (pn.cat >= 0) return !cat_set_has(sets[pn.cat], b);
+  if (pn.cat >= 0) return !cat_words_has(sets + (size_t)pn.cat * set_w, set_w, b);
   return (int)b <= pn.bin;
 }
 
 // flags[p] = 1 when position p belongs to a split node and its row goes left;
 // flags[ns] = 0 (the scan runs over ns + 1 entries).
+template <typename BinT>
 __global__ void k_part_flags(const uint32_t* row_idx, const int32_t* slot, size_t ns,
-                             const PartNode* nodes, const CatBinSet* sets, const uint8_t* bins,
-                             int d, uint32_t* flags) {
+                             const PartNode* nodes, const uint32_t* sets, int set_w,
+                             const BinT* bins, int d, uint32_t* flags) {
   for (size_t p = gtid(); p < ns; p += gstride()) {
     int32_t s = slot[p];
     uint32_t fl = 0;
     if (s >= 0) {
       const PartNode pn = nodes[s];
-      if (pn.feature >= 0) fl = goes_left(bins[(size_t)row_idx[p] * d + pn.feature], pn, sets) ? 1 : 0;
+      if (pn.feature >= 0)
+        fl = goes_left(bins[(size_t)row_idx[p] * d + pn.feature], pn, sets, set_w) ? 1 : 0;
     }
     flags[p] = fl;
   }
@@ -475,18 +497,19 @@ __global__ void k_update_leaves(const uint32_t* row_idx, size_t ns, const LeafSe
 }
 
 // Rows outside this round's sample walk the tree.
-__global__ void k_update_unsampled(const uint8_t* in_sample, size_t n, const uint8_t* bins, int d,
+template <typename BinT>
+__global__ void k_update_unsampled(const uint8_t* in_sample, size_t n, const BinT* bins, int d,
                                    const int32_t* nbins, const DevNode* tree,
-                                   const CatBinSet* sets, float* margins, int K, int k) {
+                                   const uint32_t* sets, int set_w, float* margins, int K, int k) {
   for (size_t r = gtid(); r < n; r += gstride()) {
     if (in_sample[r]) continue;
     int32_t node = 0;
     while (tree[node].left >= 0) {
       const DevNode t = tree[node];
-      const uint8_t b = bins[r * (size_t)d + t.feature];
+      const uint32_t b = bins[r * (size_t)d + t.feature];
       const bool left = (int)b == nbins[t.feature] ? t.default_left != 0
-                        : t.cat >= 0                 ? !cat_set_has(sets[t.cat], b)
-                                                     : (int)b <= t.split_bin;
+                        : t.cat >= 0 ? !cat_words_has(sets + (size_t)t.cat * set_w, set_w, b)
+                                     : (int)b <= t.split_bin;
       node = left ? t.left : t.right;
     }
     float* m = &margins[r * (size_t)K + k];
@@ -498,7 +521,8 @@ __global__ void k_update_unsampled(const uint8_t* in_sample, size_t n, const uin
 // Kernels that synchronize run as fibers in the emulation.
 inline bool emu_register_fiber_kernels() {
   ::gbdt_emu::fiber_kernels() = {(const void*)&k_grad_max<256>, (const void*)&k_root_sum<256>,
-                                 (const void*)&k_histogram, (const void*)&k_eval_splits};
+                                 (const void*)&k_histogram<uint8_t>, (const void*)&k_histogram<uint16_t>,
+                                 (const void*)&k_eval_splits};
   return true;
 }
 static const bool emu_fiber_kernels_registered = emu_register_fiber_kernels();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 #include "thread_pool.h"
 
@@ -39,6 +40,29 @@ struct PaddedCuts {
   }
 };
 
+// Bin of v for any feature: PaddedCuts for features with at most 255 value
+// bins, else a binary search of the cuts (Cuts::bin_of) for the wide ones.
+struct FeatureBinner {
+  PaddedCuts pc;
+  const float* cuts = nullptr;  // wide feature: its cuts (else null)
+  int nb = 0;
+  void init(const Cuts& c, int f) {
+    nb = c.nbins(f);
+    if (nb > kMaxValueBins) cuts = c.feature_cuts(f);
+    else pc.init(c, f);
+  }
+  inline uint32_t bin(float v) const {
+    if (!cuts) return pc.bin(v);
+    if (v != v) return (uint32_t)nb;
+    int lo = 0, hi = nb;  // first cut > v
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (cuts[mid] <= v) lo = mid + 1; else hi = mid;
+    }
+    return (uint32_t)(lo < nb ? lo : nb - 1);
+  }
+};
+
 }  // namespace
 
 BinnedMatrix bin_matrix(const ColumnInput& in, const Cuts& cuts, int nthread,
@@ -46,32 +70,36 @@ BinnedMatrix bin_matrix(const ColumnInput& in, const Cuts& cuts, int nthread,
   BinnedMatrix m;
   m.n_rows = rows ? rows->size() : in.n_rows;
   m.n_features = (int)in.columns.size();
-  m.bins.resize(m.n_rows * (size_t)m.n_features);
+  m.wide = cuts_need_wide_bins(cuts);
+  m.resize_entries();
   const int d = m.n_features;
-  std::vector<PaddedCuts> pc((size_t)d);
+  std::vector<FeatureBinner> pc((size_t)d);
   for (int f = 0; f < d; ++f) pc[f].init(cuts, f);
   ThreadPool pool(nthread);
   const size_t block = 4096;
   size_t nblocks = (m.n_rows + block - 1) / block;
-  pool.run(nblocks, [&](size_t b, int) {
-    size_t begin = b * block, end = std::min(m.n_rows, begin + block);
-    for (int f = 0; f < d; ++f) {
-      const float* col = in.columns[f];
-      const PaddedCuts& p = pc[f];
-      uint8_t* out = m.bins.data() + f;
-      if (rows) {
-        const uint32_t* ri = rows->data();
-        for (size_t i = begin; i < end; ++i) out[i * d] = p.bin(col[ri[i]]);
-      } else {
-        for (size_t i = begin; i < end; ++i) out[i * d] = p.bin(col[i]);
+  m.visit_mut([&](auto* entries) {
+    using BinT = std::remove_pointer_t<decltype(entries)>;
+    pool.run(nblocks, [&](size_t b, int) {
+      size_t begin = b * block, end = std::min(m.n_rows, begin + block);
+      for (int f = 0; f < d; ++f) {
+        const float* col = in.columns[f];
+        const FeatureBinner& p = pc[f];
+        BinT* out = entries + f;
+        if (rows) {
+          const uint32_t* ri = rows->data();
+          for (size_t i = begin; i < end; ++i) out[i * d] = (BinT)p.bin(col[ri[i]]);
+        } else {
+          for (size_t i = begin; i < end; ++i) out[i * d] = (BinT)p.bin(col[i]);
+        }
       }
-    }
+    });
   });
   return m;
 }
 
 struct RowBinner::Impl {
-  std::vector<PaddedCuts> pc;
+  std::vector<FeatureBinner> pc;
   ThreadPool pool;
   std::vector<ValueRange> ranges;  // per thread
   Impl(const Cuts& cuts, int nthread) : pc((size_t)cuts.n_features()), pool(nthread) {
@@ -87,7 +115,8 @@ RowBinner::RowBinner(const Cuts& cuts, size_t n_rows, int nthread)
   chunk_.resize(chunk_rows_ * (size_t)d_);
   m_.n_rows = n_rows;
   m_.n_features = d_;
-  m_.bins.resize(n_rows * (size_t)d_);
+  m_.wide = cuts_need_wide_bins(cuts);
+  m_.resize_entries();
 }
 
 RowBinner::~RowBinner() { delete impl_; }
@@ -98,22 +127,25 @@ void RowBinner::flush() {
   const auto t0 = std::chrono::steady_clock::now();
   const int d = d_;
   const float* src = chunk_.data();
-  uint8_t* dst = m_.bins.data() + done_ * (size_t)d;
   const size_t block = 512;
   const size_t nblocks = (buffered_ + block - 1) / block;
   const size_t rows = buffered_;
   Impl* im = impl_;
-  im->pool.run(nblocks, [&](size_t b, int t) {
-    ValueRange& vr = im->ranges[t];
-    const size_t begin = b * block, end = std::min(rows, begin + block);
-    for (size_t i = begin; i < end; ++i) {
-      const float* x = src + i * d;
-      uint8_t* o = dst + i * d;
-      for (int f = 0; f < d; ++f) {
-        o[f] = im->pc[f].bin(x[f]);
-        vr.add(f, x[f]);
+  m_.visit_mut([&](auto* entries) {
+    using BinT = std::remove_pointer_t<decltype(entries)>;
+    BinT* dst = entries + done_ * (size_t)d;
+    im->pool.run(nblocks, [&](size_t b, int t) {
+      ValueRange& vr = im->ranges[t];
+      const size_t begin = b * block, end = std::min(rows, begin + block);
+      for (size_t i = begin; i < end; ++i) {
+        const float* x = src + i * d;
+        BinT* o = dst + i * d;
+        for (int f = 0; f < d; ++f) {
+          o[f] = (BinT)im->pc[f].bin(x[f]);
+          vr.add(f, x[f]);
+        }
       }
-    }
+    });
   });
   done_ += buffered_;
   buffered_ = 0;

@@ -1,4 +1,9 @@
-// The training matrix as 1-byte bin indices, row-major (n_rows x n_features).
+// The training matrix as bin indices, row-major (n_rows x n_features): one
+// byte per entry (`bins`), or two (`bins16`, `wide`) when some feature has
+// more than 255 value bins (a categorical feature with more than 255
+// categories, one bin per category: see categorical_split.h).  Numeric
+// features never have more than 255 value bins, so a matrix without such a
+// feature is 1 byte per entry, exactly as before.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -11,10 +16,46 @@ namespace gbdt {
 struct BinnedMatrix {
   size_t n_rows = 0;
   int n_features = 0;
-  std::vector<uint8_t> bins;  // bins[r * n_features + f]
+  bool wide = false;             // entries in bins16 (else bins)
+  std::vector<uint8_t> bins;     // bins[r * n_features + f]
+  std::vector<uint16_t> bins16;  // the same layout when wide
 
-  uint8_t at(size_t r, int f) const { return bins[r * (size_t)n_features + f]; }
+  uint32_t at(size_t r, int f) const {
+    const size_t i = r * (size_t)n_features + f;
+    return wide ? (uint32_t)bins16[i] : (uint32_t)bins[i];
+  }
+  void set(size_t r, int f, uint32_t b) {
+    const size_t i = r * (size_t)n_features + f;
+    if (wide) bins16[i] = (uint16_t)b; else bins[i] = (uint8_t)b;
+  }
+  // Sizes the entries for n_rows x n_features (of the current width).
+  void resize_entries() {
+    const size_t n = n_rows * (size_t)n_features;
+    if (wide) bins16.resize(n); else bins.resize(n);
+  }
+  // Calls fn with the typed entry pointer (const uint8_t* or const
+  // uint16_t*): hot loops dispatch once, then run a template on the type.
+  template <class Fn> void visit(Fn&& fn) const {
+    if (wide) fn((const uint16_t*)bins16.data()); else fn((const uint8_t*)bins.data());
+  }
+  template <class Fn> void visit_mut(Fn&& fn) {
+    if (wide) fn(bins16.data()); else fn(bins.data());
+  }
+  // The leaf of row r in tree t (Tree::leaf_of_bins on the row's entries).
+  template <class TreeT> int32_t leaf_of_row(const TreeT& t, size_t r, const int* missing_bin) const {
+    const size_t o = r * (size_t)n_features;
+    return wide ? t.leaf_of_bins(bins16.data() + o, missing_bin)
+                : t.leaf_of_bins(bins.data() + o, missing_bin);
+  }
 };
+
+// Whether a matrix binned with `cuts` needs 2-byte entries: some feature's
+// bin indices (value bins and its missing bin) exceed 255.
+inline bool cuts_need_wide_bins(const Cuts& cuts) {
+  for (int f = 0; f < cuts.n_features(); ++f)
+    if (cuts.nbins(f) > kMaxValueBins) return true;
+  return false;
+}
 
 // Bins the given rows (all rows when `rows` is null) of the input with `cuts`.
 BinnedMatrix bin_matrix(const ColumnInput& in, const Cuts& cuts, int nthread,

@@ -9,11 +9,18 @@
 // AsCat); missing (NaN) follows default_left and is handled by the caller.
 //
 // Binning of a categorical feature with n categories (quantile.cpp): one
-// bin per code when n <= 255 (bin(c) = c); when n > 255, codes 0..253 get
-// their own bins and all codes >= 254 share bin 254, the "other" bin: a
-// training cannot separate categories rarer than the 254 most frequent (the
-// glue orders codes by descending frequency), but the tree stores the exact
-// code set (the other bin expanded to all of its codes).
+// bin per code when n <= 65535 (bin(c) = c; past 255 bins the bin matrix
+// holds 2 bytes per entry, binned_matrix.h); when n > 65535 (only n = 65536,
+// max_categories' limit), codes 0..65533 get their own bins and all codes
+// >= 65534 share the "other" bin 65534 = nb - 1.  Models of earlier builds
+// (and their continued trainings) have 255 bins for n > 255, the codes >=
+// 254 sharing bin 254: the same rule, "the last bin of a feature with more
+// categories than bins stands for the rest" (tree_growth.h expands it to
+// all of its codes in the tree's set).
+//
+// Bin sets: a feature with at most 256 value bins uses a CatBinSet (256
+// bits, fixed size: the CUDA kernels and the narrow case); a wider one a
+// word array of cat_set_words(nb) words (best_categorical_split_words).
 //
 // Split search (XGBoost's hist semantics):
 //  - fewer than max_cat_to_onehot value bins: one-hot splits, each non-empty
@@ -34,9 +41,10 @@
 
 namespace gbdt {
 
-// The most value bins a feature has (quantile.h's kMaxValueBins) fit 256 bits.
+// Words of a CatBinSet: 256 bits, every feature with at most 256 value bins.
 constexpr int kCatSetWords = 8;
-// The "other" bin of a feature with more than 255 categories.
+// The "other" bin of a feature with more than 255 categories in models of
+// earlier builds (see above; now: the last bin when n > nb).
 constexpr int kCatOtherBin = 254;
 
 // A set of bins of one feature (bit b of word b / 32 = bin b).
@@ -44,12 +52,20 @@ struct CatBinSet {
   uint32_t w[kCatSetWords];
 };
 
+// Words of the bin set of a feature with nb value bins: kCatSetWords up to
+// 256 bins (a CatBinSet), else enough for nb bits.
+GBDT_HD int cat_set_words(int nb) { return nb <= 32 * kCatSetWords ? kCatSetWords : (nb + 31) / 32; }
+
 GBDT_HD void cat_set_clear(CatBinSet* s) {
   for (int i = 0; i < kCatSetWords; ++i) s->w[i] = 0;
 }
 GBDT_HD void cat_set_add(CatBinSet* s, int b) { s->w[b >> 5] |= 1u << (b & 31); }
 GBDT_HD bool cat_set_has(const CatBinSet& s, unsigned b) {
   return b < 32u * kCatSetWords && ((s.w[b >> 5] >> (b & 31)) & 1u) != 0;
+}
+// The same on a word array of nwords words.
+GBDT_HD bool cat_words_has(const uint32_t* w, int nwords, unsigned b) {
+  return b < 32u * (unsigned)nwords && ((w[b >> 5] >> (b & 31)) & 1u) != 0;
 }
 
 // Whether the (non-missing) value v goes RIGHT at a categorical node whose
@@ -70,15 +86,22 @@ struct CatSplitParams {
 // The best categorical split of one feature of one node: h[0 .. nb) the
 // feature's value bins, h[nb] its missing bin.  Returns no_split() when no
 // candidate is useful; else the candidate (bin = 0, left = left child sums,
-// missing included when default_left) and its right set in *set.  bounds:
-// null, or the node's monotone weight bounds {lower, upper} (mono: the
-// feature's constraint; 0 for a categorical feature).
-GBDT_HD SplitCandidate best_categorical_split(const GradSum* h, int nb, int feature, GradSum parent,
-                                              const SplitParams& sp, const Quantizer& q,
-                                              const CatSplitParams& cp, CatBinSet* set,
-                                              const double* bounds = nullptr, int mono = 0) {
+// missing included when default_left) and its right set in set[0 ..
+// nwords) (nwords >= cat_set_words(nb)).  order, wt: scratch of nb entries
+// each; order_tmp, wt_tmp: the same, needed only when nb > 256 (the stable
+// sort of more than 256 categories is a merge sort; up to 256 an insertion
+// sort: both give the one stable order).  bounds: null, or the node's
+// monotone weight bounds {lower, upper} (mono: the feature's constraint; 0
+// for a categorical feature).
+GBDT_HD SplitCandidate best_categorical_split_words(const GradSum* h, int nb, int feature,
+                                                    GradSum parent, const SplitParams& sp,
+                                                    const Quantizer& q, const CatSplitParams& cp,
+                                                    uint32_t* set, int nwords, int* order,
+                                                    double* wt, int* order_tmp, double* wt_tmp,
+                                                    const double* bounds = nullptr, int mono = 0) {
   SplitCandidate best = no_split();
-  cat_set_clear(set);
+  for (int i = 0; i < nwords; ++i) set[i] = 0;
+  auto set_add = [set](int b) { set[b >> 5] |= 1u << (b & 31); };
   const GradSum miss = h[nb];
   const bool has_miss = miss.g != 0 || miss.h != 0;
   // T's monotone constraints (split_math.h): with bounds = {lower, upper} of
@@ -90,8 +113,6 @@ GBDT_HD SplitCandidate best_categorical_split(const GradSum* h, int nb, int feat
                   : split_gain_given_parent(sp, q, parent, left, pg);
   };
   // Non-empty bins in bin order.
-  int order[256];
-  double wt[256];
   int m = 0;
   for (int b = 0; b < nb; ++b)
     if (h[b].g != 0 || h[b].h != 0) order[m++] = b;
@@ -120,22 +141,65 @@ GBDT_HD SplitCandidate best_categorical_split(const GradSum* h, int nb, int feat
   if (nb < cp.max_cat_to_onehot) {
     // One-hot: kind 0, pos = index into order.
     for (int i = 0; i < m; ++i) consider(h[order[i]], 0, i);
-    if (best_kind == 0) cat_set_add(set, order[best_pos]);
+    if (best_kind == 0) set_add(order[best_pos]);
     return best;
   }
   // Partition: stable insertion sort of the non-empty bins by weight.
   for (int i = 0; i < m; ++i) wt[i] = calc_weight(sp, to_g(q, h[order[i]].g), to_h(q, h[order[i]].h));
-  for (int i = 1; i < m; ++i) {
-    const int o = order[i];
-    const double w = wt[i];
-    int j = i - 1;
-    while (j >= 0 && wt[j] > w) {
-      order[j + 1] = order[j];
-      wt[j + 1] = wt[j];
-      --j;
+  if (m <= 256) {
+    for (int i = 1; i < m; ++i) {
+      const int o = order[i];
+      const double w = wt[i];
+      int j = i - 1;
+      while (j >= 0 && wt[j] > w) {
+        order[j + 1] = order[j];
+        wt[j + 1] = wt[j];
+        --j;
+      }
+      order[j + 1] = o;
+      wt[j + 1] = w;
     }
-    order[j + 1] = o;
-    wt[j + 1] = w;
+  } else {
+    // Bottom-up merge sort, a left element first on equal weights (stable).
+    int* src_o = order;
+    double* src_w = wt;
+    int* dst_o = order_tmp;
+    double* dst_w = wt_tmp;
+    for (int width = 1; width < m; width *= 2) {
+      for (int a = 0; a < m; a += 2 * width) {
+        const int mid = a + width < m ? a + width : m;
+        const int end = a + 2 * width < m ? a + 2 * width : m;
+        int i = a, j = mid, k = a;
+        while (i < mid && j < end) {
+          if (src_w[j] < src_w[i]) {
+            dst_o[k] = src_o[j];
+            dst_w[k++] = src_w[j++];
+          } else {
+            dst_o[k] = src_o[i];
+            dst_w[k++] = src_w[i++];
+          }
+        }
+        while (i < mid) {
+          dst_o[k] = src_o[i];
+          dst_w[k++] = src_w[i++];
+        }
+        while (j < end) {
+          dst_o[k] = src_o[j];
+          dst_w[k++] = src_w[j++];
+        }
+      }
+      int* to = src_o;
+      src_o = dst_o;
+      dst_o = to;
+      double* tw = src_w;
+      src_w = dst_w;
+      dst_w = tw;
+    }
+    if (src_o != order)
+      for (int i = 0; i < m; ++i) {
+        order[i] = src_o[i];
+        wt[i] = src_w[i];
+      }
   }
   int lim = m - 1;  // a set never takes every non-empty category
   if (cp.max_cat_threshold < lim) lim = cp.max_cat_threshold;
@@ -152,10 +216,22 @@ GBDT_HD SplitCandidate best_categorical_split(const GradSum* h, int nb, int feat
     consider(acc, 2, k);
   }
   if (best_kind == 1)
-    for (int k = 0; k <= best_pos; ++k) cat_set_add(set, order[k]);
+    for (int k = 0; k <= best_pos; ++k) set_add(order[k]);
   else if (best_kind == 2)
-    for (int k = 0; k <= best_pos; ++k) cat_set_add(set, order[m - 1 - k]);
+    for (int k = 0; k <= best_pos; ++k) set_add(order[m - 1 - k]);
   return best;
+}
+
+// best_categorical_split_words for a feature with at most 256 value bins
+// (nb <= 256), its right set in a CatBinSet.
+GBDT_HD SplitCandidate best_categorical_split(const GradSum* h, int nb, int feature, GradSum parent,
+                                              const SplitParams& sp, const Quantizer& q,
+                                              const CatSplitParams& cp, CatBinSet* set,
+                                              const double* bounds = nullptr, int mono = 0) {
+  int order[256];
+  double wt[256];
+  return best_categorical_split_words(h, nb, feature, parent, sp, q, cp, set->w, kCatSetWords,
+                                      order, wt, nullptr, nullptr, bounds, mono);
 }
 
 }  // namespace gbdt

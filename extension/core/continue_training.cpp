@@ -124,7 +124,7 @@ void init_model_validation(const Model& init, const ValidationRows& v,
       const int g = init.tree_group[t];
       for (size_t i = 0; i < n; ++i) {
         const int32_t leaf = floats ? tr.leaf_of(&v.x[i * d])
-                                    : tr.leaf_of_bins(&v.matrix.bins[i * d], missing_bin.data());
+                                    : v.matrix.leaf_of_row(tr, i, missing_bin.data());
         acc[i * K + g] += tr.value[leaf];
       }
     }

@@ -44,7 +44,9 @@ double since(Clock::time_point t) {
 // Adds the rows idx[b..e) of the row-major bin matrix to hst (one 16-byte
 // integer pair per bin).  Integer sums: the order does not matter.
 // Only features [f0, f1) are added (feature blocks: see build_histograms).
-inline void accumulate_rows(GradSum* hst, const uint8_t* bins, int d, const uint32_t* off,
+// BinT: the bin matrix's entry type (uint8_t, or uint16_t when wide).
+template <typename BinT>
+inline void accumulate_rows(GradSum* hst, const BinT* bins, int d, const uint32_t* off,
                             const uint32_t* idx, size_t b, size_t e, const GradSum* gp,
                             int f0, int f1) {
   const size_t pf = 24;  // prefetch distance (rows)
@@ -55,7 +57,7 @@ inline void accumulate_rows(GradSum* hst, const uint8_t* bins, int d, const uint
       __builtin_prefetch(gp + rp);
     }
     const uint32_t r = idx[i];
-    const uint8_t* rb = bins + (size_t)r * d;
+    const BinT* rb = bins + (size_t)r * d;
 #if defined(__SSE2__)
     const __m128i g = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r));
     int f = f0;
@@ -91,7 +93,8 @@ inline void accumulate_rows(GradSum* hst, const uint8_t* bins, int d, const uint
 // every gain has the bits of the scalar code.
 // Feature block [f0, f1) (at most 64 features) of the rows idx[b..e): the
 // block's histogram slices by pointer, two rows per step.  Integer sums.
-inline void accumulate_block(GradSum* hst, const uint8_t* bins, int d, const uint32_t* off,
+template <typename BinT>
+inline void accumulate_block(GradSum* hst, const BinT* bins, int d, const uint32_t* off,
                              const uint32_t* idx, size_t b, size_t e, const GradSum* gp,
                              int f0, int f1) {
 #if defined(__SSE2__)
@@ -109,8 +112,8 @@ inline void accumulate_block(GradSum* hst, const uint8_t* bins, int d, const uin
       __builtin_prefetch(gp + q1);
     }
     const uint32_t r0 = idx[i], r1 = idx[i + 1];
-    const uint8_t* rb0 = bins + (size_t)r0 * d + f0;
-    const uint8_t* rb1 = bins + (size_t)r1 * d + f0;
+    const BinT* rb0 = bins + (size_t)r0 * d + f0;
+    const BinT* rb1 = bins + (size_t)r1 * d + f0;
     const __m128i g0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r0));
     const __m128i g1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r1));
     for (int j = 0; j < nf; ++j) {
@@ -330,6 +333,23 @@ class CpuBackend final : public TreeBackend {
           cat_index_[f] = ncat_++;
         }
     any_cat_ = ncat_ > 0;
+    cat_woff_.clear();
+    cat_nw_.clear();
+    cat_stride_ = 0;
+    for (int f = 0; f < nf_; ++f)
+      if (is_cat_[f]) {
+        cat_woff_.push_back(cat_stride_);
+        cat_nw_.push_back(cat_set_words(c.nbins(f)));
+        cat_stride_ += (size_t)cat_nw_.back();
+      }
+    cat_scratch_.assign(any_cat_ ? (size_t)pool_->size() : 0, CatScratch{});
+    for (CatScratch& cs : cat_scratch_) {
+      const size_t m = (size_t)std::max(max_nb, 256);
+      cs.order.resize(m);
+      cs.order_tmp.resize(m);
+      cs.wt.resize(m);
+      cs.wt_tmp.resize(m);
+    }
   }
 
   void margins(std::vector<float>* out) override { *out = margins_; }
@@ -488,7 +508,7 @@ class CpuBackend final : public TreeBackend {
     const int fb = 64;
     const int nblk = (nf_ + fb - 1) / fb;
     if (nblk >= 2 * nt) {
-      const uint8_t* bins = data_.matrix->bins.data();
+      data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
       const int d = nf_;
       const uint32_t* off = off_.data();
       const uint32_t* idx = row_idx_.data();
@@ -499,6 +519,7 @@ class CpuBackend final : public TreeBackend {
         const size_t s0 = off[f0], s1 = f1 < nf_ ? off[f1] : T;
         std::memset(ln->hist + s0, 0, sizeof(GradSum) * (s1 - s0));
         accumulate_block(ln->hist, bins, d, off, idx, ln->begin, ln->end, gp, f0, f1);
+      });
       });
       return;
     }
@@ -518,16 +539,17 @@ class CpuBackend final : public TreeBackend {
       }
       if (!extra.empty()) merges.emplace_back(ln, std::move(extra));
     }
-    const uint8_t* bins = data_.matrix->bins.data();
     const int d = nf_;
     const uint32_t* off = off_.data();
     const uint32_t* idx = row_idx_.data();
     const size_t T = total_bins_;
+    data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
     pool_->run_sized(work, parts.size(), [&](size_t pi, int) {
       const Part& p = parts[pi];
       GradSum* hst = p.dst;
       std::memset(hst, 0, sizeof(GradSum) * T);
       accumulate_rows(hst, bins, d, off, idx, p.begin, p.end, gp, 0, d);
+    });
     });
     for (auto& mg : merges) {
       GradSum* dst = mg.first->hist;
@@ -616,16 +638,18 @@ class CpuBackend final : public TreeBackend {
   }
 
   // ---- categorical splits (categorical_split.h) ----
-  // Rows idx[b..e) of a categorical split with right set `set`: like the
-  // numeric loop in partition(); returns the number of left rows.
-  static size_t partition_categorical(const CatBinSet& set, int nb, bool dl, const uint8_t* col,
+  // Rows idx[b..e) of a categorical split with right set `set` (set.nwords
+  // words): like the numeric loop in partition(); returns the number of
+  // left rows.
+  template <typename BinT>
+  static size_t partition_categorical(const CatWords& set, int nb, bool dl, const BinT* col,
                                       size_t d, const uint32_t* idx, uint32_t* tmp, size_t b,
                                       size_t e) {
     size_t l = b, r = e;
     for (size_t i = b; i < e; ++i) {
       const uint32_t row = idx[i];
       const unsigned bin = col[(size_t)row * d];
-      const bool left = bin == (unsigned)nb ? dl : !cat_set_has(set, bin);
+      const bool left = bin == (unsigned)nb ? dl : !cat_words_has(set.words, set.nwords, bin);
       tmp[l] = row;
       tmp[r - 1] = row;
       l += left;
@@ -641,7 +665,7 @@ class CpuBackend final : public TreeBackend {
   // from its end; a second (sequential) pass moves both runs to their places.
   std::vector<size_t> partition(const std::vector<LevelNode*>& nodes,
                                 const std::vector<SplitCandidate>& splits,
-                                const std::vector<const CatBinSet*>& split_sets) {
+                                const std::vector<const CatWords*>& split_sets) {
     const size_t chunk = 65536;
     struct Piece { size_t node, begin, end, nleft, out_left, out_right; };
     std::vector<Piece> pieces;
@@ -651,17 +675,17 @@ class CpuBackend final : public TreeBackend {
         pieces.push_back(Piece{i, b, std::min(ln->end, b + chunk), 0, 0, 0});
     }
     const Cuts& c = *data_.cuts;
-    const uint8_t* bins = data_.matrix->bins.data();
     const size_t d = (size_t)nf_;
     uint32_t* idx = row_idx_.data();
     uint32_t* tmp = tmp_idx_.data();
     size_t rows_all = 0;
     for (const LevelNode* ln : nodes) rows_all += ln->end - ln->begin;
+    data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
     pool_->run_sized(rows_all * kCostPartitionRow, pieces.size(), [&](size_t pi, int) {
       Piece& p = pieces[pi];
       const SplitCandidate& s = splits[p.node];
       const int nb = c.nbins(s.feature);
-      const uint8_t* col = bins + s.feature;
+      const auto* col = bins + s.feature;
       const unsigned split_bin = (unsigned)s.bin;
       const bool dl = s.default_left != 0;
       size_t l = p.begin, r = p.end;
@@ -682,6 +706,7 @@ class CpuBackend final : public TreeBackend {
         r -= !left;
       }
       p.nleft = l - p.begin;
+    });
     });
     std::vector<size_t> nleft(nodes.size(), 0);
     for (const Piece& p : pieces) nleft[p.node] += p.nleft;
@@ -779,13 +804,13 @@ class CpuBackend final : public TreeBackend {
       cur_depth_ = depth + 1;  // of the children whose histograms this level builds
       BudgetCharge cand_charge(
           data_.budget,
-          (double)(L * nf_) * sizeof(SplitCandidate) + (double)(L * ncat_) * sizeof(CatBinSet),
+          (double)(L * nf_) * sizeof(SplitCandidate) + (double)(L * cat_stride_) * sizeof(uint32_t),
           "the split candidates of " + std::to_string(L) + " nodes at tree depth " +
               std::to_string(depth) + " x " + std::to_string(nf_) + " features",
           "lower max_depth (now " + std::to_string(data_.max_depth) +
               ") or the number of features");
       std::vector<SplitCandidate> cand(L * nf_, no_split());
-      if (any_cat_) cand_sets_.resize(L * (size_t)ncat_);
+      if (any_cat_) cand_sets_.resize(L * cat_stride_);
       // Tasks: (node, block of features).
       const int fb = 32;
       const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
@@ -818,11 +843,14 @@ class CpuBackend final : public TreeBackend {
           if (!feature_mask[f]) continue;
           for (size_t j = 0; j < gsz; ++j) {
             const size_t i = i0 + j;
-            if (is_cat_[f])
-              cand[i * nf_ + f] = best_categorical_split(
+            if (is_cat_[f]) {
+              CatScratch& cs = cat_scratch_[tid];
+              const int ci = cat_index_[f];
+              cand[i * nf_ + f] = best_categorical_split_words(
                   level[i].hist + off_[f], data_.cuts->nbins(f), f, level[i].sum, sp, q,
-                  data_.cat_split, &cand_sets_[i * ncat_ + cat_index_[f]]);
-            else
+                  data_.cat_split, &cand_sets_[i * cat_stride_ + cat_woff_[ci]], cat_nw_[ci],
+                  cs.order.data(), cs.wt.data(), cs.order_tmp.data(), cs.wt_tmp.data());
+            } else
               cand[i * nf_ + f] = fast ? best_split_feature_fast(level[i], f, k[j], s)
                                        : best_split_feature(level[i], f, q);
           }
@@ -831,7 +859,8 @@ class CpuBackend final : public TreeBackend {
       for (LevelNode& ln : level) ln.pending_small = nullptr;
       std::vector<LevelNode*> split_nodes;
       std::vector<SplitCandidate> splits;
-      std::vector<const CatBinSet*> split_sets;  // null: numeric split
+      std::vector<CatWords> split_words((size_t)L);
+      std::vector<const CatWords*> split_sets;  // null: numeric split
       for (size_t i = 0; i < L; ++i) {
         SplitCandidate best = no_split();
         for (int f = 0; f < nf_; ++f)
@@ -839,8 +868,11 @@ class CpuBackend final : public TreeBackend {
         if (best.feature >= 0) {
           split_nodes.push_back(&level[i]);
           splits.push_back(best);
-          split_sets.push_back(is_cat_[best.feature] ? &cand_sets_[i * ncat_ + cat_index_[best.feature]]
-                                                     : nullptr);
+          const int ci = cat_index_[best.feature];
+          if (is_cat_[best.feature])
+            split_words[i] = CatWords{&cand_sets_[i * cat_stride_ + cat_woff_[ci]], cat_nw_[ci],
+                                      (uint32_t)data_.cuts->nbins(best.feature)};
+          split_sets.push_back(is_cat_[best.feature] ? &split_words[i] : nullptr);
         } else {
           hist_pool_->put(level[i].hist);
           level[i].hist = nullptr;
@@ -865,7 +897,7 @@ class CpuBackend final : public TreeBackend {
         SplitChildren c =
             split_sets[i] ? apply_split(tree, p.id, p.sum, splits[i], sp, q, split_sets[i],
                                         (*data_.n_categories)[splits[i].feature])
-                          : apply_split(tree, p.id, p.sum, splits[i], sp, q);
+                          : apply_split(tree, p.id, p.sum, splits[i], sp, q, (const CatWords*)nullptr, 0u);
         next.push_back(LevelNode{c.left, p.begin, p.begin + nleft[i], c.left_sum, nullptr});
         next.push_back(LevelNode{c.right, p.begin + nleft[i], p.end, c.right_sum, nullptr});
       }
@@ -918,6 +950,8 @@ class CpuBackend final : public TreeBackend {
     if (n_sampled_ < n_) {
       const BinnedMatrix& m = *data_.matrix;
       const Cuts& c = *data_.cuts;
+      m.visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
+      const size_t d = (size_t)nf_;
       pool_->run_blocks_sized((n_ - n_sampled_) * (size_t)data_.max_depth * 4, n_,
                               [&](size_t b, size_t e, int) {
         for (size_t r = b; r < e; ++r) {
@@ -925,12 +959,13 @@ class CpuBackend final : public TreeBackend {
           int32_t node = 0;
           while (!tree->is_leaf(node)) {
             int f = tree->feature[node];
-            uint8_t bin = m.at(r, f);
+            const int bin = (int)bins[r * d + f];
             bool left = tree->bin_goes_left(node, bin, c.nbins(f));
             node = left ? tree->left[node] : tree->right[node];
           }
           margins_[r * K + k] += tree->value[node];
         }
+      });
       });
     }
     t_update_ += since(tu);
@@ -958,7 +993,18 @@ class CpuBackend final : public TreeBackend {
   bool any_cat_ = false;
   std::vector<int> cat_index_;           // per feature: index among the categorical ones, or -1
   int ncat_ = 0;
-  std::vector<CatBinSet> cand_sets_;     // right sets of the level's candidates (node x ncat_)
+  // W: right bin sets of the level's candidates: per node cat_stride_ words,
+  // categorical feature ci at cat_woff_[ci], cat_nw_[ci] words
+  // (cat_set_words of its bins: 8 up to 256 bins).
+  std::vector<uint32_t> cand_sets_;
+  size_t cat_stride_ = 0;
+  std::vector<size_t> cat_woff_;
+  std::vector<int> cat_nw_;
+  struct CatScratch {  // best_categorical_split_words' sort scratch, per thread
+    std::vector<int> order, order_tmp;
+    std::vector<double> wt, wt_tmp;
+  };
+  std::vector<CatScratch> cat_scratch_;
   int round_ = 0;  // T: the round being built (column sampling seeds)
   double t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };

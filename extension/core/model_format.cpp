@@ -328,7 +328,10 @@ void validate_model(const Model& m) {
     bad("bin boundaries do not match the features");
   if (c.min_values.size() != (size_t)d) bad("bin minimum count does not match the features");
   for (int f = 0; f < d; ++f) {
-    if (c.ptr[f + 1] <= c.ptr[f] || c.ptr[f + 1] - c.ptr[f] > (uint32_t)kMaxValueBins)
+    // W: a categorical feature has one bin per category, up to kMaxCatBins.
+    const bool cat = f < (int)m.feature_types.size() && m.feature_types[f] == FeatureType::kCategorical;
+    if (c.ptr[f + 1] <= c.ptr[f] ||
+        c.ptr[f + 1] - c.ptr[f] > (uint32_t)(cat ? kMaxCatBins : kMaxValueBins))
       bad("bad bin count for feature " + std::to_string(f));
   }
   for (size_t i = 0; i < c.values.size(); ++i)

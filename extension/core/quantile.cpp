@@ -95,11 +95,11 @@ void feature_cuts(std::vector<float>& s, int max_bins, std::vector<float>* out) 
 
 void categorical_cuts(uint32_t n, std::vector<float>* out) {
   out->clear();
-  if (n <= (uint32_t)kMaxValueBins) {
+  if (n <= (uint32_t)kMaxCatBins) {
     for (uint32_t c = 1; c <= n; ++c) out->push_back((float)c);
   } else {
-    // Codes 0 .. 253 one bin each, codes >= 254 the "other" bin [254, n).
-    for (uint32_t c = 1; c < (uint32_t)kMaxValueBins; ++c) out->push_back((float)c);
+    // Codes 0 .. 65533 one bin each, codes >= 65534 the "other" bin [65534, n).
+    for (uint32_t c = 1; c < (uint32_t)kMaxCatBins; ++c) out->push_back((float)c);
     out->push_back((float)n);
   }
   if (out->empty()) out->push_back(1.0f);  // no categories: one (empty) bin

@@ -15,6 +15,9 @@ namespace gbdt {
 // Value bins per feature are limited to 255 so that bin indices including the
 // missing bin fit one byte.
 constexpr int kMaxValueBins = 255;
+// A categorical feature gets one bin per category up to this many (bin
+// indices including the missing bin fit two bytes: binned_matrix.h).
+constexpr int kMaxCatBins = 65535;
 
 struct Cuts {
   std::vector<uint32_t> ptr;    // n_features + 1 offsets into values
@@ -29,9 +32,9 @@ struct Cuts {
   const float* feature_cuts(int f) const { return values.data() + ptr[f]; }
 
   // Bin index of v for feature f (missing bin for NaN).
-  uint8_t bin_of(int f, float v) const {
+  uint32_t bin_of(int f, float v) const {
     int nb = nbins(f);
-    if (v != v) return (uint8_t)nb;
+    if (v != v) return (uint32_t)nb;
     const float* c = feature_cuts(f);
     int lo = 0, hi = nb;  // first cut > v
     while (lo < hi) {
@@ -39,7 +42,7 @@ struct Cuts {
       if (c[mid] <= v) lo = mid + 1; else hi = mid;
     }
     if (lo >= nb) lo = nb - 1;  // above the last cut (only for unseen values)
-    return (uint8_t)lo;
+    return (uint32_t)lo;
   }
 };
 
@@ -72,8 +75,10 @@ Cuts cuts_from_sample(const ColumnInput& sample, int max_bin, int nthread,
                       const std::vector<uint32_t>* n_categories = nullptr);
 
 // Cuts of a categorical feature with n categories (codes 0 .. n-1): 1, 2,
-// ..., n when n <= 255, so that bin(c) = c; else 1, ..., 254, n: codes >= 254
-// share the "other" bin 254 (see categorical_split.h).  n == 0: {1}.
+// ..., n when n <= kMaxCatBins (65535), so that bin(c) = c (more than 255
+// bins make the matrix 2 bytes per entry); else 1, ..., 65534, n: codes >=
+// 65534 share the "other" bin 65534 (see categorical_split.h; only n = 65536,
+// max_categories' largest value, gets there).  n == 0: {1}.
 void categorical_cuts(uint32_t n, std::vector<float>* out);
 
 // Per-feature range of all rows (NaN/+-inf for a feature without values):

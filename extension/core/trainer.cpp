@@ -284,11 +284,11 @@ void bound_monotone_leaves(const std::vector<int8_t>& monotone, Tree* t) {
 void refit_leaves(const BinnedMatrix& mx, const std::vector<int>& missing_bin, const float* y,
                   const float* w, const std::vector<float>& before, double alpha, double eta,
                   const std::vector<int8_t>* monotone, Tree* t, std::vector<float>* margins) {
-  const size_t n = mx.n_rows, d = (size_t)mx.n_features;
+  const size_t n = mx.n_rows;
   std::vector<int32_t> leaf(n);
   std::vector<std::vector<size_t>> rows((size_t)t->num_nodes());
   for (size_t r = 0; r < n; ++r) {
-    leaf[r] = t->leaf_of_bins(&mx.bins[r * d], missing_bin.data());
+    leaf[r] = mx.leaf_of_row(*t, r, missing_bin.data());
     rows[(size_t)leaf[r]].push_back(r);
   }
   std::vector<float> res, rw;
@@ -346,23 +346,30 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v,
                        std::to_string(n_all) + ": both need at least one");
   v->matrix.n_rows = n_valid;
   v->matrix.n_features = (int)d;
-  v->matrix.bins.resize(n_valid * d);
+  v->matrix.wide = in->matrix.wide;  // W: the same entry type
+  v->matrix.resize_entries();
   v->labels.resize(n_valid);
   const bool weighted = !in->weights.empty();
   if (weighted) v->weights.resize(n_valid);
   const bool bounds = !in->labels_upper.empty();  // X: survival:aft
   if (bounds) v->labels_upper.resize(n_valid);
-  uint8_t* bins = in->matrix.bins.data();
   size_t w = 0, k = 0;
+  // W: copy_row(from, to_matrix, to): row `from` of in->matrix to row `to`.
+  auto copy_row = [d](BinnedMatrix& src, size_t from, BinnedMatrix& dst, size_t to) {
+    if (src.wide)
+      std::copy(src.bins16.begin() + from * d, src.bins16.begin() + (from + 1) * d, dst.bins16.begin() + to * d);
+    else
+      std::copy(src.bins.begin() + from * d, src.bins.begin() + (from + 1) * d, dst.bins.begin() + to * d);
+  };
   for (size_t r = 0; r < n_all; ++r) {
     if (is_validation_row(p.seed, key(r), p.validation_fraction)) {
-      std::copy(bins + r * d, bins + (r + 1) * d, v->matrix.bins.data() + k * d);
+      copy_row(in->matrix, r, v->matrix, k);
       if (weighted) v->weights[k] = in->weights[r];
       if (by_group) v->query_group.push_back(in->query_group[r]);
       if (bounds) v->labels_upper[k] = in->labels_upper[r];
       v->labels[k++] = in->labels[r];
     } else {
-      if (w != r) std::copy(bins + r * d, bins + (r + 1) * d, bins + w * d);
+      if (w != r) copy_row(in->matrix, r, in->matrix, w);
       if (K > 0 && w != r)
         std::copy(init_margins->begin() + r * K, init_margins->begin() + (r + 1) * K,
                   init_margins->begin() + w * K);
@@ -374,7 +381,7 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v,
   }
   if (by_group) in->query_group.resize(w);
   in->matrix.n_rows = w;
-  in->matrix.bins.resize(w * d);
+  in->matrix.resize_entries();
   in->labels.resize(w);
   if (weighted) in->weights.resize(w);
   if (bounds) in->labels_upper.resize(w);
@@ -450,7 +457,7 @@ void start_from_init_model(const Model& init, const BinnedMatrix& bins,
     for (int k = 0; k < K; ++k) a[k] = (float)init.base_margin[k];
     for (size_t t = 0; t < init.trees.size(); ++t) {
       const Tree& tr = init.trees[t];
-      a[init.tree_group[t]] += tr.value[tr.leaf_of_bins(&bins.bins[r * d], missing_bin.data())];
+      a[init.tree_group[t]] += tr.value[bins.leaf_of_row(tr, r, missing_bin.data())];
     }
   }
 }
@@ -702,7 +709,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       for (int k = 0; k < K; ++k) {
         const Tree& t = m.trees[m.trees.size() - K + k];
         for (size_t i = 0; i < n_valid; ++i) {
-          const int32_t nd = t.leaf_of_bins(&valid.matrix.bins[i * d], missing_bin.data());
+          const int32_t nd = valid.matrix.leaf_of_row(t, i, missing_bin.data());
           vmargin[i * K + k] = (double)((float)vmargin[i * K + k] + t.value[nd]);
         }
       }
@@ -749,11 +756,10 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     std::vector<float> acc((size_t)K);
     for (size_t r = 0; r < n; ++r) {
       if ((r & 65535) == 0) check_cancel(hooks.cancel);
-      const uint8_t* row = &in.matrix.bins[r * d];
       for (int k = 0; k < K; ++k) acc[k] = (float)m.base_margin[k];
       for (size_t t = 0; t < m.trees.size(); ++t) {
         const Tree& tr = m.trees[t];
-        acc[m.tree_group[t]] += tr.value[tr.leaf_of_bins(row, missing_bin.data())];
+        acc[m.tree_group[t]] += tr.value[in.matrix.leaf_of_row(tr, r, missing_bin.data())];
       }
       for (int k = 0; k < K; ++k) pred[r * K + k] = acc[k];
     }

@@ -93,12 +93,14 @@ struct Tree {
   // follows default_left.  The same leaf as leaf_of() on the row's values
   // when they lie below the last cut (true for the rows the cuts were made
   // from), since bin(v) <= b exactly when v < cut[b] = threshold.
-  int32_t leaf_of_bins(const uint8_t* row, const int* missing_bin) const {
+  // BinT: uint8_t or uint16_t (binned_matrix.h).
+  template <typename BinT>
+  int32_t leaf_of_bins(const BinT* row, const int* missing_bin) const {
     int32_t nd = 0;
     if (has_categorical()) {
       while (left[nd] >= 0) {
         const int f = feature[nd];
-        nd = bin_goes_left(nd, row[f], missing_bin[f]) ? left[nd] : right[nd];
+        nd = bin_goes_left(nd, (int)row[f], missing_bin[f]) ? left[nd] : right[nd];
       }
       return nd;
     }

@@ -22,7 +22,7 @@ struct GNode {
   double upper = HUGE_VAL;
   std::vector<int> used;      // features split on along the path (sorted)
   SplitCandidate best = no_split();
-  CatBinSet best_set{};       // A: right bin set when best is categorical
+  std::vector<uint32_t> best_set;  // A: right bin set words when best is categorical
 };
 
 class Grower {
@@ -35,6 +35,22 @@ class Grower {
     if (in.n_categories)
       for (int f = 0; f < nf_ && f < (int)in.n_categories->size(); ++f)
         is_cat_[f] = (*in.n_categories)[f] > 0;
+    // W: per feature its bin set words in cand_sets_ (cat_set_words).
+    cat_woff_.assign((size_t)nf_ + 1, 0);
+    int max_nb = 256;
+    for (int f = 0; f < nf_; ++f) {
+      const int nb = in.cuts->nbins(f);
+      cat_woff_[f + 1] = cat_woff_[f] + (is_cat_[f] ? (size_t)cat_set_words(nb) : 0);
+      if (is_cat_[f]) max_nb = std::max(max_nb, nb);
+    }
+    cand_sets_.assign(cat_woff_[nf_], 0);
+    scratch_.resize((size_t)in.pool->size());
+    for (CatScratch& cs : scratch_) {
+      cs.order.resize((size_t)max_nb);
+      cs.order_tmp.resize((size_t)max_nb);
+      cs.wt.resize((size_t)max_nb);
+      cs.wt_tmp.resize((size_t)max_nb);
+    }
   }
 
   ~Grower() {
@@ -131,8 +147,11 @@ class Grower {
   }
 
   void build_hist(const GNode& n) {
+    in_.matrix->visit([&](auto* bins) { build_hist(n, bins); });  // W
+  }
+  template <typename BinT>
+  void build_hist(const GNode& n, const BinT* bins) {
     GradSum* hst = hists_[n.hist].get();
-    const uint8_t* bins = in_.matrix->bins.data();
     const size_t d = (size_t)nf_;
     const uint32_t* off = in_.hist_offset;
     const uint32_t* idx = in_.row_idx;
@@ -146,7 +165,7 @@ class Grower {
       std::fill(hst + s0, hst + s1, GradSum{0, 0});
       for (size_t i = n.begin; i < n.end; ++i) {
         const uint32_t r = idx[i];
-        const uint8_t* rb = bins + (size_t)r * d;
+        const BinT* rb = bins + (size_t)r * d;
         const GradSum g = gp[r];
         for (int f = f0; f < f1; ++f) {
           GradSum& s = hst[off[f] + rb[f]];
@@ -168,14 +187,17 @@ class Grower {
     return bounded_split_gain(in_.split, in_.q, n.sum, left, n.lower, n.upper, ext_.monotone[f], pg);
   }
 
-  SplitCandidate scan_feature(const GNode& n, int f, double pg, CatBinSet* set) const {
+  SplitCandidate scan_feature(const GNode& n, int f, double pg, uint32_t* set, int tid) {
     const SplitParams& sp = in_.split;
     const GradSum* h = hists_[n.hist].get() + in_.hist_offset[f];
     const int nb = in_.cuts->nbins(f);
     if (is_cat_[f]) {  // A: one-hot / partition splits (categorical_split.h)
       const double bounds[2] = {n.lower, n.upper};
-      return best_categorical_split(h, nb, f, n.sum, sp, in_.q, in_.cat_split, set,
-                                    mono_ ? bounds : nullptr, mono_ ? ext_.monotone[f] : 0);
+      CatScratch& cs = scratch_[(size_t)tid];
+      return best_categorical_split_words(h, nb, f, n.sum, sp, in_.q, in_.cat_split, set,
+                                          (int)(cat_woff_[f + 1] - cat_woff_[f]), cs.order.data(),
+                                          cs.wt.data(), cs.order_tmp.data(), cs.wt_tmp.data(),
+                                          mono_ ? bounds : nullptr, mono_ ? ext_.monotone[f] : 0);
     }
     const GradSum miss = h[nb];
     SplitCandidate best = no_split();
@@ -199,19 +221,20 @@ class Grower {
     sampler_.mask(n.depth, n.id, n.used, &mask_);
     const double pg = node_gain(n);
     cand_.assign((size_t)nf_, no_split());
-    cand_sets_.resize((size_t)nf_);
     const int fb = 8;
     const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
-    in_.pool->run(nblk, [&](size_t t, int) {
+    in_.pool->run(nblk, [&](size_t t, int tid) {
       const int f0 = (int)t * fb, f1 = std::min(nf_, f0 + fb);
       for (int f = f0; f < f1; ++f)
-        if (mask_[f]) cand_[f] = scan_feature(n, f, pg, &cand_sets_[f]);
+        if (mask_[f]) cand_[f] = scan_feature(n, f, pg, cand_sets_.data() + cat_woff_[f], tid);
     });
     SplitCandidate best = no_split();
     for (int f = 0; f < nf_; ++f)
       if (better_split(cand_[f], best)) best = cand_[f];
     n.best = best;
-    if (best.feature >= 0 && is_cat_[best.feature]) n.best_set = cand_sets_[best.feature];
+    if (best.feature >= 0 && is_cat_[best.feature])
+      n.best_set.assign(cand_sets_.begin() + (ptrdiff_t)cat_woff_[best.feature],
+                        cand_sets_.begin() + (ptrdiff_t)cat_woff_[best.feature + 1]);
   }
 
   // ---- one split ----
@@ -223,29 +246,34 @@ class Grower {
     const bool cat = is_cat_[s.feature] != 0;
     // Stable partition of the segment: left rows first.
     const int nb = in_.cuts->nbins(s.feature);
-    const uint8_t* col = in_.matrix->bins.data() + s.feature;
     const size_t d = (size_t)nf_;
     uint32_t* idx = in_.row_idx;
     uint32_t* tmp = in_.tmp_idx;
     size_t l = p.begin, nr = 0;
+    const uint32_t* set_w = p.best_set.data();
+    const int set_nw = (int)p.best_set.size();
+    in_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
+    const auto* col = bins + s.feature;
     for (size_t i = p.begin; i < p.end; ++i) {
       const uint32_t row = idx[i];
       const unsigned b = col[(size_t)row * d];
       const bool left = b == (unsigned)nb ? s.default_left != 0
-                        : cat              ? !cat_set_has(p.best_set, b)
+                        : cat              ? !cat_words_has(set_w, set_nw, b)
                                            : b <= (unsigned)s.bin;
       if (left)
         idx[l++] = row;
       else
         tmp[nr++] = row;
     }
+    });
     std::copy(tmp, tmp + nr, idx + l);
     const size_t mid_row = l;
 
     // Children (monotone: weights bounded by the parent's bounds).
     GNode L, R;
     SplitChildren ch;
-    const CatBinSet* cats = cat ? &p.best_set : nullptr;
+    const CatWords cw{p.best_set.data(), (int)p.best_set.size(), (uint32_t)nb};
+    const CatWords* cats = cat ? &cw : nullptr;
     const uint32_t n_codes = cat ? (*in_.n_categories)[s.feature] : 0;
     if (mono_)
       ch = apply_split_bounded(tree_, id, p.sum, s, in_.split, in_.q, p.lower, p.upper,
@@ -308,13 +336,14 @@ class Grower {
     if (!in_.in_sample) return;
     std::vector<int> missing_bin((size_t)nf_);
     for (int f = 0; f < nf_; ++f) missing_bin[f] = in_.cuts->nbins(f);
-    const uint8_t* bins = in_.matrix->bins.data();
+    in_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
     in_.pool->run_blocks(in_.n_rows, [&](size_t b, size_t e, int) {
       for (size_t r = b; r < e; ++r) {
         if (in_.in_sample[r]) continue;
         const int32_t nd = tree_->leaf_of_bins(bins + r * (size_t)nf_, missing_bin.data());
         in_.margins[r * K + k] += tree_->value[nd];
       }
+    });
     });
   }
 
@@ -330,7 +359,13 @@ class Grower {
   NodeFeatureSampler sampler_;
   std::vector<uint8_t> mask_;
   std::vector<SplitCandidate> cand_;
-  std::vector<CatBinSet> cand_sets_;  // A: per feature, the right set of cand_[f]
+  std::vector<uint32_t> cand_sets_;   // A: per feature f, the right set of cand_[f] at cat_woff_[f]
+  std::vector<size_t> cat_woff_;      // W: n_features + 1 word offsets (0 words: numeric)
+  struct CatScratch {                 // W: best_categorical_split_words' scratch, per thread
+    std::vector<int> order, order_tmp;
+    std::vector<double> wt, wt_tmp;
+  };
+  std::vector<CatScratch> scratch_;
   std::vector<uint8_t> is_cat_;       // A: per feature: categorical
 };
 

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "categorical_split.h"
+#include "quantile.h"
 #include "split_math.h"
 #include "tree.h"
 
@@ -15,19 +17,21 @@ struct SplitChildren {
   GradSum left_sum, right_sum;  // their quantized gradient sums
 };
 
-// The code set of a categorical split from its bin set (categorical_split.h):
-// bin b is code b, and the "other" bin of a feature with n_codes > 255
-// categories stands for codes 254 .. n_codes - 1.  Trailing zero words are
-// left out (codes past the field go left anyway).
-inline std::vector<uint32_t> cat_codes_of_bins(const CatBinSet& bins, uint32_t n_codes) {
+// The code set of a categorical split from its bin set words[0 .. nwords)
+// (categorical_split.h) of a feature with nb value bins and n_codes
+// categories: bin b is code b, and when n_codes > nb the last bin (nb - 1,
+// the "other" bin) stands for codes nb - 1 .. n_codes - 1.  Trailing zero
+// words are left out (codes past the field go left anyway).
+inline std::vector<uint32_t> cat_codes_of_bin_words(const uint32_t* words, int nwords,
+                                                    uint32_t n_codes, uint32_t nb) {
   std::vector<uint32_t> w;
   auto add = [&w](uint32_t c) {
     if (w.size() <= (c >> 5)) w.resize((c >> 5) + 1, 0);
     w[c >> 5] |= 1u << (c & 31);
   };
-  for (uint32_t b = 0; b < 32u * kCatSetWords; ++b) {
-    if (!cat_set_has(bins, b)) continue;
-    if (n_codes > 255 && b == (uint32_t)kCatOtherBin)
+  for (uint32_t b = 0; b < 32u * (uint32_t)nwords; ++b) {
+    if (!cat_words_has(words, nwords, b)) continue;
+    if (n_codes > nb && b + 1 == nb)
       for (uint32_t c = b; c < n_codes; ++c) add(c);
     else
       add(b);
@@ -35,12 +39,27 @@ inline std::vector<uint32_t> cat_codes_of_bins(const CatBinSet& bins, uint32_t n
   return w;
 }
 
+// The same for a CatBinSet (a feature with at most 255 value bins: with
+// more than 255 categories, the 255 bins of earlier builds' models).
+inline std::vector<uint32_t> cat_codes_of_bins(const CatBinSet& bins, uint32_t n_codes) {
+  return cat_codes_of_bin_words(bins.w, kCatSetWords, n_codes,
+                                n_codes > (uint32_t)kMaxValueBins ? (uint32_t)kMaxValueBins : n_codes);
+}
+
+// A categorical split's right bin set: words[0 .. nwords) of a feature with
+// nb value bins (see cat_codes_of_bin_words).
+struct CatWords {
+  const uint32_t* words;
+  int nwords;
+  uint32_t nb;
+};
+
 // Turns leaf `node` (gradient sum `sum`) into a split by `s` and appends its
 // two children as leaves valued eta * weight.  A categorical split passes
 // its bin set `cats` and the feature's number of categories.
 inline SplitChildren apply_split(Tree* tree, int32_t node, GradSum sum, const SplitCandidate& s,
                                  const SplitParams& sp, const Quantizer& q,
-                                 const CatBinSet* cats = nullptr, uint32_t n_codes = 0) {
+                                 const CatWords* cats, uint32_t n_codes) {
   SplitChildren c;
   c.left_sum = s.left;
   c.right_sum = gs_sub(sum, s.left);
@@ -53,7 +72,7 @@ inline SplitChildren apply_split(Tree* tree, int32_t node, GradSum sum, const Sp
   tree->default_left[node] = (uint8_t)s.default_left;
   tree->gain[node] = (float)s.gain;
   if (cats) {
-    const std::vector<uint32_t> w = cat_codes_of_bins(*cats, n_codes);
+    const std::vector<uint32_t> w = cat_codes_of_bin_words(cats->words, cats->nwords, n_codes, cats->nb);
     tree->split_bin[node] = 0;
     tree->set_categorical(node, w.data(), (uint32_t)w.size());
   }
@@ -68,8 +87,8 @@ inline SplitChildren apply_split(Tree* tree, int32_t node, GradSum sum, const Sp
 inline SplitChildren apply_split_bounded(Tree* tree, int32_t node, GradSum sum,
                                          const SplitCandidate& s, const SplitParams& sp,
                                          const Quantizer& q, double lo, double hi, int c,
-                                         double* lo_l, double* hi_l, double* lo_r, double* hi_r,
-                                         const CatBinSet* cats = nullptr, uint32_t n_codes = 0) {
+                                                 double* lo_l, double* hi_l, double* lo_r, double* hi_r,
+                                         const CatWords* cats, uint32_t n_codes) {
   SplitChildren ch;
   ch.left_sum = s.left;
   ch.right_sum = gs_sub(sum, s.left);
@@ -84,7 +103,7 @@ inline SplitChildren apply_split_bounded(Tree* tree, int32_t node, GradSum sum,
   tree->default_left[node] = (uint8_t)s.default_left;
   tree->gain[node] = (float)s.gain;
   if (cats) {  // A: as apply_split
-    const std::vector<uint32_t> w = cat_codes_of_bins(*cats, n_codes);
+    const std::vector<uint32_t> w = cat_codes_of_bin_words(cats->words, cats->nwords, n_codes, cats->nb);
     tree->split_bin[node] = 0;
     tree->set_categorical(node, w.data(), (uint32_t)w.size());
   }
@@ -99,6 +118,30 @@ inline SplitChildren apply_split_bounded(Tree* tree, int32_t node, GradSum sum,
     *hi_r = mid;
   }
   return ch;
+}
+
+// apply_split / apply_split_bounded with a CatBinSet (null: numeric split)
+// of a feature with at most 255 value bins.
+inline SplitChildren apply_split(Tree* tree, int32_t node, GradSum sum, const SplitCandidate& s,
+                                 const SplitParams& sp, const Quantizer& q,
+                                 const CatBinSet* cats = nullptr, uint32_t n_codes = 0) {
+  if (!cats) return apply_split(tree, node, sum, s, sp, q, (const CatWords*)nullptr, 0u);
+  const CatWords cw{cats->w, kCatSetWords,
+                    n_codes > (uint32_t)kMaxValueBins ? (uint32_t)kMaxValueBins : n_codes};
+  return apply_split(tree, node, sum, s, sp, q, &cw, n_codes);
+}
+inline SplitChildren apply_split_bounded(Tree* tree, int32_t node, GradSum sum,
+                                         const SplitCandidate& s, const SplitParams& sp,
+                                         const Quantizer& q, double lo, double hi, int c,
+                                         double* lo_l, double* hi_l, double* lo_r, double* hi_r,
+                                         const CatBinSet* cats = nullptr, uint32_t n_codes = 0) {
+  if (!cats)
+    return apply_split_bounded(tree, node, sum, s, sp, q, lo, hi, c, lo_l, hi_l, lo_r, hi_r,
+                               (const CatWords*)nullptr, 0u);
+  const CatWords cw{cats->w, kCatSetWords,
+                    n_codes > (uint32_t)kMaxValueBins ? (uint32_t)kMaxValueBins : n_codes};
+  return apply_split_bounded(tree, node, sum, s, sp, q, lo, hi, c, lo_l, hi_l, lo_r, hi_r, &cw,
+                             n_codes);
 }
 
 }  // namespace gbdt

@@ -14,11 +14,11 @@ size_t bin_unseen_categories_as_missing(const std::vector<std::vector<std::strin
   for (int f = 0; f < d && f < (int)categories.size(); ++f) {
     const size_t n = categories[f].size();
     if (n == 0) continue;
-    const uint8_t missing = (uint8_t)cuts.nbins(f);
+    const uint32_t missing = (uint32_t)cuts.nbins(f);
     const float* col = x.columns[f];
     for (size_t r = 0; r < m->n_rows; ++r)
       if (!std::isnan(col[r]) && col[r] >= (float)n) {
-        m->bins[r * (size_t)d + f] = missing;
+        m->set(r, f, missing);
         ++changed;
       }
   }

@@ -493,15 +493,18 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
         gbdt::make_validation_rows(columns_of(s), s.labels, data.cuts, spec.nthread, keep));
     // A category never seen in training (code n) goes left at every
     // categorical split, as in scoring: its bin is n + 1 (past the missing
-    // bin n), in no split's set.  With 255 categories or more the codes
-    // past the 254th share the "other" bin, as the training's rows do.
+    // bin n), in no split's set.  When bin n + 1 does not fit the matrix's
+    // entries (n >= 255 with 1-byte entries: the 255 bins of an earlier
+    // build's model, whose last bin stands for the rest) the rows keep the
+    // training's binning.
     gbdt::BinnedMatrix& mx = o->validation->matrix;
+    const size_t max_bin = mx.wide ? 65535 : 255;
     for (int f = 0; f < nf && f < (int)data.categories.size(); f++) {
       const size_t n = data.categories[f].size();
-      if (n == 0 || n >= 255 || data.cuts.nbins(f) != (int)n) continue;
+      if (n == 0 || n + 1 > max_bin || data.cuts.nbins(f) != (int)n) continue;
       const float* col = s.cols[f];
       for (size_t r = 0; r < s.n; r++)
-        if (col[r] >= (float)n) mx.bins[r * (size_t)nf + f] = (uint8_t)(n + 1);
+        if (col[r] >= (float)n) mx.set(r, f, (uint32_t)(n + 1));
     }
   });
   plus->validation = o->validation;

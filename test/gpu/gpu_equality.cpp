@@ -274,6 +274,15 @@ std::vector<Case> all_cases() {
              {"subsample", "0.8"}, {"max_cat_threshold", "16"}},
             true);
     cs[i].cat_levels = 400;
+    // W: more than 255 categories, one bin each (2-byte bin matrix, bin
+    // sets wider than 256 bits, the merge-sorted partition search).
+    i = add("cat1000_n20k_d6_miss2_wide_subsample", 20000, 6, 0.02, O::kSquaredError, 1, 6, 256, 4,
+            {{"subsample", "0.8"}, {"max_cat_threshold", "64"}}, true);
+    cs[i].cat_levels = 1000;
+    i = add("cat3000_n30k_d6_wide_binary_chunked", 30000, 6, 0.02, O::kLogistic, 1, 6, 256, 3,
+            {{"max_cat_threshold", "300"}}, true);
+    cs[i].cat_levels = 3000;
+    cs[i].max_hist_nodes = 3;
   }
   // Shared data files.
   {

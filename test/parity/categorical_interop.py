@@ -201,6 +201,72 @@ def export_checks(df, args, failures, non_ascii):
     return train, test, seen, sql_pred, overall
 
 
+def wide_checks(args, failures):
+    """W: a text column with 600 levels (more than 254: one bin per category,
+    2-byte bins): the SQL model exported scores in XGBoost within --tol, and
+    an XGBoost enable_categorical model imported scores in SQL within --tol."""
+    rng = np.random.default_rng(11)
+    n = max(args.rows, 12000)
+    levels = [f"item_{i:03d}" for i in range(600)]
+    w = 1.0 / np.arange(1, 601) ** 0.5
+    item = rng.choice(levels, n, p=w / w.sum()).astype(object)
+    item[rng.random(n) < 0.03] = None
+    eff = {c: rng.normal() for c in levels}
+    x = rng.normal(size=n)
+    y = np.array([eff[c] if c is not None else 0.0 for c in item]) + 0.3 * x + rng.normal(scale=0.2, size=n)
+    df = pd.DataFrame({"id": np.arange(n), "item": item, "x": x, "y": y})
+    ntrain = int(n * 0.75)
+    train, test = df.iloc[:ntrain], df.iloc[ntrain:]
+    seen = set(train["item"].dropna())
+    test = test[test["item"].isna() | test["item"].isin(seen)]
+    psql("DROP TABLE IF EXISTS wide_train, wide_test, wide_models; "
+         "CREATE TABLE wide_models (name text, m gbdt_model)")
+    for t, d in (("wide_train", train), ("wide_test", test)):
+        psql(f"CREATE TABLE {t} (id int, item text, x float8, y float8)")
+        psql(f"COPY {t} FROM STDIN WITH (FORMAT csv)",
+             stdin=d.to_csv(index=False, header=False, float_format="%.17g"))
+    pj = json.dumps(dict(PARAMS, num_round=20))
+    psql(f"INSERT INTO wide_models SELECT 'reg', gbdt_train('wide_train', 'y', ARRAY['item', 'x'], NULL, '{pj}')")
+    j = json.loads(psql("SELECT gbdt_export(m) FROM wide_models WHERE name = 'reg'")[0])
+    order = cats_of_export(j).get("item") or expected_order(train["item"].tolist())
+    if len(order) != len(seen):
+        failures.append(f"wide: {len(order)} categories exported, expected {len(seen)}")
+    tmp = tempfile.mkdtemp()
+    path = os.path.join(tmp, "wide.json")
+    with open(path, "w") as f:
+        json.dump(j, f)
+    frame_w = pd.DataFrame({"item": pd.Categorical(test["item"], categories=order), "x": test["x"].astype(float)})
+    px = xgb.Booster(model_file=path).predict(xgb.DMatrix(frame_w, enable_categorical=True))
+    pdb = db_predictions("SELECT m FROM wide_models WHERE name = 'reg'", "wide_test")
+    pd_arr = np.array([pdb[i] for i in test["id"]])
+    diff = float(np.max(np.abs(px - pd_arr)))
+    wide_codes = int(psql("SELECT count(*) FROM wide_models c, gbdt_trees(c.m) t, unnest(t.categories) v "
+                          f"WHERE array_position(ARRAY[{','.join(repr(v) for v in order)}]::text[], v) > 255")[0])
+    print(f"export wide (600-level column): {len(test)} rows, max |diff| {diff:.3g}, "
+          f"{wide_codes} split categories past code 254")
+    if not diff <= args.tol:
+        failures.append(f"export wide: max |diff| {diff:.3g} > {args.tol}")
+    if wide_codes == 0:
+        failures.append("export wide: no split uses a category past code 254")
+    # Import: XGBoost's own coding (sorted categories), scored by gbdt_predict_table.
+    sorted_levels = sorted(seen)
+    xtr = pd.DataFrame({"item": pd.Categorical(train["item"], categories=sorted_levels), "x": train["x"]})
+    bx = xgb.train({"max_depth": 5, "eta": 0.3, "tree_method": "hist", "nthread": 2,
+                    "max_cat_to_onehot": 1, "max_cat_threshold": 64},
+                   xgb.DMatrix(xtr, train["y"], enable_categorical=True), 10)
+    xte = pd.DataFrame({"item": pd.Categorical(test["item"], categories=sorted_levels), "x": test["x"]})
+    pxi = bx.predict(xgb.DMatrix(xte, enable_categorical=True))
+    psql("INSERT INTO wide_models SELECT 'imported', gbdt_import($json$" + bx.save_raw("json").decode() +
+         "$json$::jsonb)")
+    pdb = db_predictions("SELECT m FROM wide_models WHERE name = 'imported'", "wide_test")
+    diff2 = float(np.max(np.abs(np.array([pdb[i] for i in test["id"]]) - pxi)))
+    print(f"import wide (600-level column): max |diff| {diff2:.3g}")
+    if not diff2 <= args.tol:
+        failures.append(f"import wide: max |diff| {diff2:.3g} > {args.tol}")
+    psql("DROP TABLE wide_train, wide_test, wide_models")
+    return max(diff, diff2)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=8000)
@@ -257,6 +323,8 @@ def main():
     else:
         print("import: scoring the imported model in SQL not checked: this engine makes no "
               "categorical splits yet (gbdt_trees of the SQL models lists no categories)")
+
+    overall = max(overall, wide_checks(args, failures))
 
     # 4: informative quality comparison.
     rmse_db = float(np.sqrt(np.mean((sql_pred["reg"] - test["y"].to_numpy()) ** 2)))

@@ -1,6 +1,6 @@
 // Native categorical splits (categorical_split.h): binning, one-hot and
 // partition splits, the decision rule (unseen codes left, missing by
-// default_left), the "other" bin of features with more than 255 categories,
+// default_left), one bin per category past 255 categories,
 // serialization, binned vs raw walks, batch prediction and TreeSHAP.
 #include <gtest/gtest.h>
 
@@ -117,13 +117,24 @@ TEST(Categorical, CutsOneBinPerCode) {
   cuts.values = c;
   for (int code = 0; code < 30; ++code) EXPECT_EQ(cuts.bin_of(0, (float)code), code);
   EXPECT_EQ(cuts.bin_of(0, NAN), 30);
+  // W: one bin per code past 255 categories (2-byte bin matrix) ...
   categorical_cuts(400, &c);
-  ASSERT_EQ(c.size(), 255u);
-  cuts.ptr = {0, 255};
+  ASSERT_EQ(c.size(), 400u);
+  cuts.ptr = {0, 400};
   cuts.values = c;
-  EXPECT_EQ(cuts.bin_of(0, 253.0f), 253);
-  EXPECT_EQ(cuts.bin_of(0, 254.0f), 254);
-  EXPECT_EQ(cuts.bin_of(0, 399.0f), 254);
+  EXPECT_EQ(cuts.bin_of(0, 253.0f), 253u);
+  EXPECT_EQ(cuts.bin_of(0, 254.0f), 254u);
+  EXPECT_EQ(cuts.bin_of(0, 399.0f), 399u);
+  EXPECT_EQ(cuts.bin_of(0, NAN), 400u);
+  // ... up to 65535; past it (max_categories' 65536) the last bin is shared.
+  categorical_cuts(65536, &c);
+  ASSERT_EQ(c.size(), 65535u);
+  cuts.ptr = {0, 65535};
+  cuts.values = c;
+  EXPECT_EQ(cuts.bin_of(0, 65533.0f), 65533u);
+  EXPECT_EQ(cuts.bin_of(0, 65534.0f), 65534u);
+  EXPECT_EQ(cuts.bin_of(0, 65535.0f), 65534u);
+  EXPECT_EQ(cuts.bin_of(0, NAN), 65535u);
 }
 
 TEST(Categorical, LearnsSetMembershipBetterThanCodesAsNumbers) {
@@ -226,24 +237,20 @@ TEST(Categorical, UnseenCodesLeftMissingByDefault) {
   EXPECT_GE(dl_seen[0] + dl_seen[1], 1);
 }
 
-TEST(Categorical, OtherBinForMoreThan255Categories) {
-  // 400 categories, frequency falling with the code; members: a few frequent
-  // codes and every rare code (>= 254) so that the other bin matters.
+TEST(Categorical, OneBinPerCategoryPast255Categories) {
+  // 400 categories; members: a few frequent codes and every code >= 254
+  // (W: one bin each now, where earlier builds had one "other" bin 254).
   std::set<int> member = {0, 3, 5};
   for (int k = 254; k < 400; ++k) member.insert(k);
   CatData c = make_cat(20000, 400, member, 0.0, /*skewed=*/false);
   TrainParams p = reg_params(10, 3);
   Model m = train_in(c.input(), p);
-  EXPECT_EQ(m.cuts.nbins(0), 255);
+  EXPECT_EQ(m.cuts.nbins(0), 400);
   bool rare_in_set = false;
   EXPECT_GT(for_cat_nodes(m, [&](const Tree& t, int32_t n) {
               std::vector<int> s = codes_of(t, n);
-              const bool has254 = std::find(s.begin(), s.end(), 254) != s.end();
-              // The other bin: codes 254..399 all in the set or none.
-              int rare = 0;
-              for (int k : s) rare += k >= 254;
-              EXPECT_TRUE(rare == 0 || rare == 146) << rare;
-              rare_in_set |= has254 && rare == 146;
+              for (int k : s) rare_in_set |= k >= 254;
+              for (int k : s) EXPECT_LT(k, 400);
             }),
             0);
   EXPECT_TRUE(rare_in_set);
@@ -316,6 +323,7 @@ TEST(Categorical, SerializeRoundTripAndThreads) {
 TEST(Categorical, BinnedWalkEqualsRawWalkAndBatchEqualsRow) {
   std::set<int> member = {0, 3, 5, 300, 301};
   CatData c = make_cat(6000, 320, member, 0.1, /*skewed=*/true);
+  EXPECT_TRUE(bin_input(c.input(), 256, 0, 1).matrix.wide);  // W: 320 bins
   TrainParams p = reg_params(6, 4);
   p.validation_fraction = 0.2;  // validation margins walk the bins
   Model m = train_in(c.input(), p);
@@ -326,7 +334,7 @@ TEST(Categorical, BinnedWalkEqualsRawWalkAndBatchEqualsRow) {
   for (size_t r = 0; r < c.D.n; ++r) {
     std::vector<float> x = c.D.row(r);
     for (const Tree& t : m.trees)
-      ASSERT_EQ(t.leaf_of_bins(&b.matrix.bins[r * 2], missing_bin.data()), t.leaf_of(x.data())) << r;
+      ASSERT_EQ(b.matrix.leaf_of_row(t, r, missing_bin.data()), t.leaf_of(x.data())) << r;
   }
   std::vector<double> batch = gbdt_test::predict_all(m, c.D, 2);
   for (size_t r = 0; r < c.D.n; ++r) {
