@@ -101,10 +101,10 @@ TEST(ContinueCategorical, TenPlusTenEqualsTwentyPartitionSampled) {
   expect_ten_plus_ten(40, p);
 }
 
-TEST(ContinueCategorical, TenPlusTenEqualsTwentyOtherBin) {
+TEST(ContinueCategorical, TenPlusTenEqualsTwentyWideBins) {
   TrainParams p;
   p.max_depth = 3;
-  expect_ten_plus_ten(300, p);  // codes past 253 share the "other" bin
+  expect_ten_plus_ten(300, p);  // W: 300 bins, one per category (2-byte bin matrix)
 }
 
 TEST(ContinueCategorical, UnseenCodesAreMissingBinsAndKeepTheDictionary) {

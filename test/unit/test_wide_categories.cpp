@@ -11,6 +11,7 @@
 
 #include "binned_matrix.h"
 #include "categorical_split.h"
+#include "continue_training.h"
 #include "predict.h"
 #include "test_util.h"
 #include "trainer.h"
@@ -252,4 +253,44 @@ TEST(WideCategories, CodeSetOfTheLastBinPastTheLimit) {
   // Without more categories than bins, bin b is code b only.
   codes = cat_codes_of_bin_words(words.data(), (int)words.size(), 65535, 65535);
   EXPECT_EQ(codes[2047], 0x40000000u);
+}
+
+// A model of an earlier build: 300 categories in 255 bins (codes >= 254 in
+// the "other" bin 254).  Continued training keeps its cuts (1-byte bins) and
+// every new split holds the codes 254 .. 299 all or none.
+TEST(WideCategories, ContinuesAModelWithTheEarlierOtherBin) {
+  WideData w = make_wide(6000, 300, 100, 280);
+  for (size_t r = 0; r < w.D.n; ++r)  // codes >= 254 carry +2 together
+    if (w.D.cols[0][r] >= 254.0f) w.D.y[r] += 2.0f;
+  TrainParams p = reg(3, 3);
+  Model first = train_cpu(w.input(), p);
+  // Its cuts as an earlier build made them; its trees keep their code sets.
+  std::vector<float> legacy;
+  for (int c = 1; c < 255; ++c) legacy.push_back((float)c);
+  legacy.push_back(300.0f);
+  Cuts& c = first.cuts;
+  std::vector<float> values(legacy);
+  values.insert(values.end(), c.values.begin() + c.ptr[1], c.values.end());
+  const uint32_t n1 = c.ptr[2] - c.ptr[1];
+  c.values = values;
+  c.ptr = {0, 255, 255 + n1};
+  const std::vector<uint8_t> bytes = serialize_model(first);
+  Model old = deserialize_model(bytes.data(), bytes.size());  // loads as before
+  ASSERT_EQ(old.cuts.nbins(0), 255);
+  TrainHooks hooks;
+  hooks.default_device = "cpu";
+  Model cont = continue_training(w.input(), old, p, hooks);
+  ASSERT_EQ(cont.num_rounds(), 6);
+  EXPECT_EQ(cont.cuts.nbins(0), 255);
+  int cat_nodes = 0;
+  for (size_t t = 3; t < cont.trees.size(); ++t)
+    for (int32_t n = 0; n < cont.trees[t].num_nodes(); ++n) {
+      const Tree& tr = cont.trees[t];
+      if (tr.is_leaf(n) || !tr.is_categorical(n)) continue;
+      ++cat_nodes;
+      int rare = 0;
+      for (int code = 254; code < 300; ++code) rare += node_has_code(tr, n, code);
+      EXPECT_TRUE(rare == 0 || rare == 46) << "tree " << t << " node " << n << ": " << rare;
+    }
+  EXPECT_GT(cat_nodes, 0);
 }
