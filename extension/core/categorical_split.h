@@ -89,8 +89,10 @@ struct CatSplitParams {
 // missing included when default_left) and its right set in set[0 ..
 // nwords) (nwords >= cat_set_words(nb)).  order, wt: scratch of nb entries
 // each; order_tmp, wt_tmp: the same, needed only when nb > 256 (the stable
-// sort of more than 256 categories is a merge sort; up to 256 an insertion
-// sort: both give the one stable order).  bounds: null, or the node's
+// sort of more than 256 categories is a merge sort, or, when the sets
+// (max_cat_threshold) take fewer than half of them, a selection of the
+// first and last max_cat_threshold; up to 256 an insertion sort: all give
+// the stable order's candidates).  bounds: null, or the node's
 // monotone weight bounds {lower, upper} (mono: the feature's constraint; 0
 // for a categorical feature).
 GBDT_HD SplitCandidate best_categorical_split_words(const GradSum* h, int nb, int feature,
@@ -146,7 +148,58 @@ GBDT_HD SplitCandidate best_categorical_split_words(const GradSum* h, int nb, in
   }
   // Partition: stable insertion sort of the non-empty bins by weight.
   for (int i = 0; i < m; ++i) wt[i] = calc_weight(sp, to_g(q, h[order[i]].g), to_h(q, h[order[i]].h));
-  if (m <= 256) {
+  int lim = m - 1;  // a set never takes every non-empty category
+  if (cp.max_cat_threshold < lim) lim = cp.max_cat_threshold;
+  if (m > 256 && 2 * lim < m) {
+    // Only order[0 .. lim) and order[m - lim .. m) are read below: the lim
+    // smallest and the lim largest categories by (weight, bin), i.e. the
+    // stable order's first and last lim, each kept sorted by bounded
+    // insertion (bins arrive ascending, so an equal weight ranks after).
+    int* lo_o = order_tmp;
+    double* lo_w = wt_tmp;
+    int* hi_o = order_tmp + lim;
+    double* hi_w = wt_tmp + lim;
+    int nl = 0, nh = 0;
+    for (int i = 0; i < m; ++i) {
+      const int o = order[i];
+      const double w = wt[i];
+      if (nl < lim || w < lo_w[nl - 1]) {
+        int j = nl < lim ? nl++ : lim - 1;
+        while (j > 0 && lo_w[j - 1] > w) {
+          lo_o[j] = lo_o[j - 1];
+          lo_w[j] = lo_w[j - 1];
+          --j;
+        }
+        lo_o[j] = o;
+        lo_w[j] = w;
+      }
+      if (nh < lim) {
+        int j = nh++;
+        while (j > 0 && hi_w[j - 1] > w) {
+          hi_o[j] = hi_o[j - 1];
+          hi_w[j] = hi_w[j - 1];
+          --j;
+        }
+        hi_o[j] = o;
+        hi_w[j] = w;
+      } else if (w >= hi_w[0]) {
+        int j = 0;  // drop the smallest, insert after every weight <= w
+        while (j + 1 < lim && hi_w[j + 1] <= w) {
+          hi_o[j] = hi_o[j + 1];
+          hi_w[j] = hi_w[j + 1];
+          ++j;
+        }
+        hi_o[j] = o;
+        hi_w[j] = w;
+      }
+    }
+    for (int i = 0; i < lim; ++i) {
+      order[i] = lo_o[i];
+      wt[i] = lo_w[i];
+      order[m - lim + i] = hi_o[i];
+      wt[m - lim + i] = hi_w[i];
+    }
+  } else if (m <= 256) {
     for (int i = 1; i < m; ++i) {
       const int o = order[i];
       const double w = wt[i];
@@ -201,8 +254,6 @@ GBDT_HD SplitCandidate best_categorical_split_words(const GradSum* h, int nb, in
         wt[i] = src_w[i];
       }
   }
-  int lim = m - 1;  // a set never takes every non-empty category
-  if (cp.max_cat_threshold < lim) lim = cp.max_cat_threshold;
   // Forward: prefixes order[0 .. k] (kind 1, pos k); backward: suffixes
   // order[m-1-k .. m-1] (kind 2, pos k).
   GradSum acc{0, 0};

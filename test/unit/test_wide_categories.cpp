@@ -190,54 +190,65 @@ TEST(WideCategories, XgboostJsonRoundTrip) {
   EXPECT_EQ(gbdt_test::predict_all(back, w.D), gbdt_test::predict_all(m, w.D));
 }
 
-// The partition search over more than 256 categories (merge sort) orders
-// them as the insertion sort would: the chosen right set is a prefix or a
-// suffix of the categories ordered by weight (ties by bin).
+// The partition search over more than 256 categories (merge sort, or the
+// selection of the first and last max_cat_threshold when the sets take fewer
+// than half) orders them as the insertion sort would: the chosen right set
+// is a prefix or a suffix of the categories ordered by weight (ties by bin),
+// of at most max_cat_threshold, with the best gain of all of them.
 TEST(WideCategories, PartitionSetIsAWeightPrefixOrSuffix) {
   const int nb = 700;
-  std::vector<GradSum> h((size_t)nb + 1, GradSum{0, 0});
-  GradSum parent{0, 0};
-  for (int b = 0; b < nb; ++b) {
-    if (b % 7 == 3) continue;  // empty categories never enter a set
-    // Weights from a few values (many ties), hessian 4.
-    h[(size_t)b] = GradSum{-(int64_t)((b * 37) % 11) + 5, 4};
-    parent = gs_add(parent, h[(size_t)b]);
-  }
-  SplitParams sp{1.0, 0.0, 0.0, 0.0, 0.0, 1.0};
-  Quantizer q{1.0, 1.0, 1.0, 1.0};
-  std::vector<uint32_t> set((size_t)cat_set_words(nb));
-  std::vector<int> order((size_t)nb), order_tmp((size_t)nb);
-  std::vector<double> wt((size_t)nb), wt_tmp((size_t)nb);
-  SplitCandidate s = best_categorical_split_words(
-      h.data(), nb, 0, parent, sp, q, CatSplitParams{4, 1000}, set.data(), (int)set.size(),
-      order.data(), wt.data(), order_tmp.data(), wt_tmp.data());
-  ASSERT_EQ(s.feature, 0);
-  // Reference order: stable sort by weight.
-  std::vector<int> ref;
-  for (int b = 0; b < nb; ++b)
-    if (h[(size_t)b].g != 0 || h[(size_t)b].h != 0) ref.push_back(b);
-  auto weight = [&](int b) { return calc_weight(sp, (double)h[(size_t)b].g, (double)h[(size_t)b].h); };
-  std::stable_sort(ref.begin(), ref.end(), [&](int a, int b) { return weight(a) < weight(b); });
-  std::vector<int> in_set;
-  for (int b = 0; b < nb; ++b)
-    if (cat_words_has(set.data(), (int)set.size(), (unsigned)b)) in_set.push_back(b);
-  ASSERT_FALSE(in_set.empty());
-  const size_t k = in_set.size();
-  std::vector<int> prefix(ref.begin(), ref.begin() + (long)k), suffix(ref.end() - (long)k, ref.end());
-  std::sort(prefix.begin(), prefix.end());
-  std::sort(suffix.begin(), suffix.end());
-  EXPECT_TRUE(in_set == prefix || in_set == suffix);
-  // Its gain is the best over every prefix and suffix.
-  double best = -HUGE_VAL;
-  const double pg = parent_gain(sp, q, parent);
-  for (int dir = 0; dir < 2; ++dir) {
-    GradSum acc{0, 0};
-    for (size_t i = 0; i + 1 < ref.size(); ++i) {
-      acc = gs_add(acc, h[(size_t)ref[dir == 0 ? i : ref.size() - 1 - i]]);
-      best = std::max(best, split_gain_given_parent(sp, q, parent, gs_sub(parent, acc), pg));
+  for (int shape = 0; shape < 3; ++shape)
+    for (int threshold : {1000, 16, 1}) {
+      std::vector<GradSum> h((size_t)nb + 1, GradSum{0, 0});
+      GradSum parent{0, 0};
+      for (int b = 0; b < nb; ++b) {
+        if (b % 7 == 3) continue;  // empty categories never enter a set
+        // Weights from a few values (many ties), rising or falling with the
+        // bin (worst cases of the selection) or scrambled; hessian 4.
+        const int64_t g = shape == 0 ? -(int64_t)((b * 37) % 11) + 5
+                          : shape == 1 ? (int64_t)(b / 9) - 40
+                                       : 40 - (int64_t)(b / 9);
+        h[(size_t)b] = GradSum{g, 4};
+        parent = gs_add(parent, h[(size_t)b]);
+      }
+      SplitParams sp{1.0, 0.0, 0.0, 0.0, 0.0, 1.0};
+      Quantizer q{1.0, 1.0, 1.0, 1.0};
+      std::vector<uint32_t> set((size_t)cat_set_words(nb));
+      std::vector<int> order((size_t)nb), order_tmp((size_t)nb);
+      std::vector<double> wt((size_t)nb), wt_tmp((size_t)nb);
+      SplitCandidate s = best_categorical_split_words(
+          h.data(), nb, 0, parent, sp, q, CatSplitParams{4, threshold}, set.data(), (int)set.size(),
+          order.data(), wt.data(), order_tmp.data(), wt_tmp.data());
+      ASSERT_EQ(s.feature, 0) << shape << " " << threshold;
+      // Reference order: stable sort by weight.
+      std::vector<int> ref;
+      for (int b = 0; b < nb; ++b)
+        if (h[(size_t)b].g != 0 || h[(size_t)b].h != 0) ref.push_back(b);
+      auto weight = [&](int b) { return calc_weight(sp, (double)h[(size_t)b].g, (double)h[(size_t)b].h); };
+      std::stable_sort(ref.begin(), ref.end(), [&](int a, int b) { return weight(a) < weight(b); });
+      std::vector<int> in_set;
+      for (int b = 0; b < nb; ++b)
+        if (cat_words_has(set.data(), (int)set.size(), (unsigned)b)) in_set.push_back(b);
+      ASSERT_FALSE(in_set.empty());
+      const size_t k = in_set.size();
+      ASSERT_LE(k, (size_t)threshold);
+      std::vector<int> prefix(ref.begin(), ref.begin() + (long)k), suffix(ref.end() - (long)k, ref.end());
+      std::sort(prefix.begin(), prefix.end());
+      std::sort(suffix.begin(), suffix.end());
+      EXPECT_TRUE(in_set == prefix || in_set == suffix) << shape << " " << threshold;
+      // Its gain is the best over every allowed prefix and suffix.
+      double best = -HUGE_VAL;
+      const double pg = parent_gain(sp, q, parent);
+      const size_t lim = std::min(ref.size() - 1, (size_t)threshold);
+      for (int dir = 0; dir < 2; ++dir) {
+        GradSum acc{0, 0};
+        for (size_t i = 0; i < lim; ++i) {
+          acc = gs_add(acc, h[(size_t)ref[dir == 0 ? i : ref.size() - 1 - i]]);
+          best = std::max(best, split_gain_given_parent(sp, q, parent, gs_sub(parent, acc), pg));
+        }
+      }
+      EXPECT_EQ(s.gain, best) << shape << " " << threshold;
     }
-  }
-  EXPECT_EQ(s.gain, best);
 }
 
 TEST(WideCategories, CodeSetOfTheLastBinPastTheLimit) {
