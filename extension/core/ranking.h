@@ -40,6 +40,14 @@ struct QueryGroups {
 // From a dense code per row (0 .. G-1, first appearance order).
 QueryGroups make_query_groups(const uint32_t* codes, size_t n);
 
+// ---- weights (XGBoost: one weight per query group) ----
+// The weight of each group from row weights (`w`: one per row; null: none,
+// the result is empty).  Every row of a group must carry the same weight:
+// throws InvalidInput naming the weight column, the group (its number in
+// first-appearance order) and the two weights otherwise.
+std::vector<double> rank_group_weights(const QueryGroups& groups, const float* w,
+                                       const std::string& weight_column = "weight");
+
 // ---- training setup ----
 // The label rule of the ranking objectives (ObjectiveInfo::check_labels):
 // relevance degrees, integers >= 0, at most 31 with ndcg_exp_gain
@@ -66,8 +74,11 @@ std::string rank_default_metric(const TrainParams& p);
 // are independent, so the result is the same whatever nthread.
 class LambdaRank {
  public:
+  // `weights`: row weights (null: unweighted), one per group in effect
+  // (rank_group_weights).  A group's gradients and hessians are scaled by
+  // w_g * G / sum(w) after the lambda normalization (XGBoost 3.x).
   LambdaRank(Objective obj, const RankParams& rp, QueryGroups groups, const float* labels,
-             uint64_t seed, int nthread);
+             uint64_t seed, int nthread, const float* weights = nullptr);
   ~LambdaRank();
   LambdaRank(const LambdaRank&) = delete;
   LambdaRank& operator=(const LambdaRank&) = delete;
@@ -84,11 +95,17 @@ class LambdaRank {
 // (groups without relevant documents score 0 instead of 1).
 bool is_rank_metric(const std::string& name);
 // The mean over groups of the metric, predictions ranked descending (ties
-// keep row order).  exp_gain: NDCG gain 2^rel - 1 (else rel).
+// keep row order).  exp_gain: NDCG gain 2^rel - 1 (else rel).  `weights`
+// (row weights, null: none): the mean is weighted by the group weights
+// (rank_group_weights), sum(w_g * metric_g) / sum(w_g), as XGBoost's (whose
+// ndcg adds a group without relevant documents unweighted: 1, or 0 with
+// '-'); when every group weighs 0 the plain mean.  map@k: the precisions at the
+// relevant documents of the top k over min(k, relevant documents).
 double rank_metric(const std::string& name, const QueryGroups& groups, const double* pred,
-                   const float* labels, bool exp_gain);
+                   const float* labels, bool exp_gain, const float* weights = nullptr);
 // rank_metric with the groups given by a code per row.
 double rank_metric_codes(const std::string& name, const uint32_t* codes, size_t n,
-                         const double* pred, const float* labels, bool exp_gain);
+                         const double* pred, const float* labels, bool exp_gain,
+                         const float* weights = nullptr);
 
 }  // namespace gbdt

@@ -46,6 +46,7 @@ struct LambdaRank::Impl {
   std::vector<Scratch> scratch;
   std::vector<double> discount;  // 1 / log2(i + 2)
   std::vector<double> inv_idcg;  // per group (rank:ndcg)
+  std::vector<double> scale;     // per group: w_g * G / sum(w) (empty: unweighted)
 
   double gain(float y) const { return rp.exp_gain ? std::ldexp(1.0, (int)y) - 1.0 : (double)y; }
 
@@ -53,7 +54,7 @@ struct LambdaRank::Impl {
 };
 
 LambdaRank::LambdaRank(Objective obj, const RankParams& rp, QueryGroups groups,
-                       const float* labels, uint64_t seed, int nthread)
+                       const float* labels, uint64_t seed, int nthread, const float* weights)
     : impl_(new Impl) {
   Impl& m = *impl_;
   m.obj = obj;
@@ -62,6 +63,18 @@ LambdaRank::LambdaRank(Objective obj, const RankParams& rp, QueryGroups groups,
   m.labels = labels;
   m.seed = seed;
   const size_t ng = m.groups.size();
+  if (weights != nullptr) {
+    // XGBoost 3.x: each group's gradients times its weight and the mean
+    // group weight's inverse, G / sum(w).
+    m.scale = rank_group_weights(m.groups, weights);
+    double sum_w = 0;
+    for (double w : m.scale) sum_w += w;
+    if (!(sum_w > 0))
+      throw InvalidInput("weight column: every query group weighs 0; at least one group needs a "
+                         "weight > 0");
+    const double w_norm = (double)ng / sum_w;
+    for (double& w : m.scale) w *= w_norm;
+  }
   size_t max_cnt = 0;
   for (size_t g = 0; g < ng; ++g)
     max_cnt = std::max(max_cnt, (size_t)(m.groups.ptr[g + 1] - m.groups.ptr[g]));
@@ -220,6 +233,13 @@ void LambdaRank::Impl::group(size_t gi, int round, const float* margins, double*
   for (size_t l = 0; l < cnt; ++l) {
     grad[rows[l]] = s->g[l] * norm;
     hess[rows[l]] = s->h[l] * norm;
+  }
+  if (!scale.empty()) {
+    const double w = scale[gi];
+    for (size_t l = 0; l < cnt; ++l) {
+      grad[rows[l]] *= w;
+      hess[rows[l]] *= w;
+    }
   }
 }
 

@@ -53,7 +53,7 @@ bool parse_metric(const std::string& name, MetricSpec* out) {
 bool is_rank_metric(const std::string& name) { return parse_metric(name, nullptr); }
 
 double rank_metric(const std::string& name, const QueryGroups& groups, const double* pred,
-                   const float* labels, bool exp_gain) {
+                   const float* labels, bool exp_gain, const float* weights) {
   MetricSpec m;
   if (!parse_metric(name, &m))
     throw InvalidInput("eval_metric \"" + name + "\" is not a ranking metric: must be ndcg, "
@@ -63,6 +63,10 @@ double rank_metric(const std::string& name, const QueryGroups& groups, const dou
   };
   const size_t ng = groups.size();
   if (ng == 0) return std::nan("");
+  const std::vector<double> gw = rank_group_weights(groups, weights);
+  double sum_w = 0;
+  for (double x : gw) sum_w += x;
+  const bool weighted = !gw.empty() && sum_w > 0;
   std::vector<uint32_t> rank;
   std::vector<float> ys;
   double total = 0;
@@ -76,6 +80,7 @@ double rank_metric(const std::string& name, const QueryGroups& groups, const dou
     const size_t k = std::min(cnt, m.k);
     const double empty = m.minus ? 0.0 : 1.0;
     double v = 0;
+    bool empty_group = false;
     switch (m.kind) {
       case MetricSpec::kNDCG: {
         double dcg = 0, idcg = 0;
@@ -86,6 +91,7 @@ double rank_metric(const std::string& name, const QueryGroups& groups, const dou
         std::sort(ys.begin(), ys.end(), [](float a, float b) { return a > b; });
         for (size_t i = 0; i < k; ++i) idcg += gain(ys[i]) / std::log2((double)i + 2.0);
         v = idcg > 0 ? dcg / idcg : empty;
+        empty_group = !(idcg > 0);
         break;
       }
       case MetricSpec::kMAP: {
@@ -98,7 +104,7 @@ double rank_metric(const std::string& name, const QueryGroups& groups, const dou
             hits += 1;
             sum += hits / (double)(i + 1);
           }
-        v = rel > 0 ? sum / rel : empty;
+        v = rel > 0 ? sum / std::min(rel, (double)k) : empty;
         break;
       }
       case MetricSpec::kPre: {
@@ -108,14 +114,18 @@ double rank_metric(const std::string& name, const QueryGroups& groups, const dou
         break;
       }
     }
-    total += v;
+    // XGBoost 3.x: a group without relevant documents adds its ndcg (1, or
+    // 0 with '-') unweighted; the others add w_g * metric_g.
+    const bool unweighted_empty = m.kind == MetricSpec::kNDCG && v == empty && empty_group;
+    total += weighted && !unweighted_empty ? gw[g] * v : v;
   }
-  return total / (double)ng;
+  return total / (weighted ? sum_w : (double)ng);
 }
 
 double rank_metric_codes(const std::string& name, const uint32_t* codes, size_t n,
-                         const double* pred, const float* labels, bool exp_gain) {
-  return rank_metric(name, make_query_groups(codes, n), pred, labels, exp_gain);
+                         const double* pred, const float* labels, bool exp_gain,
+                         const float* weights) {
+  return rank_metric(name, make_query_groups(codes, n), pred, labels, exp_gain, weights);
 }
 
 }  // namespace gbdt

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "params.h"
@@ -66,5 +67,17 @@ void check_survival_metric(const std::string& name, Objective o);
 // within the bounds), weighted as XGBoost.
 double interval_metric(const std::string& name, const double* pred, const float* lower,
                        const float* upper, size_t n, const float* w, int dist, double sigma);
+
+struct Model;
+// gbdt_evaluate of a survival:aft model: aft-nloglik and
+// interval-regression-accuracy of its predicted times `pred` (exp(margin))
+// on rows with intervals [lower, upper] (checked as the training's, errors
+// naming `target` and `upper_column`), with the model's recorded
+// aft_loss_distribution and aft_loss_distribution_scale.
+std::vector<std::pair<std::string, double>> evaluate_aft(const Model& m, const double* pred,
+                                                         const float* lower,
+                                                         const float* upper, size_t n,
+                                                         const std::string& target,
+                                                         const std::string& upper_column);
 
 }  // namespace gbdt

@@ -534,7 +534,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     const std::vector<float>& upper = labels == y ? in.labels_upper : valid.labels_upper;
     if (!upper.empty()) mp.label_upper = upper.data();
     if (ranking)
-      return rank_metric_codes(name, groups.data(), nr, pred, labels, p.ndcg_exp_gain);
+      return rank_metric_codes(name, groups.data(), nr, pred, labels, p.ndcg_exp_gain, mw);
     return compute_metric(name, p.objective, K, pred, labels, nr, mw, mp);
   };
   MetricParams mp;
@@ -610,7 +610,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   if (ranking) {
     lambdarank.reset(new LambdaRank(p.objective, rank_params_of(p),
                                     make_query_groups(in.query_group.data(), n), y, p.seed,
-                                    nthread));
+                                    nthread, w));
     LambdaRank* lr = lambdarank.get();
     bd.external_gradients = [lr](int round, const float* mg, double* g, double* h) {
       lr->gradients(round, mg, g, h);
@@ -665,7 +665,9 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   if (init != nullptr && n_valid > 0) {
     // The init model's rounds, scored on the validation rows: the history
     // has one value per round of the whole model.
-    init_model_validation(*init, valid, metrics, mp, &vmargin, &m.report.validation_metric);
+    MetricParams vmp = mp;  // X: survival:aft's metrics read the validation upper bounds
+    if (!valid.labels_upper.empty()) vmp.label_upper = valid.labels_upper.data();
+    init_model_validation(*init, valid, metrics, vmp, &vmargin, &m.report.validation_metric);
   } else {
     for (size_t i = 0; i < n_valid; ++i)
       for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
@@ -803,12 +805,10 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
     throw std::logic_error("train_binned: query_group does not match the matrix");
   // R: ranking objective, group_column and relevance labels.
   prepare_ranking(&p, in.labels.data(), n_all, !in.query_group.empty(), target_name);
-  // XGBoost weighs ranking by query group; the LambdaMART gradients here
-  // take no row weights, so a weight column is refused rather than ignored.
+  // R: XGBoost weighs ranking by query group: one weight per group.
   if (is_rank_objective(p.objective) && !in.weights.empty())
-    throw InvalidInput(std::string("a weight column is not supported with the ranking "
-                                   "objective ") + objective_name(p.objective) +
-                       ": train without weights");
+    (void)rank_group_weights(make_query_groups(in.query_group.data(), n_all),
+                             in.weights.data());
   // The objective is inferred from, and the labels checked on, every row.
   std::vector<double> class_labels;
   check_validation_params(p);
@@ -824,9 +824,19 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
       throw InvalidInput("parameters \"validation_relation\" and \"validation_fraction\" both "
                          "choose the validation rows: give only one of them");
     check_validation_rows(*extras.validation, d, target_name, p, &class_labels);
-    if (objective_info(p.objective).interval_labels && extras.validation->labels_upper.empty())
-      throw InvalidInput("parameter \"validation_relation\" is not supported with survival:aft "
-                         "yet: use validation_fraction");
+    if (objective_info(p.objective).interval_labels) {  // X: the relation's upper bounds
+      if (extras.validation->labels_upper.size() != extras.validation->labels.size())
+        throw InvalidInput("parameter \"validation_relation\": survival:aft needs the upper "
+                           "bounds of the validation rows (label_upper_bound_column)");
+      try {
+        check_aft_bounds(extras.validation->labels.data(),
+                         extras.validation->labels_upper.data(),
+                         extras.validation->labels.size(), target_name,
+                         p.label_upper_bound_column);
+      } catch (const InvalidInput& e) {
+        throw InvalidInput(std::string("validation_relation: ") + e.what());
+      }
+    }
     valid = std::move(*extras.validation);
   } else {
     if (extras.init_margins != nullptr && p.validation_fraction > 0) {

@@ -11,12 +11,14 @@
 #include "scoring_layout.h"
 #include "target_classes.h"
 #include "train_data.h"
+#include "train_bounds.h"
 
 #include "explain.h"
 #include "metrics.h"
 #include "objective.h"
 #include "model.h"
 #include "predict.h"
+#include "survival.h"
 
 extern "C" {
 PG_FUNCTION_INFO_V1(gbdt_evaluate);
@@ -52,6 +54,9 @@ struct EvalSink {
   uint64 skipped;
   double mlogloss_sum;  // streaming
   double error_sum;     // streaming
+  // X: survival:aft's upper bounds (cap; null: none), reader column index.
+  float* upper;
+  int upper_col;
 };
 
 void eval_flush(EvalSink* s) {
@@ -101,8 +106,11 @@ void eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
       size_t cap = s->cap * 2;
       s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
       s->preds = (double*)repalloc_huge(s->preds, sizeof(double) * cap);
+      if (s->upper != nullptr) s->upper = (float*)repalloc_huge(s->upper, sizeof(float) * cap);
       s->cap = cap;
     }
+    if (s->upper != nullptr)  // X: NULL = +Infinity (right-censored), as the training's
+      s->upper[s->n] = nulls[s->upper_col] ? INFINITY : vals[s->upper_col];
     s->labels[s->n++] = y;
   }
   scoring_row(s->layout, slot, vals, nulls, 1, s->x + s->bn * s->nf);
@@ -133,10 +141,29 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
   ScoringLayout* layout =
       scoring_layout(rel, m->feature_names, get_call_cache(fcinfo)->categories, nullptr, nullptr,
                      nullptr);
-  const int ncols = layout->ncols + 1;
+  // X: a survival:aft model's upper bounds, from the column named in its
+  // params (a model without one, imported: rmse and mae only).
+  const char* upper_column = gbdt::objective_info(m->objective).interval_labels
+                                 ? init_model_param(m, "label_upper_bound_column")
+                                 : nullptr;
+  ValKind upper_kind = ValKind::kNone;
+  if (upper_column != nullptr) {
+    if (find_column(rel, upper_column) == nullptr)
+      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                      errmsg("label_upper_bound_column \"%s\" of the survival:aft model is not a "
+                             "column of relation \"%s\"",
+                             upper_column, rel->name),
+                      errhint("gbdt_evaluate reads the upper bounds of the survival times from "
+                              "the column the model was trained with (NULL or +Infinity = "
+                              "right-censored).")));
+    upper_kind = require_numeric_column(rel, upper_column, "label_upper_bound_column");
+  }
+  const int ncols = layout->ncols + 1 + (upper_column != nullptr ? 1 : 0);
   ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
   cols[0] = ReaderColumn{target, classes.kind, true, true};
   memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
+  if (upper_column != nullptr)
+    cols[ncols - 1] = ReaderColumn{upper_column, upper_kind, false, false};
 
   EvalSink s;
   memset(&s, 0, sizeof(s));
@@ -163,6 +190,10 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
     s.cap = 16384;
     s.labels = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.cap);
     s.preds = (double*)MemoryContextAllocHuge(s.cxt, sizeof(double) * s.cap);
+    if (upper_column != nullptr) {  // X
+      s.upper = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.cap);
+      s.upper_col = ncols - 1;
+    }
   }
 
   read_relation(rel, cols, ncols, eval_row, &s, true);
@@ -195,6 +226,10 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
         metrics.emplace_back("accuracy", 1.0 - sp->error_sum / sp->n);
       } else {
         metrics = gbdt::evaluate_model(*sp->model, sp->preds, sp->labels, sp->n);
+        if (sp->upper != nullptr)  // X: survival:aft's interval metrics
+          for (auto& kv : gbdt::evaluate_aft(*sp->model, sp->preds, sp->labels, sp->upper, sp->n,
+                                             sp->target, upper_column))
+            metrics.push_back(kv);
       }
       std::string out = "{\"rows\": " + std::to_string(sp->n) +
                         ", \"rows_skipped\": " + std::to_string(sp->skipped) +

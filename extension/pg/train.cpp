@@ -288,6 +288,15 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   // Parameters first: bad parameters fail fast, before reading any data.
   ParamList params;
   if (params_jb != nullptr) params_from_jsonb(params_jb, &params);
+  // X: a survival:aft init_model's bound column and distribution carry over
+  // when not given (XGBoost's xgb_model keeps its objective parameters).
+  if (plus.init != nullptr && plus.init->objective == gbdt::Objective::kSurvivalAft)
+    for (const char* key : {"label_upper_bound_column", "aft_loss_distribution",
+                            "aft_loss_distribution_scale"}) {
+      const char* v = init_model_param(plus.init, key);
+      if (v != nullptr && !param_has(&params, key))
+        param_add(&params, key, v, strcmp(key, "aft_loss_distribution_scale") != 0);
+    }
   bool objective_given = param_has(&params, "objective") || objective != nullptr;
   if (objective != nullptr) param_add(&params, "objective", objective, true);
   if (guc_verbose && !param_has(&params, "verbose") && !param_has(&params, "verbosity"))
@@ -410,11 +419,6 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   ColumnList left_out;
   column_list_init(&left_out);
   if (plus.init != nullptr) {
-    if (upper_column != nullptr)  // X
-      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                      errmsg("init_model with a label_upper_bound_column (survival:aft) is not "
-                             "supported yet"),
-                      errhint("Train the survival:aft model from the start.")));
     // L2: weights, a group column, a text target and categorical features
     // continue through load_continue_data; categorical_features may only
     // name categorical features of the init model.
@@ -439,9 +443,9 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   }
   if (group_column != nullptr) check_group_column(rel, group_column, target, feat_arr != nullptr, &fs);  // R
   ValKind upper_kind = ValKind::kNone;  // X: survival:aft's upper bounds
-  if (upper_column != nullptr && plus.init == nullptr)
+  if (upper_column != nullptr)  // X: init_model: its features stay features
     upper_kind = check_upper_bound_column(rel, upper_column, target, weight_column,
-                                          feat_arr != nullptr, &fs);
+                                          feat_arr != nullptr || plus.init != nullptr, &fs);
   expand_features(&fs);
   int nf = fs.nx;
 
@@ -452,7 +456,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                 text_target ? &classes : nullptr, weight_column, weight_kind,
                 feat_arr == nullptr};
   spec.group_column = group_column;  // R
-  spec.upper_column = plus.init == nullptr ? upper_column : nullptr;  // X
+  spec.upper_column = upper_column;  // X
   spec.upper_kind = upper_kind;
   spec.max_categories = cat_decl->limit;  // B
   LoadResult loaded;

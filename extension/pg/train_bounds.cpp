@@ -29,6 +29,13 @@ ValKind check_upper_bound_column(const RelInfo* rel, const char* column, const c
   return kind;
 }
 
+const char* init_model_param(const gbdt::Model* init, const char* key) {
+  const char* out = nullptr;
+  for (const auto& kv : init->params)
+    if (kv.first == key && !kv.second.empty()) out = pstrdup(kv.second.c_str());
+  return out;
+}
+
 struct UpperBounds {
   std::vector<float> rows;
 };

@@ -10,6 +10,7 @@
 
 #include "relation_reader.h"
 #include "train_load.h"
+#include "model.h"
 
 namespace gbdt_pg {
 
@@ -19,6 +20,12 @@ namespace gbdt_pg {
 // the column's kind.
 ValKind check_upper_bound_column(const RelInfo* rel, const char* column, const char* target,
                                  const char* weight_column, bool features_given, FeatureSet* fs);
+
+// X: the value of parameter `key` recorded in a model's params (a
+// survival:aft init_model's label_upper_bound_column and distribution,
+// which its continued training takes when not given), palloc'd; null when
+// it has none.
+const char* init_model_param(const gbdt::Model* init, const char* key);
 
 struct UpperBounds;
 

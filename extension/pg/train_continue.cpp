@@ -21,6 +21,7 @@ extern "C" {
 #include "target_classes.h"
 #include "array_features.h"
 #include "train_groups.h"
+#include "train_bounds.h"
 #include "unseen_categories.h"
 
 namespace gbdt_pg {
@@ -32,6 +33,10 @@ struct RowExtras {
   ValKind weight_kind;
   const char* group_column;   // null: none (read last, as text)
   GroupCoder* groups;
+  // X: survival:aft's upper bounds (null: none), read after the group column.
+  const char* upper_column;
+  ValKind upper_kind;
+  UpperBounds* upper;
 };
 
 // Rows of a relation as float columns (NULL/NaN targets skipped, counted).
@@ -55,6 +60,7 @@ struct Rows {
   float* weights;
   int first;      // reader index of the first feature column
   int group_col;  // reader index of the group column
+  int upper_col;  // X: reader index of the upper bound column
 };
 
 // A weight read with a row: finite and >= 0 (the training reader's rule).
@@ -94,6 +100,8 @@ void rows_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
     s->weights[i] = checked_weight(s->extras->weight_column, vals[1], nulls[1]);
   if (s->extras != nullptr && s->extras->groups != nullptr)
     group_coder_add(s->extras->groups, slot->tts_values[s->group_col], nulls[s->group_col]);
+  if (s->extras != nullptr && s->extras->upper != nullptr)  // X
+    upper_bounds_add(s->extras->upper, vals[s->upper_col], nulls[s->upper_col]);
   if (s->layout != nullptr) {
     scoring_row(s->layout, slot, vals, nulls, s->first, s->rowbuf);
     for (int f = 0; f < s->nf; f++) s->cols[f][i] = s->rowbuf[f];
@@ -127,7 +135,7 @@ void read_rows(const RelInfo* rel, const char* target, ValKind tk, int nf, const
   for (int f = 0; f < nf; f++) s->cols[f] = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
   const int first = s->first;
   int ncols = (layout != nullptr ? layout->ncols : nf) + first;
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (ncols + 1));
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (ncols + 2));
   cols[0] = ReaderColumn{target, tk, true, true};
   if (weighted) cols[1] = ReaderColumn{extras->weight_column, extras->weight_kind, true, false};
   if (layout != nullptr) {
@@ -139,6 +147,10 @@ void read_rows(const RelInfo* rel, const char* target, ValKind tk, int nf, const
   if (grouped) {  // passed through as text
     s->group_col = ncols;
     cols[ncols++] = ReaderColumn{extras->group_column, ValKind::kNone, false, false};
+  }
+  if (extras != nullptr && extras->upper != nullptr) {  // X: +Infinity allowed (right-censored)
+    s->upper_col = ncols;
+    cols[ncols++] = ReaderColumn{extras->upper_column, extras->upper_kind, false, false};
   }
   MemoryContextSwitchTo(old);
   read_relation(rel, cols, ncols, rows_row, s, false);
@@ -378,6 +390,9 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
   ex->weight_kind = spec.weight_kind;
   ex->group_column = spec.group_column;
   if (spec.group_column != nullptr) ex->groups = group_coder_create(cxt, spec.group_column);
+  ex->upper_column = spec.upper_column;  // X: survival:aft's upper bounds
+  ex->upper_kind = spec.upper_kind;
+  if (spec.upper_column != nullptr) ex->upper = upper_bounds_create(cxt);
   const int nx = layout->nf;
   Rows s;
   read_rows(spec.rel, spec.target, tk, nx, nullptr, nullptr, &spec.memory, cxt, &s, classes,
@@ -408,7 +423,14 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
   if (ex->groups != nullptr) {
     if (group_coder_rows(ex->groups) != o->data->matrix.n_rows)
       elog(ERROR, "gbdt: group column rows do not match the training rows");
+    if (!o->data->weights.empty())  // R: one weight per query group
+      group_coder_check_weights(ex->groups, o->data->weights.data(), ex->weight_column);
     group_coder_take(ex->groups, &o->data->query_group);
+  }
+  if (ex->upper != nullptr) {  // X
+    if (upper_bounds_rows(ex->upper) != o->data->matrix.n_rows)
+      elog(ERROR, "gbdt: upper bound rows do not match the training rows");
+    upper_bounds_take(ex->upper, &o->data->labels_upper);
   }
   out->data = o->data;
   out->rows_read = s.n + s.skipped;
@@ -480,8 +502,23 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
   ScoringLayout* layout = scoring_layout(vrel, data.feature_names, *mc, vrel->name,
                                          training_array_length, (void*)spec.features);
   const int nf = layout->nf;
+  // X: survival:aft's upper bounds, from the column of the training's name.
+  RowExtras* ex = nullptr;
+  if (spec.upper_column != nullptr) {
+    if (find_column(vrel, spec.upper_column) == nullptr)
+      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                      errmsg("label_upper_bound_column \"%s\" of the training does not exist in "
+                             "validation_relation \"%s\"",
+                             spec.upper_column, vrel->name),
+                      errhint("survival:aft's validation rows need the upper bounds of their "
+                              "survival times, in a column of the same name.")));
+    ex = (RowExtras*)palloc0(sizeof(RowExtras));
+    ex->upper_column = spec.upper_column;
+    ex->upper_kind = require_numeric_column(vrel, spec.upper_column, "label_upper_bound_column");
+    ex->upper = upper_bounds_create(cxt);
+  }
   Rows s;
-  read_rows(vrel, spec.target, tk, nf, nullptr, nullptr, nullptr, cxt, &s, classes, layout);
+  read_rows(vrel, spec.target, tk, nf, nullptr, nullptr, nullptr, cxt, &s, classes, layout, ex);
   if (s.n == 0)
     ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),
                     errmsg("validation_relation \"%s\" has no rows with a non-NULL target \"%s\"",
@@ -491,6 +528,7 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
   run_engine([&] {
     o->validation = new gbdt::ValidationRows(
         gbdt::make_validation_rows(columns_of(s), s.labels, data.cuts, spec.nthread, keep));
+    if (ex != nullptr) upper_bounds_take(ex->upper, &o->validation->labels_upper);  // X
     // A category never seen in training (code n) goes left at every
     // categorical split, as in scoring: its bin is n + 1 (past the missing
     // bin n), in no split's set.  When bin n + 1 does not fit the matrix's

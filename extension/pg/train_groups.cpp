@@ -69,6 +69,39 @@ const std::vector<uint32_t>& group_coder_codes(const GroupCoder* c) { return c->
 
 size_t group_coder_rows(const GroupCoder* c) { return c->rows.size(); }
 
+void group_coder_check_weights(const GroupCoder* c, const float* weights,
+                               const char* weight_column) {
+  if (weights == nullptr) return;
+  const size_t n = c->rows.size();
+  size_t bad_row = n, first_row = 0;
+  run_engine([&] {
+    std::vector<size_t> first(c->codes.size(), n);
+    for (size_t r = 0; r < n && bad_row == n; ++r) {
+      const uint32_t g = c->rows[r];
+      if (first[g] == n)
+        first[g] = r;
+      else if (weights[r] != weights[first[g]]) {
+        bad_row = r;
+        first_row = first[g];
+      }
+    }
+  });
+  if (bad_row == n) return;
+  const uint32_t code = c->rows[bad_row];
+  const char* name = "";
+  for (const auto& kv : c->codes)
+    if (kv.second == code) name = kv.first.c_str();
+  ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                  errmsg("weight column \"%s\" gives query group %s = '%s' two weights, %g and %g",
+                         weight_column, c->column, name, (double)weights[first_row],
+                         (double)weights[bad_row]),
+                  errdetail("Ranking objectives weigh whole query groups (one weight per group, "
+                            "as XGBoost): every row of a group needs the same weight."),
+                  errhint("Give each row its group's weight, for example "
+                          "max(%s) OVER (PARTITION BY %s).",
+                          weight_column, c->column)));
+}
+
 void group_coder_take(GroupCoder* c, std::vector<uint32_t>* out) {
   run_engine([&] {
     out->swap(c->rows);

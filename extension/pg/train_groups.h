@@ -34,6 +34,13 @@ size_t group_coder_rows(const GroupCoder* c);
 // The codes so far (engine code may read them; never throws).
 const std::vector<uint32_t>& group_coder_codes(const GroupCoder* c);
 
+// Ranking weighs whole query groups (XGBoost: one weight per group): two
+// rows of one group with different weights are an error naming the weight
+// column, the group (its value) and the two weights.  `weights`: one per
+// row coded so far.
+void group_coder_check_weights(const GroupCoder* c, const float* weights,
+                               const char* weight_column);
+
 // Moves the codes out (one per row added, in order).
 void group_coder_take(GroupCoder* c, std::vector<uint32_t>* out);
 

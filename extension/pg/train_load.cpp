@@ -496,6 +496,8 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   d->rows_skipped = skipped;
   if (groups) {
     if (group_coder_rows(groups) != d->matrix.n_rows) relation_changed(rel);
+    if (!d->weights.empty())  // R: one weight per query group
+      group_coder_check_weights(groups, d->weights.data(), spec.weight_column);
     group_coder_take(groups, &d->query_group);
   }
   if (upper) {

@@ -24,7 +24,18 @@ Checks, each printed; exits non-zero when one fails:
   * import: XGBoost's rank:ndcg model through gbdt_import scores them
     within 1e-6 of XGBoost;
   * gbdt_evaluate(model, table, target, group_column) reports the same
-    ndcg@10 as computed here (1e-9).
+    ndcg@10 as computed here (1e-9);
+  * weighted gradients, exactly: one round (max_depth 2) of rank:ndcg on a
+    small synthetic set whose only feature has 4 values (so both libraries
+    have the same cut points), with and without group weights: gbdt's
+    predictions within 1e-6 of XGBoost's (set_weight, one per group);
+  * weighted (weight_column, one weight per query group, derived from the
+    query id: 1 + (qid % 3) / 2) on the shared set: held-out NDCG@10 of
+    gbdt >= XGBoost's - wtol (0.02: the two libraries' models differ on this
+    set by their cut points, unweighted too, by up to 0.025), the weighted training
+    metric ndcg@10 of gbdt equal to XGBoost's weighted ndcg@10 of gbdt's
+    exported model on the training rows (1e-6), and export / import of the
+    weighted models within 1e-6.
 """
 import argparse
 import json
@@ -93,11 +104,130 @@ def copy_table(name, ids, qid, y, X, cols):
     psql(f"ANALYZE {name}")
 
 
+def group_weight(q):
+    """The weight of query q (the same on every row of the query)."""
+    return 1.0 + (q % 3) / 2.0
+
+
+def weighted_gradient_case(failures):
+    """One round on a feature with 4 values: the same cuts in both libraries,
+    so the trees (and the weighted LambdaMART gradients) can be compared."""
+    rng = np.random.RandomState(3)
+    sizes = rng.randint(3, 9, 12)
+    q = np.repeat(np.arange(len(sizes)), sizes)
+    x = rng.randint(0, 4, len(q)).astype(float)
+    y = np.clip(np.round(x / 1.5 + rng.randn(len(q))), 0, 4)
+    psql("DROP TABLE IF EXISTS rank_parity_small")
+    psql("CREATE TABLE rank_parity_small (qid int, rel float8, x float8, w float8)")
+    psql("\\copy rank_parity_small FROM STDIN WITH (FORMAT csv)",
+         stdin="\n".join(f"{q[i]},{y[i]},{x[i]},{group_weight(q[i])}" for i in range(len(q))) + "\n")
+    base = {"eta": 1.0, "max_depth": 2, "reg_lambda": 1, "min_child_weight": 0, "nthread": 1}
+    worst = 0.0
+    for weighted in (False, True):
+        ours_params = dict(base, num_round=1, group_column="qid", seed=0)
+        if weighted:
+            ours_params["weight_column"] = "w"
+        ours = np.array([float(v) for v in psql(
+            f"WITH m AS (SELECT gbdt_train('rank_parity_small', 'rel', ARRAY['x'], 'rank:ndcg', "
+            f"'{json.dumps(ours_params)}') AS m) SELECT gbdt_predict(m, ARRAY[v]::float8[]) "
+            "FROM m, (VALUES (0), (1), (2), (3)) t(v) ORDER BY v")])
+        d = xgb.DMatrix(x.reshape(-1, 1), y)
+        d.set_group(sizes)
+        if weighted:
+            d.set_weight(np.array([group_weight(g) for g in range(len(sizes))]))
+        bst = xgb.train(dict(base, objective="rank:ndcg", tree_method="hist"), d, 1)
+        theirs = bst.predict(xgb.DMatrix(np.arange(4.0).reshape(-1, 1)))
+        diff = float(np.max(np.abs(ours - theirs)))
+        worst = max(worst, diff)
+        print(f"one round {'weighted' if weighted else 'unweighted'}: gbdt {np.round(ours, 7)} "
+              f"xgboost {np.round(theirs, 7)} max |diff| {diff:.1e}")
+        if not diff <= 1e-6:
+            failures.append(f"one round {'weighted' if weighted else 'unweighted'} max |diff| {diff}")
+    psql("DROP TABLE rank_parity_small")
+    return worst
+
+
+def weighted_case(args, params, X, y, qid, tr, te, ids, cols, feats, unweighted, perm, failures):
+    """Ranking with a weight column (one weight per query group) vs XGBoost."""
+    psql("ALTER TABLE rank_parity_train ADD COLUMN w float8")
+    psql("UPDATE rank_parity_train SET w = 1 + (qid % 3) / 2.0")
+    ours_params = dict(params, num_round=args.rounds, group_column="qid", seed=0,
+                       weight_column="w", eval_metric="ndcg@10")
+    psql("DROP TABLE IF EXISTS rank_parity_mw")
+    psql(f"CREATE TABLE rank_parity_mw AS SELECT gbdt_train('rank_parity_train', 'rel', {feats}, "
+         f"'rank:ndcg', '{json.dumps(ours_params)}') AS m")
+    pred = {int(k): float(v) for k, v in (ln.split("\t") for ln in psql(
+        "SELECT p.key, p.prediction FROM rank_parity_mw m, "
+        "gbdt_predict_table(m.m, 'rank_parity_test', 'id') p"))}
+    ours = np.array([pred[int(i)] for i in ids[te]])
+    train_metric = float(json.loads(psql(
+        "SELECT gbdt_model_info(m)->'train_metric' FROM rank_parity_mw")[0]))
+
+    groups = np.unique(qid[tr])
+    dtr = xgb.DMatrix(X[tr], y[tr], feature_names=cols)
+    dtr.set_group(np.bincount(qid[tr])[groups])
+    dtr.set_weight(np.array([group_weight(q) for q in groups]))
+    bst = xgb.train(dict(params, objective="rank:ndcg", tree_method="hist",
+                         eval_metric="ndcg@10"), dtr, args.rounds)
+    theirs = bst.predict(xgb.DMatrix(X[te], feature_names=cols))
+    n_ours = ndcg_at(ours, y[te], qid[te])
+    n_xgb = ndcg_at(theirs, y[te], qid[te])
+    moved = float(np.max(np.abs(ours - unweighted)))
+    print(f"weighted: held-out NDCG@10 gbdt {n_ours:.5f}  xgboost {n_xgb:.5f}  "
+          f"(diff {n_ours - n_xgb:+.5f}, tolerance {args.wtol}); predictions moved by the "
+          f"weights up to {moved:.3g}")
+    if not n_ours >= n_xgb - args.wtol:
+        failures.append(f"weighted NDCG@10 {n_ours:.5f} < xgboost {n_xgb:.5f} - {args.wtol}")
+    if not moved > 0:
+        failures.append("weighted: the weights changed no prediction")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "mw.json")
+        with open(path, "w") as f:
+            f.write(psql("SELECT gbdt_export(m) FROM rank_parity_mw")[0])
+        b2 = xgb.Booster(model_file=path)
+        p2 = b2.predict(xgb.DMatrix(X[te], feature_names=cols))
+        d = float(np.max(np.abs(p2 - ours)))
+        # XGBoost's weighted ndcg@10 of gbdt's model on the training rows,
+        # each group's rows in the table's order (ties of the predictions
+        # rank in row order in both).
+        order = np.concatenate([perm[qid[perm] == q] for q in groups])
+        dtr_o = xgb.DMatrix(X[order], y[order], feature_names=cols)
+        dtr_o.set_group(np.bincount(qid[order])[groups])
+        dtr_o.set_weight(np.array([group_weight(q) for q in groups]))
+        b2.set_param({"eval_metric": "ndcg@10"})
+        x_metric = float(b2.eval(dtr_o).split(":")[-1])
+        print(f"weighted: export max |diff| {d:.2e}; train ndcg@10 gbdt {train_metric:.6f} "
+              f"xgboost (weighted, of gbdt's model) {x_metric:.6f}")
+        if not d <= 1e-6:
+            failures.append(f"weighted export max |diff| {d}")
+        if not abs(train_metric - x_metric) <= 1e-6:
+            failures.append(f"weighted train ndcg@10 {train_metric} != xgboost {x_metric}")
+
+        bst.save_model(path)
+        with open(path) as f:
+            js = f.read()
+        psql("DROP TABLE IF EXISTS rank_parity_json")
+        psql("CREATE TABLE rank_parity_json (j jsonb)")
+        psql("\\copy rank_parity_json FROM STDIN WITH (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')",
+             stdin=js + "\n")
+        pi = {int(k): float(v) for k, v in (ln.split("\t") for ln in psql(
+            "SELECT p.key, p.prediction FROM rank_parity_json, "
+            "gbdt_predict_table(gbdt_import(j), 'rank_parity_test', 'id') p"))}
+        imp = np.array([pi[int(i)] for i in ids[te]])
+        d = float(np.max(np.abs(imp - theirs)))
+        print(f"weighted: import max |diff| {d:.2e}")
+        if not d <= 1e-6:
+            failures.append(f"weighted import max |diff| {d}")
+    return n_ours, n_xgb
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=os.environ.get("GBDT_SHARED_DATA", "/work/shared/data"))
     ap.add_argument("--tol", type=float, default=0.01)
     ap.add_argument("--rounds", type=int, default=100)
+    ap.add_argument("--wtol", type=float, default=0.02)
     args = ap.parse_args()
     failures = []
 
@@ -204,13 +334,17 @@ def main():
         if not d <= 1e-6:
             failures.append(f"import max |diff| {d}")
 
-    for t in ("rank_parity_m", "rank_parity_mi", "rank_parity_json"):
+    weighted_gradient_case(failures)
+    n_w_ours, n_w_xgb = weighted_case(args, params, X, y, qid, tr, te, ids, cols, feats, ours, perm,
+                                      failures)
+
+    for t in ("rank_parity_m", "rank_parity_mi", "rank_parity_json", "rank_parity_mw"):
         psql(f"DROP TABLE IF EXISTS {t}")
     psql("DROP VIEW IF EXISTS rank_parity_test_v")
     psql("DROP TABLE IF EXISTS rank_parity_train")
     psql("DROP TABLE IF EXISTS rank_parity_test")
-    summary = (f"ndcg@10 gbdt {n_ours:.4f} xgboost {n_xgb:.4f}, time ratio "
-               f"{t_ours / t_xgb:.2f}x")
+    summary = (f"ndcg@10 gbdt {n_ours:.4f} xgboost {n_xgb:.4f}, weighted gbdt {n_w_ours:.4f} "
+               f"xgboost {n_w_xgb:.4f}, time ratio {t_ours / t_xgb:.2f}x")
     if failures:
         print("ranking parity FAIL: " + "; ".join(failures))
         print(f"ranking parity overall {summary}")

@@ -177,12 +177,13 @@ SELECT throws_like($$SELECT gbdt_train('sv', 't', ARRAY['x1'], 'reg:squarederror
                    '%parameter "eval_metric" = "cox-nloglik" needs objective survival:cox%', 'cox-nloglik with another objective');
 SELECT throws_like($$SELECT gbdt_train('sv', 'tcox', ARRAY['x1'], 'survival:cox', '{"eval_metric": "interval-regression-accuracy", "validation_fraction": 0.2}')$$,
                    '%"interval-regression-accuracy" needs objective survival:aft%', 'an interval metric with survival:cox');
-SELECT throws_like($$SELECT gbdt_train('sv', 'lo', ARRAY['x1', 'x2'], 'survival:aft', '{"label_upper_bound_column": "hi", "validation_relation": "sv"}')$$,
-                   '%"validation_relation" is not supported with survival:aft yet: use validation_fraction%',
-                   'aft with a validation relation');
-SELECT throws_like($$SELECT gbdt_train('sv', 'lo', ARRAY['x1', 'x2'], 'survival:aft', '{"label_upper_bound_column": "hi"}', (SELECT m FROM sm WHERE k = 'aft'))$$,
-                   '%init_model with a label_upper_bound_column (survival:aft) is not supported yet%',
-                   'aft with an init_model');
+-- validation_relation and init_model: 53_ranking_weights_survival_gaps.sql.
+SELECT is((SELECT jsonb_array_length(gbdt_model_info(gbdt_train('sv', 'lo', ARRAY['x1', 'x2'], 'survival:aft',
+                  '{"label_upper_bound_column": "hi", "validation_relation": "sv", "num_round": 3}'))->'validation_history')),
+          3, 'aft with a validation relation');
+SELECT is((SELECT (gbdt_model_info(gbdt_train('sv', 'lo', ARRAY['x1', 'x2'], 'survival:aft', '{"label_upper_bound_column": "hi", "num_round": 2}', m))->>'rounds')::int
+           - (gbdt_model_info(m)->>'rounds')::int FROM sm WHERE k = 'aft'),
+          2, 'aft with an init_model');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -324,6 +324,10 @@ TEST(Ranking, RegistryEntriesParamsAndMetricLists) {
   gbdt::TrainInput in = D.input();
   in.query_group = codes.data();
   in.weights = w.data();
+  // Weights are per query group (test_ranking_weights.cpp): one group with
+  // two weights is refused.
+  EXPECT_NO_THROW(gbdt::train_model(in, t, hooks, "rel"));
+  w[0] = 2.0f;
   EXPECT_THROW(gbdt::train_model(in, t, hooks, "rel"), gbdt::InvalidInput);
 }
 
