@@ -24,8 +24,10 @@
 
 #include "backend.h"
 #include "categorical_split.h"
+#include "constant_features.h"
 #include "gradient_pass.h"
 #include "gradients.h"
+#include "last_level_update.h"
 #include "parallel_policy.h"
 #include "ranking_external.h"
 #include "thread_pool.h"
@@ -350,6 +352,9 @@ class CpuBackend final : public TreeBackend {
       cs.wt.resize(m);
       cs.wt_tmp.resize(m);
     }
+    d.matrix->visit([&](auto* bins) { const_bin_ = constant_feature_bins(bins, n_, nf_); });
+    varying_runs_ = varying_feature_runs(const_bin_, nf_);
+    any_const_ = varying_runs_.size() != 1 || varying_runs_[0] != std::make_pair(0, nf_);
   }
 
   void margins(std::vector<float>* out) override { *out = margins_; }
@@ -518,7 +523,17 @@ class CpuBackend final : public TreeBackend {
         const int f0 = (int)(t % nblk) * fb, f1 = std::min(nf_, f0 + fb);
         const size_t s0 = off[f0], s1 = f1 < nf_ ? off[f1] : T;
         std::memset(ln->hist + s0, 0, sizeof(GradSum) * (s1 - s0));
-        accumulate_block(ln->hist, bins, d, off, idx, ln->begin, ln->end, gp, f0, f1);
+        if (!any_const_) {
+          accumulate_block(ln->hist, bins, d, off, idx, ln->begin, ln->end, gp, f0, f1);
+          return;
+        }
+        // Constant features (constant_features.h): skipped, one cell = the node's sum.
+        for (const auto& run : varying_runs_) {
+          const int a = std::max(f0, run.first), z = std::min(f1, run.second);
+          if (a < z) accumulate_block(ln->hist, bins, d, off, idx, ln->begin, ln->end, gp, a, z);
+        }
+        for (int f = f0; f < f1; ++f)
+          if (const_bin_[f] >= 0) ln->hist[off[f] + const_bin_[f]] = ln->sum;
       });
       });
       return;
@@ -548,7 +563,12 @@ class CpuBackend final : public TreeBackend {
       const Part& p = parts[pi];
       GradSum* hst = p.dst;
       std::memset(hst, 0, sizeof(GradSum) * T);
-      accumulate_rows(hst, bins, d, off, idx, p.begin, p.end, gp, 0, d);
+      if (!any_const_) {
+        accumulate_rows(hst, bins, d, off, idx, p.begin, p.end, gp, 0, d);
+        return;
+      }
+      for (const auto& run : varying_runs_)  // constant features: set below
+        accumulate_rows(hst, bins, d, off, idx, p.begin, p.end, gp, run.first, run.second);
     });
     });
     for (auto& mg : merges) {
@@ -563,6 +583,11 @@ class CpuBackend final : public TreeBackend {
       });
       for (GradSum* s : src) hist_pool_->put(s);
     }
+    // Constant features (constant_features.h): their one cell is the node's sum.
+    if (any_const_)
+      for (LevelNode* ln : nodes)
+        for (int f = 0; f < nf_; ++f)
+          if (const_bin_[f] >= 0) ln->hist[off[f] + const_bin_[f]] = ln->sum;
   }
 
   // ---- split evaluation ----
@@ -733,6 +758,51 @@ class CpuBackend final : public TreeBackend {
     return nleft;
   }
 
+  // ---- last level ----
+  // Splits of the nodes at depth max_depth - 1 (same order of tree nodes as
+  // the general loop), then each of their rows gets its leaf's value added
+  // to its margin, like the prediction update after a partition.
+  void last_level(Tree* tree, int k, const std::vector<LevelNode*>& nodes,
+                  const std::vector<SplitCandidate>& splits,
+                  const std::vector<const CatWords*>& split_sets) {
+    const SplitParams& sp = data_.split;
+    const Quantizer& q = quant_[k];
+    std::vector<float> vl(nodes.size()), vr(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const LevelNode& p = *nodes[i];
+      SplitChildren c =
+          split_sets[i] ? apply_split(tree, p.id, p.sum, splits[i], sp, q, split_sets[i],
+                                      (*data_.n_categories)[splits[i].feature])
+                        : apply_split(tree, p.id, p.sum, splits[i], sp, q, (const CatWords*)nullptr, 0u);
+      vl[i] = tree->value[c.left];
+      vr[i] = tree->value[c.right];
+    }
+    const size_t chunk = 65536;
+    struct Piece { size_t node, begin, end; };
+    std::vector<Piece> pieces;
+    size_t rows_all = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const LevelNode* ln = nodes[i];
+      rows_all += ln->end - ln->begin;
+      for (size_t b = ln->begin; b < ln->end; b += chunk)
+        pieces.push_back(Piece{i, b, std::min(ln->end, b + chunk)});
+    }
+    const Cuts& c = *data_.cuts;
+    const size_t d = (size_t)nf_;
+    const uint32_t* idx = row_idx_.data();
+    float* m = margins_.data();
+    const int K = K_;
+    data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
+    pool_->run_sized(rows_all * kCostPartitionRow, pieces.size(), [&](size_t pi, int) {
+      const Piece& p = pieces[pi];
+      const SplitCandidate& s = splits[p.node];
+      add_last_level_values(bins + s.feature, d, c.nbins(s.feature), (unsigned)s.bin,
+                            s.default_left != 0, split_sets[p.node], idx, p.begin, p.end,
+                            vl[p.node], vr[p.node], m, K, k);
+    });
+    });
+  }
+
   // ---- one tree ----
   // T: constraints, per-level/per-node column sampling, lossguide.
   void build_tree_general(int k, const std::vector<uint8_t>& feature_mask, Tree* tree) {
@@ -884,6 +954,18 @@ class CpuBackend final : public TreeBackend {
         level.clear();
         break;
       }
+      if (depth + 1 == data_.max_depth) {
+        // The children are leaves: no partition (last_level_update.h).
+        auto tu = Clock::now();
+        last_level(tree, k, split_nodes, splits, split_sets);
+        for (LevelNode& ln : level) {
+          hist_pool_->put(ln.hist);
+          ln.hist = nullptr;
+        }
+        level.clear();
+        t_update_ += since(tu);
+        break;
+      }
       auto tp = Clock::now();
       std::vector<size_t> nleft = partition(split_nodes, splits, split_sets);
       t_part_ += since(tp);
@@ -1005,6 +1087,9 @@ class CpuBackend final : public TreeBackend {
     std::vector<double> wt, wt_tmp;
   };
   std::vector<CatScratch> cat_scratch_;
+  std::vector<int> const_bin_;                     // per feature: the bin of every row, or -1
+  std::vector<std::pair<int, int>> varying_runs_;  // runs of non-constant features
+  bool any_const_ = false;
   int round_ = 0;  // T: the round being built (column sampling seeds)
   double t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };

@@ -187,6 +187,10 @@ struct FlatForest {
   // Categorical models: every tree in cat (start[] as for nodes), code sets in cat_bits.
   std::vector<CatFlatNode> cat;
   std::vector<uint32_t> cat_bits;
+  // Categorical models whose trees are all in perf: perf's categorical
+  // nodes carry kCatFlag in fdl, their code sets at cat_bits[perf_cat_off[i]
+  // .. + perf_cat_words[i]) (parallel to perf; 0 words elsewhere).
+  std::vector<uint32_t> perf_cat_off, perf_cat_words;
 };
 
 void place_perfect(const Tree& tr, int32_t nd, size_t pos, int level, int depth, PerfNode* out) {
@@ -247,6 +251,37 @@ void flatten_categorical(const Model& m, size_t ntrees, FlatForest* ff) {
   ff->cat_bits.push_back(0u);  // never empty (data() of a numeric node's empty set)
 }
 
+// The categorical marks of the perfect layout (FlatForest::perf_cat_off):
+// node by node as place_perfect lays the tree out, from the tree's
+// CatFlatNode table cn.
+void place_perfect_cat(const Tree& tr, const CatFlatNode* cn, int32_t nd, size_t pos, int level,
+                       int depth, PerfNode* out, uint32_t* off, uint32_t* words) {
+  if (level == depth) return;  // a leaf
+  if (tr.left[nd] < 0) {
+    place_perfect_cat(tr, cn, nd, 2 * pos + 1, level + 1, depth, out, off, words);
+    place_perfect_cat(tr, cn, nd, 2 * pos + 2, level + 1, depth, out, off, words);
+    return;
+  }
+  if (cn[nd].fdl & kCatFlag) {
+    out[pos].fdl |= kCatFlag;
+    off[pos] = cn[nd].off;
+    words[pos] = cn[nd].words;
+  }
+  place_perfect_cat(tr, cn, tr.left[nd], 2 * pos + 1, level + 1, depth, out, off, words);
+  place_perfect_cat(tr, cn, tr.right[nd], 2 * pos + 2, level + 1, depth, out, off, words);
+}
+
+void flatten_perfect_categorical(const Model& m, size_t ntrees, FlatForest* ff) {
+  ff->perf_cat_off.assign(ff->perf.size(), 0u);
+  ff->perf_cat_words.assign(ff->perf.size(), 0u);
+  for (size_t t = 0; t < ntrees; ++t) {
+    if (m.trees[t].num_nodes() == 0) continue;
+    const size_t o = ff->perf_start[t];
+    place_perfect_cat(m.trees[t], ff->cat.data() + ff->start[t], 0, 0, 0, ff->depth[t],
+                      &ff->perf[o], &ff->perf_cat_off[o], &ff->perf_cat_words[o]);
+  }
+}
+
 void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
   size_t total = 0;
   for (size_t t = 0; t < ntrees; ++t) total += m.trees[t].left.size();
@@ -291,6 +326,7 @@ void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
   }
   if (ff->categorical) flatten_categorical(m, ntrees, ff);
   flatten_perfect(m, ntrees, ff);
+  if (ff->categorical && ff->perfect) flatten_perfect_categorical(m, ntrees, ff);
 }
 
 inline int32_t step(const FlatNode* tr, int32_t nd, const float* xr) {
@@ -334,6 +370,24 @@ inline uint32_t perf_step(const PerfNode* tr, uint32_t p, const float* xr) {
   const unsigned lt = v < n.thr;
   const unsigned go_right = ((nan & dl) | (~nan & lt)) ^ 1u;
   return 2 * p + 1 + go_right;
+}
+
+// perf_step for a categorical model's perfect layout (kCatFlag in fdl):
+// the decisions of CatStep.
+inline uint32_t perf_cat_step(const PerfNode* tr, const uint32_t* coff, const uint32_t* cw,
+                              const uint32_t* bits, uint32_t p, const float* xr) {
+  const PerfNode n = tr[p];
+  const float v = xr[n.fdl & 0x3fffffffu];
+  const unsigned nan = v != v;
+  const unsigned dl = n.fdl >> 31;
+  const unsigned cat = (n.fdl >> 30) & 1u;
+  const unsigned lt = v < n.thr;
+  const bool in_range = cat && v >= 0.0f && v < 32.0f * (float)cw[p];
+  const uint32_t c = (uint32_t)(in_range ? v : 0.0f);
+  const unsigned in_set = in_range ? ((bits[coff[p] + (c >> 5)] >> (c & 31)) & 1u) : 0u;
+  const unsigned left_val = cat ? (in_set ^ 1u) : lt;
+  const unsigned go_left = nan ? dl : left_val;
+  return 2 * p + 1 + (go_left ^ 1u);
 }
 
 // One tree over rows of x (row-major, d features), G rows walked in
@@ -496,6 +550,112 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
 
 #pragma GCC diagnostic pop
 
+// perfect_trees_avx512 for a categorical model (FlatForest::perf_cat_off):
+// a lane at a categorical node tests its value's code in the node's set
+// (in range: 0 <= v < 32 * words, the code its truncation), as CatStep and
+// perf_cat_step do; trees in order, the same float additions.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+__attribute__((target("avx512f"))) void perfect_cat_trees_avx512(const FlatForest& ff,
+                                                                 const int32_t* tg, int K,
+                                                                 const float* xb, size_t rows,
+                                                                 int d, float* a, BlockStop* stop) {
+  const size_t ntrees = ff.perf_start.size();
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i rowoff = _mm512_mullo_epi32(lane, _mm512_set1_epi32(d));
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i two = _mm512_set1_epi32(2);
+  const __m512i b31 = _mm512_set1_epi32(31);
+  const __m512i fmask = _mm512_set1_epi32(0x3fffffff);
+  const __m512i cflag = _mm512_set1_epi32((int)kCatFlag);
+  const __m512 zerof = _mm512_setzero_ps();
+  const __m512 f32 = _mm512_set1_ps(32.0f);
+  const uint32_t* bits = ff.cat_bits.data();
+  alignas(64) float leaf[16];
+  for (size_t t = 0; t < ntrees; ++t) {
+    if (stop != nullptr && (*stop)()) return;
+    const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
+    const uint32_t* coff = ff.perf_cat_off.data() + ff.perf_start[t];
+    const uint32_t* cw = ff.perf_cat_words.data() + ff.perf_start[t];
+    const float* thr_base = &tr[0].thr;
+    const int* fdl_base = (const int*)(const void*)&tr[0].fdl;
+    const int g = tg[t];
+    const int depth = ff.depth[t];
+    size_t i = 0;
+    constexpr int V = 4;
+    for (; i + 16 * V <= rows; i += 16 * V) {
+      __m512i p[V];
+      for (int u = 0; u < V; ++u) p[u] = zero;
+      for (int l = 0; l < depth; ++l) {
+        const int lbase = (1 << l) - 1;
+        const bool small = l <= 4;
+        __m512i na = zero, nb = zero;
+        if (small) {
+          na = _mm512_loadu_si512((const void*)(tr + lbase));
+          nb = _mm512_loadu_si512((const void*)(tr + lbase + 8));
+        }
+        const __m512i lb2 = _mm512_set1_epi32(2 * lbase);
+#pragma GCC unroll 4
+        for (int u = 0; u < V; ++u) {
+          const float* xr = xb + (i + 16 * u) * (size_t)d;
+          const __m512i idx2 = _mm512_slli_epi32(p[u], 1);
+          __m512 thr;
+          __m512i fdl;
+          if (small) {
+            const __m512i q2 = _mm512_sub_epi32(idx2, lb2);
+            thr = _mm512_castsi512_ps(_mm512_permutex2var_epi32(na, q2, nb));
+            fdl = _mm512_permutex2var_epi32(na, _mm512_add_epi32(q2, one), nb);
+          } else {
+            thr = _mm512_i32gather_ps(idx2, thr_base, 4);
+            fdl = _mm512_i32gather_epi32(idx2, fdl_base, 4);
+          }
+          const __m512i xi = _mm512_add_epi32(rowoff, _mm512_and_si512(fdl, fmask));
+          const __m512 v = _mm512_i32gather_ps(xi, xr, 4);
+          const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+          const __mmask16 lt = _mm512_cmp_ps_mask(v, thr, _CMP_LT_OQ);
+          const __mmask16 dl = _mm512_cmplt_epi32_mask(fdl, zero);
+          const __mmask16 cat = _mm512_test_epi32_mask(fdl, cflag);
+          __mmask16 left_val = lt;
+          if (cat != 0) {
+            const __m512i w = _mm512_mask_i32gather_epi32(zero, cat, p[u], (const int*)cw, 4);
+            const __m512 lim = _mm512_mul_ps(f32, _mm512_cvtepu32_ps(w));
+            const __mmask16 inr = (__mmask16)(cat & _mm512_cmp_ps_mask(v, zerof, _CMP_GE_OQ) &
+                                              _mm512_cmp_ps_mask(v, lim, _CMP_LT_OQ));
+            const __m512i c = _mm512_maskz_cvttps_epu32(inr, v);
+            const __m512i o = _mm512_mask_i32gather_epi32(zero, inr, p[u], (const int*)coff, 4);
+            const __m512i wi = _mm512_add_epi32(o, _mm512_srli_epi32(c, 5));
+            const __m512i word = _mm512_mask_i32gather_epi32(zero, inr, wi, (const int*)bits, 4);
+            const __m512i bit = _mm512_and_si512(_mm512_srlv_epi32(word, _mm512_and_si512(c, b31)), one);
+            const __mmask16 in_set = (__mmask16)(inr & _mm512_test_epi32_mask(bit, bit));
+            left_val = (__mmask16)((cat & ~in_set) | (~cat & lt));
+          }
+          const __mmask16 left = (__mmask16)((nan & dl) | (~nan & left_val));
+          const __m512i r = _mm512_add_epi32(idx2, two);
+          p[u] = _mm512_mask_sub_epi32(r, left, r, one);
+        }
+      }
+      for (int u = 0; u < V; ++u) {
+        const size_t i0 = i + 16 * u;
+        const __m512 lv = _mm512_i32gather_ps(_mm512_slli_epi32(p[u], 1), thr_base, 4);
+        if (K == 1) {
+          _mm512_storeu_ps(a + i0, _mm512_add_ps(_mm512_loadu_ps(a + i0), lv));
+        } else {
+          _mm512_store_ps(leaf, lv);
+          for (int j = 0; j < 16; ++j) a[(i0 + j) * K + g] += leaf[j];
+        }
+      }
+    }
+    for (; i < rows; ++i) {
+      uint32_t nd = 0;
+      const float* xr = xb + i * (size_t)d;
+      for (int l = 0; l < depth; ++l) nd = perf_cat_step(tr, coff, cw, bits, nd, xr);
+      a[i * K + g] += tr[nd].thr;
+    }
+  }
+}
+#pragma GCC diagnostic pop
+
 // Scores rows [0, rows) of xb (row-major, d features) into out (rows x K,
 // transformed).  Tree-major over the block: each tree's nodes stay in cache.
 // Returns false (out incomplete) when stop reported a stop between trees.
@@ -516,7 +676,11 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   }
   for (size_t i = 0; i < rows; ++i)
     for (int k = 0; k < K; ++k) a[i * K + k] = (float)m.base_margin[k];
-  if (ff.categorical) {
+  const int kern = g_kernel.load(std::memory_order_relaxed);
+  if (ff.categorical && ff.perfect && kern == 0 && cpu_has_avx512()) {
+    // Categorical splits, shallow trees: 16 rows per step in AVX-512 lanes.
+    perfect_cat_trees_avx512(ff, tg, K, xb, rows, d, a, stop);
+  } else if (ff.categorical) {
     // Categorical splits: row by row with each tree's own walk, trees in
     // order (the float additions of predict_margin_row).
     const CatStep cs{ff.cat_bits.data()};

@@ -111,7 +111,22 @@ def real_like(n, d=40, seed=7):
     return x, y, "binary:logistic"
 
 
+def suite_numeric(name):
+    """A numeric table of the benchmark suite (real_tables.py), its training
+    rows (row i held out when i % 5 == 4, as suite.py does)."""
+    import real_tables
+    t = real_tables.load(name)
+    df = t["df"]
+    keep = np.arange(len(df)) % 5 != 4
+    y = df[t["target"]].to_numpy(dtype=np.float32)[keep]
+    x = df.drop(columns=[t["target"]]).to_numpy(dtype=np.float32)[keep]
+    return x, y, "binary:logistic" if t["task"] == "binary" else "reg:squarederror"
+
+
 TABLES = {
+    "military_num": lambda: suite_numeric("military_num"),
+    "flights_weather": lambda: suite_numeric("flights_weather"),
+    "movies": lambda: suite_numeric("movies"),
     "flights": flights,
     "diamonds": diamonds,
     "insteval": insteval,
