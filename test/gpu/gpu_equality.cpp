@@ -275,6 +275,62 @@ std::vector<Case> all_cases() {
             true);
     cs[i].cat_levels = 400;
   }
+  // G: grow_policy lossguide (best first, max_leaves, max_depth 0 = no
+  // limit), with categorical features, constraints, sampling, multiclass and
+  // the histogram pool's eviction (GBDT_CUDA_MAX_HIST_NODES).
+  {
+    auto lg = [](const char* leaves, std::vector<std::pair<std::string, std::string>> extra) {
+      std::vector<std::pair<std::string, std::string>> kv = {{"grow_policy", "lossguide"},
+                                                             {"max_leaves", leaves}};
+      kv.insert(kv.end(), extra.begin(), extra.end());
+      return kv;
+    };
+    add("lg_n7_d2_leaves8_depth0", 7, 2, 0, O::kSquaredError, 1, 0, 256, 3,
+        lg("8", {{"min_child_weight", "0"}}), true);
+    add("lg_n20k_d12_leaves8_depth0_reg", 20000, 12, 0.02, O::kSquaredError, 1, 0, 256, 6,
+        lg("8", {}), true);
+    add("lg_n20k_d12_leaves8_depth4_bin", 20000, 12, 0.02, O::kLogistic, 1, 4, 64, 6,
+        lg("8", {{"subsample", "0.8"}, {"seed", "4"}}), true);
+    add("lg_n20k_d12_leaves31_depth0_reg_gamma", 20000, 12, 0.02, O::kSquaredError, 1, 0, 256, 5,
+        lg("31", {{"gamma", "0.5"}, {"alpha", "0.2"}}), true);
+    add("lg_n20k_d12_leaves31_depth4_poisson", 20000, 12, 0.5, O::kPoisson, 1, 4, 32, 5,
+        lg("31", {}), true);
+    add("lg_n10k_d20_leaves31_depth0_softprob3", 10000, 20, 0.02, O::kSoftprob, 3, 0, 128, 4,
+        lg("31", {{"colsample_bynode", "0.6"}, {"colsample_bylevel", "0.8"}, {"seed", "6"}}),
+        true);
+    add("lg_n10k_d10_leaves8_depth4_softprob4", 10000, 10, 0.0, O::kSoftprob, 4, 4, 256, 4,
+        lg("8", {{"subsample", "0.7"}}), true);
+    add("lg_n20k_d10_monotone_leaves31_depth0", 20000, 10, 0.02, O::kSquaredError, 1, 0, 256, 6,
+        lg("31", {{"monotone_constraints", "(1,-1,0,1)"}, {"alpha", "0.3"}}), true);
+    add("lg_n20k_d10_monotone_interaction_leaves8_depth4_bin", 20000, 10, 0.02, O::kLogistic, 1, 4,
+        128, 5,
+        lg("8", {{"monotone_constraints", "(0,1,-1)"}, {"max_delta_step", "0.7"},
+                 {"interaction_constraints", "[[0,1,2,3],[3,4,5,6,7]]"}}),
+        true);
+    add("lg_n5000_d8_no_leaf_limit_depth5", 5000, 8, 0.02, O::kSquaredError, 1, 5, 256, 4,
+        lg("0", {}), true);
+    size_t i = add("lg_n30k_d12_leaves31_depth0_evict", 30000, 12, 0.02, O::kLogistic, 1, 0, 256, 4,
+                   lg("31", {}), true);
+    cs[i].max_hist_nodes = 1;  // a pool of 2 histogram slots: open nodes give theirs up
+    i = add("lg_n20k_d10_leaves31_depth4_evict_softprob3", 20000, 10, 0.0, O::kSoftprob, 3, 4, 64, 3,
+            lg("31", {{"subsample", "0.8"}}), true);
+    cs[i].max_hist_nodes = 2;
+    i = add("lg_cat30_n5000_d8_leaves8_depth4", 5000, 8, 0.02, O::kSquaredError, 1, 4, 256, 5,
+            lg("8", {}), true);
+    cs[i].cat_levels = 30;
+    i = add("lg_cat30_n5000_d8_leaves31_depth0_monotone_bynode", 5000, 8, 0.02, O::kSquaredError, 1, 0,
+            256, 5,
+            lg("31", {{"monotone_constraints", "(0,0,1,-1)"}, {"colsample_bynode", "0.7"},
+                      {"interaction_constraints", "[[0,2,3,4],[1,5,6,7]]"}}),
+            true);
+    cs[i].cat_levels = 30;
+    i = add("lg_cat400_n20k_d6_leaves31_depth0_bin_subsample", 20000, 6, 0.02, O::kLogistic, 1, 0, 256,
+            4, lg("31", {{"subsample", "0.7"}, {"max_cat_threshold", "16"}}), true);
+    cs[i].cat_levels = 400;
+    i = add("lg_cat12_n5000_d6_leaves8_depth0_softprob3_onehot", 5000, 6, 0.1, O::kSoftprob, 3, 0, 64,
+            4, lg("8", {{"max_cat_to_onehot", "16"}}), true);
+    cs[i].cat_levels = 12;
+  }
   // Shared data files.
   {
     Case c;
@@ -359,6 +415,32 @@ std::string tree_diff(const gbdt::Model& a, const gbdt::Model& b) {
     return o.str();
   }
   return "trees equal; other serialized fields differ";
+}
+
+// G: a lossguide case's trees have at most max_leaves leaves, and with no
+// depth limit (and enough rows) some tree has exactly max_leaves, so the
+// best-first order decided which nodes split.
+void check_lossguide_leaves(const Case& c, const gbdt::Model& m) {
+  std::string policy, max_depth;
+  int max_leaves = 0;
+  for (const auto& kv : c.params) {
+    if (kv.first == "grow_policy") policy = kv.second;
+    if (kv.first == "max_leaves") max_leaves = std::stoi(kv.second);
+    if (kv.first == "max_depth") max_depth = kv.second;
+  }
+  if (policy != "lossguide" || max_leaves <= 0) return;
+  int most = 0;
+  for (const gbdt::Tree& t : m.trees) {
+    int leaves = 0;
+    for (int32_t i = 0; i < t.num_nodes(); ++i) leaves += t.is_leaf(i) ? 1 : 0;
+    most = std::max(most, leaves);
+  }
+  if (most > max_leaves)
+    throw std::runtime_error("a tree has " + std::to_string(most) + " leaves, max_leaves is " +
+                             std::to_string(max_leaves));
+  if (max_depth == "0" && c.n >= 1000 && most != max_leaves)
+    throw std::runtime_error("no tree reached max_leaves = " + std::to_string(max_leaves) +
+                             " (at most " + std::to_string(most) + " leaves)");
 }
 
 double max_pred_diff(const gbdt::Model& a, const gbdt::Model& b, const Dataset& D) {
@@ -569,6 +651,7 @@ int main(int argc, char** argv) {
         for (const auto& t : mc.trees) any |= t.has_categorical();
         if (!any) throw std::runtime_error("no categorical split in the CPU model");
       }
+      check_lossguide_leaves(c, mc);
       std::vector<uint8_t> bc = gbdt::serialize_model(mc), bg = gbdt::serialize_model(mg);
       size_t nodes = 0;
       for (const auto& t : mc.trees) nodes += (size_t)t.num_nodes();
