@@ -128,6 +128,28 @@ Dataset make_synth(size_t n, int d, double missing, gbdt::Objective obj, int K, 
   return D;
 }
 
+// G: two mirrored halves (feature 0 = 0 / 1) whose labels are each other's
+// negation, with the same feature 1 values: under squared error (base score
+// 0) the two children of the root split have equal best gains below them,
+// so loss-guided growth must break the tie (the lower node id first).
+Dataset make_mirror(size_t n) {
+  Dataset D;
+  D.n = n;
+  D.d = 2;
+  D.cols.assign(2, std::vector<float>(n));
+  D.names = {"f0", "f1"};
+  D.y.resize(n);
+  for (size_t r = 0; r < n; ++r) {
+    const bool upper = r >= n / 2;
+    const int v = (int)(r % 50);
+    D.cols[0][r] = upper ? 1.0f : 0.0f;
+    D.cols[1][r] = (float)v;
+    const float y = 1.0f + (v < 20 ? 0.5f : 0.0f) + (v % 7 == 0 ? 0.25f : 0.0f);
+    D.y[r] = upper ? -y : y;
+  }
+  return D;
+}
+
 struct Case {
   std::string name;
   std::string file;  // empty: synthetic
@@ -139,6 +161,7 @@ struct Case {
   std::vector<std::pair<std::string, std::string>> params;
   int max_hist_nodes = 0;  // > 0: GBDT_CUDA_MAX_HIST_NODES for the CUDA run
   int cat_levels = 0;      // > 0: features 0 and 1 categorical (make_categorical)
+  bool mirror = false;     // G: make_mirror's data instead of make_synth's
   bool quick = false;      // part of --quick (compute-sanitizer) runs
 };
 
@@ -330,6 +353,13 @@ std::vector<Case> all_cases() {
     i = add("lg_cat12_n5000_d6_leaves8_depth0_softprob3_onehot", 5000, 6, 0.1, O::kSoftprob, 3, 0, 64,
             4, lg("8", {{"max_cat_to_onehot", "16"}}), true);
     cs[i].cat_levels = 12;
+    // Tied gains (make_mirror): which open node splits first is the
+    // tie-break's (max_leaves 3: only one of the tied children splits).
+    for (const char* leaves : {"3", "6"}) {
+      i = add(std::string("lg_mirror_ties_leaves") + leaves, 4000, 2, 0, O::kSquaredError, 1, 0, 256, 3,
+              lg(leaves, {{"base_score", "0"}}), true);
+      cs[i].mirror = true;
+    }
   }
   // Shared data files.
   {
@@ -626,7 +656,9 @@ int main(int argc, char** argv) {
       if (!c.file.empty()) {
         D = load_file(data_dir + "/" + c.file);
       } else {
-        D = make_synth(c.n, c.d, c.missing, c.obj, c.K, std::hash<std::string>()(c.name) & 0xFFFF);
+        D = c.mirror ? make_mirror(c.n)
+                     : make_synth(c.n, c.d, c.missing, c.obj, c.K,
+                                  std::hash<std::string>()(c.name) & 0xFFFF);
       }
       std::vector<std::vector<std::string>> cats;
       if (c.cat_levels > 0) cats = make_categorical(&D, c.cat_levels);
