@@ -13,6 +13,10 @@
 //    (40 bytes per node) and appends nodes in the CPU's order (per level in
 //    order, left then right child), with the same host functions for leaf
 //    values; so a tree is the CPU's tree bit for bit.
+//  - grow_policy lossguide (build_tree_lossguide): best first as the CPU
+//    grower (tree_grower.cpp), one node per step: partition of its segment,
+//    smaller child's histogram + subtraction, both children evaluated; the
+//    histogram buffers are a pool of slots for the open nodes.
 //  - Margins updated from the rows' final leaf positions; rows outside a
 //    subsample walk the tree on the device.
 // When the level's histograms do not fit the memory budget, the backend
