@@ -621,7 +621,7 @@ class CudaBackend final : public TreeBackend {
   }
 
   // ---- one tree ----
-  // The tree's rows (the round's sample) into d_row_ (slots 0), their sum.
+  // The tree's rows (the round's sample) into d_row_, all in level slot 0; their sum.
   GradSum start_tree() {
     const size_t ns = ns_;
     auto t0 = Clock::now();
