@@ -13,6 +13,10 @@
 //    (40 bytes per node) and appends nodes in the CPU's order (per level in
 //    order, left then right child), with the same host functions for leaf
 //    values; so a tree is the CPU's tree bit for bit.
+//  - grow_policy lossguide (build_tree_lossguide): best first as the CPU
+//    grower (tree_grower.cpp), one node per step: partition of its segment,
+//    smaller child's histogram + subtraction, both children evaluated; the
+//    histogram buffers are a pool of slots for the open nodes.
 //  - Margins updated from the rows' final leaf positions; rows outside a
 //    subsample walk the tree on the device.
 // When the level's histograms do not fit the memory budget, the backend
@@ -25,6 +29,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <queue>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +42,7 @@
 #include "gradients.h"
 #include "ranking_external.h"
 #include "kernels.cuh"
+#include "kernels_lossguide.cuh"
 #include "tree_growth.h"
 
 namespace gbdt {
@@ -176,6 +182,15 @@ struct Sizes {
     return b;
   }
 };
+
+// G: the most leaves of a lossguide tree: max_leaves, at most 2^max_depth
+// (0: no depth limit) and at most one per row.
+size_t lossguide_leaf_cap(int max_leaves, int max_depth, size_t n) {
+  size_t cap = std::max<size_t>(n, 1);
+  if (max_depth > 0 && max_depth < 30) cap = std::min(cap, (size_t)1 << max_depth);
+  if (max_leaves > 0) cap = std::min(cap, (size_t)max_leaves);
+  return cap;
+}
 
 class CudaBackend final : public TreeBackend {
  public:
@@ -370,6 +385,13 @@ class CudaBackend final : public TreeBackend {
     sz.groups = groups_.size();
     sz.lmax = std::min<size_t>((size_t)1 << D, std::max<size_t>(n_, 1));
     sz.tree_nodes = std::min<size_t>(((size_t)2 << D) - 1, 2 * std::max<size_t>(n_, 1) + 1);
+    // G: lossguide: the level tables hold the leaves of a tree (one node is
+    // evaluated at a time; the leaf table needs them all).
+    lossguide_ = d.tree_ext.lossguide;
+    if (lossguide_) {
+      sz.lmax = lossguide_leaf_cap(d.tree_ext.max_leaves, d.max_depth, n_);
+      sz.tree_nodes = 2 * sz.lmax - 1;
+    }
     // Tasks per histogram launch: per built node and group, ceil(rows / rows
     // per task) with at least kMinTaskRows rows per task.
     sz.tasks = (n_ / kMinTaskRows + sz.lmax + 1) * sz.groups;
@@ -398,7 +420,10 @@ class CudaBackend final : public TreeBackend {
     const size_t base = sz.base_bytes();
     const size_t reserve = 64u * 1024 * 1024 + free_b / 32;  // CUDA context, CUB, fragmentation
     // Histogram slots per buffer (two buffers: parent level, child level).
-    const size_t want = D > 0 ? std::min<size_t>((size_t)1 << (D - 1), std::max<size_t>(n_, 1)) : 1;
+    size_t want = D > 0 ? std::min<size_t>((size_t)1 << (D - 1), std::max<size_t>(n_, 1)) : 1;
+    // G: lossguide: the two buffers are one pool of histogram slots, one per
+    // open node (at most one per leaf).
+    if (lossguide_) want = (sz.lmax + 1) / 2;
     const size_t need_min = base + 2 * sz.hist_slot_bytes + reserve;
     if (need_min > free_b)
       throw ResourceError("gbdt CUDA backend: training " + std::to_string(n_) + " rows x " +
@@ -637,13 +662,9 @@ class CudaBackend final : public TreeBackend {
   }
 
   // ---- one tree ----
-  void build_tree(int k, Tree* tree) {
-    const Quantizer& q = quant_[k];
-    const SplitParams& sp = data_.split;
-    gp_ = d_gpair_.get() + (size_t)k * n_;
+  // The tree's rows (the round's sample) into d_row_, all in level slot 0; their sum.
+  GradSum start_tree() {
     const size_t ns = ns_;
-    const int D = data_.max_depth;
-
     auto t0 = Clock::now();
     if (ns) {
       GBDT_CUDA_CHECK(cudaMemcpyAsync(d_row_.get(), d_sampled_.get(), ns * sizeof(uint32_t),
@@ -658,6 +679,48 @@ class CudaBackend final : public TreeBackend {
     download(&root_sum, d_root_.get(), 1, stream_);
     sync();
     t_part_ += since(t0);
+    return root_sum;
+  }
+
+  // Appends the children of node p split by bs (cats: its right bin set when
+  // categorical) to the tree: leaf values (monotone: bounded as the CPU
+  // grower's), the children's bounds and the features used on their paths.
+  SplitChildren add_children(Tree* tree, const LNode& p, const SplitCandidate& bs,
+                             const CatWords* cats, const Quantizer& q) {
+    const SplitParams& sp = data_.split;
+    const uint32_t n_codes = cats ? (*data_.n_categories)[bs.feature] : 0;
+    SplitChildren c;
+    if (mono_) {  // T: monotone constraints, bounds as the CPU grower's
+      double ll, hl, lr, hr;
+      c = apply_split_bounded(tree, p.id, p.sum, bs, sp, q, lo_[(size_t)p.id], hi_[(size_t)p.id],
+                              data_.tree_ext.monotone[bs.feature], &ll, &hl, &lr, &hr, cats,
+                              n_codes);
+      lo_.resize((size_t)tree->num_nodes());
+      hi_.resize((size_t)tree->num_nodes());
+      lo_[(size_t)c.left] = ll;
+      hi_[(size_t)c.left] = hl;
+      lo_[(size_t)c.right] = lr;
+      hi_[(size_t)c.right] = hr;
+    } else {
+      c = apply_split(tree, p.id, p.sum, bs, sp, q, cats, n_codes);
+    }
+    if (node_masks_) {  // T: features used on the path (interaction constraints)
+      used_.resize((size_t)tree->num_nodes());
+      used_[(size_t)c.left] = used_[(size_t)p.id];
+      add_used_feature(&used_[(size_t)c.left], bs.feature);
+      used_[(size_t)c.right] = used_[(size_t)c.left];
+    }
+    return c;
+  }
+
+  void build_tree(int k, Tree* tree) {
+    gp_ = d_gpair_.get() + (size_t)k * n_;
+    if (lossguide_) return build_tree_lossguide(k, tree);  // G
+    const Quantizer& q = quant_[k];
+    const SplitParams& sp = data_.split;
+    const size_t ns = ns_;
+    const int D = data_.max_depth;
+    const GradSum root_sum = start_tree();
 
     std::vector<LNode> level(1, LNode{0, 0, (uint32_t)ns, root_sum});
     tree->add_node(-1, leaf_value(sp, q, root_sum), to_h(q, root_sum.h));
@@ -774,29 +837,7 @@ class CudaBackend final : public TreeBackend {
         const SplitCandidate& bs = best[split_idx[j]];
         const CatWords cw{best_set_.data() + split_idx[j] * (size_t)set_w_, set_w_,
                           (uint32_t)nbins_[bs.feature]};
-        const CatWords* cats = is_cat_[bs.feature] ? &cw : nullptr;
-        const uint32_t n_codes = cats ? (*data_.n_categories)[bs.feature] : 0;
-        SplitChildren c;
-        if (mono_) {  // T: monotone constraints, bounds as the CPU grower's
-          double ll, hl, lr, hr;
-          c = apply_split_bounded(tree, p.id, p.sum, bs, sp, q, lo_[(size_t)p.id], hi_[(size_t)p.id],
-                                  data_.tree_ext.monotone[bs.feature], &ll, &hl, &lr, &hr, cats,
-                                  n_codes);
-          lo_.resize((size_t)tree->num_nodes());
-          hi_.resize((size_t)tree->num_nodes());
-          lo_[(size_t)c.left] = ll;
-          hi_[(size_t)c.left] = hl;
-          lo_[(size_t)c.right] = lr;
-          hi_[(size_t)c.right] = hr;
-        } else {
-          c = apply_split(tree, p.id, p.sum, bs, sp, q, cats, n_codes);
-        }
-        if (node_masks_) {  // T: features used on the path (interaction constraints)
-          used_.resize((size_t)tree->num_nodes());
-          used_[(size_t)c.left] = used_[(size_t)p.id];
-          add_used_feature(&used_[(size_t)c.left], bs.feature);
-          used_[(size_t)c.right] = used_[(size_t)c.left];
-        }
+        const SplitChildren c = add_children(tree, p, bs, is_cat_[bs.feature] ? &cw : nullptr, q);
         next.push_back(LNode{c.left, p.begin, p.begin + nleft[j], c.left_sum});
         next.push_back(LNode{c.right, p.begin + nleft[j], p.end, c.right_sum});
       }
@@ -832,7 +873,13 @@ class CudaBackend final : public TreeBackend {
       level.swap(next);
     }
     for (const LNode& ln : level) leaves.push_back(ln);
+    update_margins(k, tree, leaves);
+  }
 
+  // Margins of output group k += the tree's leaf values: the sampled rows
+  // from the leaves' segments of d_row_, the others by walking the tree.
+  void update_margins(int k, const Tree* tree, const std::vector<LNode>& leaves) {
+    const size_t ns = ns_;
     // Prediction update from leaf positions.
     auto tu = Clock::now();
     std::vector<LeafSeg> segs;
@@ -841,6 +888,7 @@ class CudaBackend final : public TreeBackend {
       if (ln.end > ln.begin) segs.push_back(LeafSeg{ln.begin, tree->value[ln.id]});
     std::sort(segs.begin(), segs.end(),
               [](const LeafSeg& a, const LeafSeg& b) { return a.begin < b.begin; });
+    if (segs.size() > d_leaves_.size()) d_leaves_.alloc(segs.size(), "leaf table");
     if (!segs.empty() && ns) {
       upload(d_leaves_.get(), segs.data(), segs.size(), stream_);
       GBDT_LAUNCH(cuda::k_update_leaves, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
@@ -864,6 +912,10 @@ class CudaBackend final : public TreeBackend {
         dn[i] = DevNode{tree->left[i], tree->right[i], tree->feature[i], tree->split_bin[i],
                         tree->default_left[i], tree->value[i], cat};
       }
+      if (dn.size() > d_tree_.size()) {
+        d_tree_.alloc(dn.size(), "tree");
+        d_tree_sets_.alloc(dn.size(), "categorical split sets");
+      }
       upload(d_tree_.get(), dn.data(), dn.size(), stream_);
       if (!tsets.empty()) upload(d_tree_sets_.get(), tsets.data(), tsets.size(), stream_);
       if (wide_)
@@ -879,6 +931,224 @@ class CudaBackend final : public TreeBackend {
     sync();
     t_update_ += since(tu);
   }
+
+  // ---- one tree, grow_policy lossguide (G) ----
+  // Best first, as the CPU grower (tree_grower.cpp): the open node with the
+  // largest gain splits next (ties: the lower node id), one node at a time,
+  // until max_leaves leaves; children below max_depth (0: no limit) are
+  // evaluated.  Each split partitions its node's segment of d_row_ (stable),
+  // builds the smaller child's histogram and subtracts it from the parent's
+  // (whose slot becomes the larger child's), then evaluates both children
+  // with evaluate() (node masks, monotone bounds and categorical splits as
+  // depth-wise).  Histogram slots: d_hist_[0] and d_hist_[1] as one pool, one
+  // slot per open node; when the pool is full the open node least likely to
+  // split next gives its slot up, and a node split without its histogram
+  // gets both children's built directly (same integer sums, same tree).
+  struct LgNode {
+    LNode seg;
+    int depth = 0;
+    int slot = -1;  // histogram slot, -1: none
+    SplitCandidate best = no_split();
+    std::vector<uint32_t> best_set;  // W: right bin set when best is categorical (set_w_ words)
+  };
+
+  GradSum* lg_hist(int slot) {
+    return slot < (int)cap_ ? d_hist_[0].get() + (size_t)slot * T_
+                            : d_hist_[1].get() + (size_t)(slot - (int)cap_) * T_;
+  }
+
+  // Priority of the open nodes: a before b when a splits first.
+  bool lg_first(int32_t a, int32_t b) const {
+    const double ga = lg_[(size_t)a].best.gain, gb = lg_[(size_t)b].best.gain;
+    if (ga != gb) return ga > gb;
+    return a < b;
+  }
+
+  // A free histogram slot for node id; when none is free, the open node
+  // that would split last gives its slot up (never `keep`).
+  int lg_take_slot(int32_t id, int32_t keep) {
+    int s = -1;
+    if (!lg_free_.empty()) {
+      s = lg_free_.back();
+      lg_free_.pop_back();
+    } else {
+      int32_t victim = -1;
+      for (int32_t h : lg_holders_)
+        if (h != keep && h != id && (victim < 0 || lg_first(victim, h))) victim = h;
+      if (victim < 0)
+        throw std::logic_error("gbdt CUDA backend: lossguide histogram pool has no slot to give");
+      s = lg_[(size_t)victim].slot;
+      lg_[(size_t)victim].slot = -1;
+      lg_holders_.erase(std::find(lg_holders_.begin(), lg_holders_.end(), victim));
+    }
+    lg_[(size_t)id].slot = s;
+    lg_holders_.push_back(id);
+    return s;
+  }
+
+  void lg_put_slot(int32_t id) {
+    LgNode& n = lg_[(size_t)id];
+    if (n.slot < 0) return;
+    lg_free_.push_back(n.slot);
+    n.slot = -1;
+    lg_holders_.erase(std::find(lg_holders_.begin(), lg_holders_.end(), id));
+  }
+
+  void lg_build(int32_t id) {
+    const LNode& s = lg_[(size_t)id].seg;
+    build_histograms({Build{0, s.begin, s.end}}, lg_hist(lg_[(size_t)id].slot));
+  }
+
+  void lg_evaluate(int32_t id, const Quantizer& q) {
+    LgNode& n = lg_[(size_t)id];
+    std::vector<LNode> one(1, n.seg);
+    cur_depth_ = n.depth;
+    if (ncat_ > 0) best_set_.resize((size_t)set_w_);
+    SplitCandidate best = no_split();
+    evaluate(one, 0, 1, lg_hist(n.slot), q, &best);
+    n.best = best;
+    if (best.feature >= 0 && is_cat_[best.feature])
+      n.best_set.assign(best_set_.begin(), best_set_.begin() + set_w_);
+  }
+
+  // Stable partition of node p's segment by its best split; the left count.
+  uint32_t lg_partition(const LgNode& p) {
+    const SplitCandidate& s = p.best;
+    const uint32_t m = p.seg.end - p.seg.begin;
+    if (m == 0) return 0;
+    const bool cat = is_cat_[s.feature] != 0;
+    if (cat) upload(d_part_sets_.get(), p.best_set.data(), (size_t)set_w_, stream_);
+    const cuda::PartNode pn{s.feature, s.bin, s.default_left, nbins_[s.feature], p.seg.begin,
+                            p.seg.end, 0, cat ? 0 : -1};
+    uint32_t* rows = d_row_.get() + p.seg.begin;
+    if (wide_)
+      GBDT_LAUNCH(cuda::k_seg_flags<uint16_t>, grid_for(m, kBlock, 65535), kBlock, 0, stream_)(
+          rows, m, pn, d_part_sets_.get(), set_w_, (const uint16_t*)d_bins_.get(), nf_,
+          d_flags_.get());
+    else
+      GBDT_LAUNCH(cuda::k_seg_flags<uint8_t>, grid_for(m, kBlock, 65535), kBlock, 0, stream_)(
+          rows, m, pn, d_part_sets_.get(), set_w_, d_bins_.get(), nf_, d_flags_.get());
+    GBDT_CUDA_LAUNCHED();
+    scan_flags(m);
+    GBDT_LAUNCH(cuda::k_seg_scatter, grid_for(m, kBlock, 65535), kBlock, 0, stream_)(
+        rows, m, d_flags_.get(), d_scan_.get(), d_row_tmp_.get());
+    GBDT_CUDA_LAUNCHED();
+    GBDT_CUDA_CHECK(cudaMemcpyAsync(rows, d_row_tmp_.get(), m * sizeof(uint32_t),
+                                    cudaMemcpyDeviceToDevice, stream_));
+    uint32_t nleft = 0;
+    download(&nleft, d_scan_.get() + m, 1, stream_);
+    sync();
+    return nleft;
+  }
+
+  // Splits open node id; appends the children that can split to *open.
+  void lg_split(Tree* tree, int32_t id, const Quantizer& q, std::vector<int32_t>* open) {
+    const int D = data_.max_depth;
+    auto tp = Clock::now();
+    const uint32_t nleft = lg_partition(lg_[(size_t)id]);
+    t_part_ += since(tp);
+    const LgNode p = lg_[(size_t)id];  // copy: lg_ grows below
+    const CatWords cw{p.best_set.data(), set_w_, (uint32_t)nbins_[p.best.feature]};
+    const SplitChildren c =
+        add_children(tree, p.seg, p.best, is_cat_[p.best.feature] ? &cw : nullptr, q);
+    lg_.resize((size_t)tree->num_nodes());
+    LgNode& L = lg_[(size_t)c.left];
+    LgNode& R = lg_[(size_t)c.right];
+    L.seg = LNode{c.left, p.seg.begin, p.seg.begin + nleft, c.left_sum};
+    R.seg = LNode{c.right, p.seg.begin + nleft, p.seg.end, c.right_sum};
+    L.depth = R.depth = p.depth + 1;
+    if (D > 0 && p.depth + 1 >= D) {  // the children are leaves
+      lg_put_slot(id);
+      return;
+    }
+    auto th = Clock::now();
+    const bool left_small = (L.seg.end - L.seg.begin) <= (R.seg.end - R.seg.begin);
+    const int32_t small = left_small ? c.left : c.right;
+    const int32_t large = left_small ? c.right : c.left;
+    if (p.slot >= 0) {
+      // The smaller child built, the larger one = parent - smaller, in the
+      // parent's slot.
+      lg_take_slot(small, id);
+      lg_build(small);
+      lg_[(size_t)large].slot = p.slot;
+      lg_[(size_t)id].slot = -1;
+      *std::find(lg_holders_.begin(), lg_holders_.end(), id) = large;
+      GBDT_LAUNCH(cuda::k_hist_sub, grid_for(T_, kBlock, num_sms_ * 16), kBlock, 0, stream_)(
+          lg_hist(p.slot), lg_hist(lg_[(size_t)small].slot), (size_t)T_);
+      GBDT_CUDA_LAUNCHED();
+    } else {
+      lg_take_slot(c.left, -1);
+      lg_build(c.left);
+      lg_take_slot(c.right, c.left);
+      lg_build(c.right);
+    }
+    sync();
+    t_hist_ += since(th);
+    auto ts = Clock::now();
+    for (int32_t ch : {c.left, c.right}) {
+      lg_evaluate(ch, q);
+      if (lg_[(size_t)ch].best.feature >= 0)
+        open->push_back(ch);
+      else
+        lg_put_slot(ch);
+    }
+    t_split_ += since(ts);
+  }
+
+  void build_tree_lossguide(int k, Tree* tree) {
+    const Quantizer& q = quant_[k];
+    const GradSum root_sum = start_tree();
+    tree->add_node(-1, leaf_value(data_.split, q, root_sum), to_h(q, root_sum.h));
+    NodeFeatureSampler sampler(data_.tree_ext, fmask_host_.data(), nf_, data_.seed, round_, k);
+    sampler_ = &sampler;
+    used_.assign(1, std::vector<int>());
+    lo_.assign(1, -HUGE_VAL);
+    hi_.assign(1, HUGE_VAL);
+    lg_.assign(1, LgNode());
+    lg_[0].seg = LNode{0, 0, (uint32_t)ns_, root_sum};
+    lg_free_.clear();
+    lg_holders_.clear();
+    for (int s = (int)(2 * cap_) - 1; s >= 0; --s) lg_free_.push_back(s);
+    auto worse = [this](int32_t a, int32_t b) { return lg_first(b, a); };
+    std::priority_queue<int32_t, std::vector<int32_t>, decltype(worse)> open(worse);
+    {  // the root (max_depth >= 1 or 0: it can split)
+      auto th = Clock::now();
+      lg_take_slot(0, -1);
+      lg_build(0);
+      sync();
+      t_hist_ += since(th);
+      auto ts = Clock::now();
+      lg_evaluate(0, q);
+      t_split_ += since(ts);
+      if (lg_[0].best.feature >= 0)
+        open.push(0);
+      else
+        lg_put_slot(0);
+    }
+    const int max_leaves = data_.tree_ext.max_leaves;
+    int num_leaves = 1;
+    std::vector<int32_t> kids;
+    while (!open.empty()) {
+      check_cancel(data_.cancel);
+      if (max_leaves > 0 && num_leaves >= max_leaves) break;
+      const int32_t id = open.top();
+      open.pop();
+      kids.clear();
+      lg_split(tree, id, q, &kids);
+      ++num_leaves;
+      for (int32_t c : kids) open.push(c);
+    }
+    sampler_ = nullptr;
+    std::vector<LNode> leaves;
+    for (int32_t i = 0; i < tree->num_nodes(); ++i)
+      if (tree->is_leaf(i)) leaves.push_back(lg_[(size_t)i].seg);
+    update_margins(k, tree, leaves);
+  }
+
+  bool lossguide_ = false;
+  std::vector<LgNode> lg_;          // per node id of the tree being grown
+  std::vector<int> lg_free_;        // free histogram slots
+  std::vector<int32_t> lg_holders_; // nodes holding a slot
 
   static constexpr size_t kMinTaskRows = 256;
 

@@ -171,13 +171,6 @@ void check_tree_params(const TrainParams& p) {
         "lossguide: set max_leaves to an integer in [1, 65536] or max_depth in [1, 16]");
 }
 
-std::string cuda_unsupported_tree_param(const TrainParams& p) {
-  // monotone and interaction constraints, colsample_bylevel/bynode and
-  // max_leaves (depthwise) are grown on CUDA too.
-  if (p.lossguide) return "grow_policy";
-  return "";
-}
-
 void sample_feature_subset(std::vector<uint8_t>* mask, double frac, uint64_t seed, int round,
                            int group, uint64_t salt, int64_t index) {
   if (frac >= 1.0) return;

@@ -58,10 +58,6 @@ void resolve_tree_params(TrainParams* p, const std::vector<std::string>& feature
 // needs grow_policy lossguide with max_leaves > 0).
 void check_tree_params(const TrainParams& p);
 
-// The name of the first parameter in p that the CUDA backend does not
-// support (empty when none).
-std::string cuda_unsupported_tree_param(const TrainParams& p);
-
 // colsample_bylevel / colsample_bynode: keeps max(1, round(frac * k)) of the
 // k features set in *mask, chosen by a partial Fisher-Yates shuffle seeded
 // by (seed, round, group, salt, index).  Deterministic.

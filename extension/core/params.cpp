@@ -462,7 +462,7 @@ const ParamDef kParams[] = {
     // all parameters are applied.
     {"grow_policy", "", "string", "depthwise or lossguide", "depthwise",
      "Tree growth policy: `depthwise` (level by level), `lossguide` (best first by loss "
-     "reduction; CPU only: `device` `auto` trains on the CPU, `cuda` is an error)",
+     "reduction; CPU and CUDA grow the same trees)",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        if (kv.value != "depthwise" && kv.value != "lossguide")
          throw InvalidInput("parameter \"grow_policy\" = \"" + kv.value +

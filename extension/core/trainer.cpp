@@ -623,18 +623,6 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
 
   std::string device = p.device.empty() ? hooks.default_device : p.device;
   std::unique_ptr<TreeBackend> backend;
-  // T: tree parameters the CUDA backend does not grow: cuda refuses, auto
-  // trains on the CPU.
-  const std::string cpu_only = cuda_unsupported_tree_param(p);
-  if (!cpu_only.empty() && device == "cuda")
-    throw InvalidInput("parameter \"" + cpu_only +
-                       "\" is not supported on device \"cuda\": use device \"cpu\" or \"auto\"");
-  if (!cpu_only.empty() && device == "auto" && cuda_compiled() && cuda_device_count() > 0) {
-    if (hooks.notice)
-      hooks.notice("gbdt: training on the CPU: parameter \"" + cpu_only +
-                   "\" is not supported on the CUDA backend");
-    device = "cpu";
-  }
   if (device == "cuda") {
     if (!cuda_compiled())
       throw InvalidInput("device \"cuda\" requested but this gbdt library was built without CUDA");

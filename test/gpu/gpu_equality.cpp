@@ -128,6 +128,28 @@ Dataset make_synth(size_t n, int d, double missing, gbdt::Objective obj, int K, 
   return D;
 }
 
+// G: two mirrored halves (feature 0 = 0 / 1) whose labels are each other's
+// negation, with the same feature 1 values: under squared error (base score
+// 0) the two children of the root split have equal best gains below them,
+// so loss-guided growth must break the tie (the lower node id first).
+Dataset make_mirror(size_t n) {
+  Dataset D;
+  D.n = n;
+  D.d = 2;
+  D.cols.assign(2, std::vector<float>(n));
+  D.names = {"f0", "f1"};
+  D.y.resize(n);
+  for (size_t r = 0; r < n; ++r) {
+    const bool upper = r >= n / 2;
+    const int v = (int)(r % 50);
+    D.cols[0][r] = upper ? 1.0f : 0.0f;
+    D.cols[1][r] = (float)v;
+    const float y = 1.0f + (v < 20 ? 0.5f : 0.0f) + (v % 7 == 0 ? 0.25f : 0.0f);
+    D.y[r] = upper ? -y : y;
+  }
+  return D;
+}
+
 struct Case {
   std::string name;
   std::string file;  // empty: synthetic
@@ -139,6 +161,7 @@ struct Case {
   std::vector<std::pair<std::string, std::string>> params;
   int max_hist_nodes = 0;  // > 0: GBDT_CUDA_MAX_HIST_NODES for the CUDA run
   int cat_levels = 0;      // > 0: features 0 and 1 categorical (make_categorical)
+  bool mirror = false;     // G: make_mirror's data instead of make_synth's
   bool quick = false;      // part of --quick (compute-sanitizer) runs
 };
 
@@ -284,6 +307,69 @@ std::vector<Case> all_cases() {
     cs[i].cat_levels = 3000;
     cs[i].max_hist_nodes = 3;
   }
+  // G: grow_policy lossguide (best first, max_leaves, max_depth 0 = no
+  // limit), with categorical features, constraints, sampling, multiclass and
+  // the histogram pool's eviction (GBDT_CUDA_MAX_HIST_NODES).
+  {
+    auto lg = [](const char* leaves, std::vector<std::pair<std::string, std::string>> extra) {
+      std::vector<std::pair<std::string, std::string>> kv = {{"grow_policy", "lossguide"},
+                                                             {"max_leaves", leaves}};
+      kv.insert(kv.end(), extra.begin(), extra.end());
+      return kv;
+    };
+    add("lg_n7_d2_leaves8_depth0", 7, 2, 0, O::kSquaredError, 1, 0, 256, 3,
+        lg("8", {{"min_child_weight", "0"}}), true);
+    add("lg_n20k_d12_leaves8_depth0_reg", 20000, 12, 0.02, O::kSquaredError, 1, 0, 256, 6,
+        lg("8", {}), true);
+    add("lg_n20k_d12_leaves8_depth4_bin", 20000, 12, 0.02, O::kLogistic, 1, 4, 64, 6,
+        lg("8", {{"subsample", "0.8"}, {"seed", "4"}}), true);
+    add("lg_n20k_d12_leaves31_depth0_reg_gamma", 20000, 12, 0.02, O::kSquaredError, 1, 0, 256, 5,
+        lg("31", {{"gamma", "0.5"}, {"alpha", "0.2"}}), true);
+    add("lg_n20k_d12_leaves31_depth4_poisson", 20000, 12, 0.5, O::kPoisson, 1, 4, 32, 5,
+        lg("31", {}), true);
+    add("lg_n10k_d20_leaves31_depth0_softprob3", 10000, 20, 0.02, O::kSoftprob, 3, 0, 128, 4,
+        lg("31", {{"colsample_bynode", "0.6"}, {"colsample_bylevel", "0.8"}, {"seed", "6"}}),
+        true);
+    add("lg_n10k_d10_leaves8_depth4_softprob4", 10000, 10, 0.0, O::kSoftprob, 4, 4, 256, 4,
+        lg("8", {{"subsample", "0.7"}}), true);
+    add("lg_n20k_d10_monotone_leaves31_depth0", 20000, 10, 0.02, O::kSquaredError, 1, 0, 256, 6,
+        lg("31", {{"monotone_constraints", "(1,-1,0,1)"}, {"alpha", "0.3"}}), true);
+    add("lg_n20k_d10_monotone_interaction_leaves8_depth4_bin", 20000, 10, 0.02, O::kLogistic, 1, 4,
+        128, 5,
+        lg("8", {{"monotone_constraints", "(0,1,-1)"}, {"max_delta_step", "0.7"},
+                 {"interaction_constraints", "[[0,1,2,3],[3,4,5,6,7]]"}}),
+        true);
+    add("lg_n5000_d8_no_leaf_limit_depth5", 5000, 8, 0.02, O::kSquaredError, 1, 5, 256, 4,
+        lg("0", {}), true);
+    size_t i = add("lg_n30k_d12_leaves31_depth0_evict", 30000, 12, 0.02, O::kLogistic, 1, 0, 256, 4,
+                   lg("31", {}), true);
+    cs[i].max_hist_nodes = 1;  // a pool of 2 histogram slots: open nodes give theirs up
+    i = add("lg_n20k_d10_leaves31_depth4_evict_softprob3", 20000, 10, 0.0, O::kSoftprob, 3, 4, 64, 3,
+            lg("31", {{"subsample", "0.8"}}), true);
+    cs[i].max_hist_nodes = 2;
+    i = add("lg_cat30_n5000_d8_leaves8_depth4", 5000, 8, 0.02, O::kSquaredError, 1, 4, 256, 5,
+            lg("8", {}), true);
+    cs[i].cat_levels = 30;
+    i = add("lg_cat30_n5000_d8_leaves31_depth0_monotone_bynode", 5000, 8, 0.02, O::kSquaredError, 1, 0,
+            256, 5,
+            lg("31", {{"monotone_constraints", "(0,0,1,-1)"}, {"colsample_bynode", "0.7"},
+                      {"interaction_constraints", "[[0,2,3,4],[1,5,6,7]]"}}),
+            true);
+    cs[i].cat_levels = 30;
+    i = add("lg_cat400_n20k_d6_leaves31_depth0_bin_subsample", 20000, 6, 0.02, O::kLogistic, 1, 0, 256,
+            4, lg("31", {{"subsample", "0.7"}, {"max_cat_threshold", "16"}}), true);
+    cs[i].cat_levels = 400;
+    i = add("lg_cat12_n5000_d6_leaves8_depth0_softprob3_onehot", 5000, 6, 0.1, O::kSoftprob, 3, 0, 64,
+            4, lg("8", {{"max_cat_to_onehot", "16"}}), true);
+    cs[i].cat_levels = 12;
+    // Tied gains (make_mirror): which open node splits first is the
+    // tie-break's (max_leaves 3: only one of the tied children splits).
+    for (const char* leaves : {"3", "6"}) {
+      i = add(std::string("lg_mirror_ties_leaves") + leaves, 4000, 2, 0, O::kSquaredError, 1, 0, 256, 3,
+              lg(leaves, {{"base_score", "0"}}), true);
+      cs[i].mirror = true;
+    }
+  }
   // Shared data files.
   {
     Case c;
@@ -368,6 +454,32 @@ std::string tree_diff(const gbdt::Model& a, const gbdt::Model& b) {
     return o.str();
   }
   return "trees equal; other serialized fields differ";
+}
+
+// G: a lossguide case's trees have at most max_leaves leaves, and with no
+// depth limit (and enough rows) some tree has exactly max_leaves, so the
+// best-first order decided which nodes split.
+void check_lossguide_leaves(const Case& c, const gbdt::Model& m) {
+  std::string policy, max_depth;
+  int max_leaves = 0;
+  for (const auto& kv : c.params) {
+    if (kv.first == "grow_policy") policy = kv.second;
+    if (kv.first == "max_leaves") max_leaves = std::stoi(kv.second);
+    if (kv.first == "max_depth") max_depth = kv.second;
+  }
+  if (policy != "lossguide" || max_leaves <= 0) return;
+  int most = 0;
+  for (const gbdt::Tree& t : m.trees) {
+    int leaves = 0;
+    for (int32_t i = 0; i < t.num_nodes(); ++i) leaves += t.is_leaf(i) ? 1 : 0;
+    most = std::max(most, leaves);
+  }
+  if (most > max_leaves)
+    throw std::runtime_error("a tree has " + std::to_string(most) + " leaves, max_leaves is " +
+                             std::to_string(max_leaves));
+  if (max_depth == "0" && c.n >= 1000 && most != max_leaves)
+    throw std::runtime_error("no tree reached max_leaves = " + std::to_string(max_leaves) +
+                             " (at most " + std::to_string(most) + " leaves)");
 }
 
 double max_pred_diff(const gbdt::Model& a, const gbdt::Model& b, const Dataset& D) {
@@ -553,7 +665,9 @@ int main(int argc, char** argv) {
       if (!c.file.empty()) {
         D = load_file(data_dir + "/" + c.file);
       } else {
-        D = make_synth(c.n, c.d, c.missing, c.obj, c.K, std::hash<std::string>()(c.name) & 0xFFFF);
+        D = c.mirror ? make_mirror(c.n)
+                     : make_synth(c.n, c.d, c.missing, c.obj, c.K,
+                                  std::hash<std::string>()(c.name) & 0xFFFF);
       }
       std::vector<std::vector<std::string>> cats;
       if (c.cat_levels > 0) cats = make_categorical(&D, c.cat_levels);
@@ -578,6 +692,7 @@ int main(int argc, char** argv) {
         for (const auto& t : mc.trees) any |= t.has_categorical();
         if (!any) throw std::runtime_error("no categorical split in the CPU model");
       }
+      check_lossguide_leaves(c, mc);
       std::vector<uint8_t> bc = gbdt::serialize_model(mc), bg = gbdt::serialize_model(mg);
       size_t nodes = 0;
       for (const auto& t : mc.trees) nodes += (size_t)t.num_nodes();

@@ -1,8 +1,9 @@
 -- Tree parameters of XGBoost's hist updater: monotone_constraints (tuple or
 -- by column name; holds on a grid), interaction_constraints (by column name
 -- or index), colsample_bylevel / colsample_bynode, grow_policy lossguide
--- with max_leaves (and max_depth 0), the hist-updater parameters gbdt does
--- not support, and errors naming the parameter and the allowed values.
+-- with max_leaves (and max_depth 0; on device cuda too), the hist-updater
+-- parameters gbdt does not support, and errors naming the parameter and the
+-- allowed values.
 BEGIN;
 SELECT plan(37);
 
@@ -136,8 +137,21 @@ SELECT throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, 
                    '%parameter "num_parallel_tree" = "4" is not supported: only 1%', 'num_parallel_tree refused by name');
 SELECT throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, '{"sampling_method": "gradient_based"}')$$,
                    '%parameter "sampling_method" = "gradient_based" is not supported: only uniform%', 'sampling_method refused by name');
-SELECT throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, '{"grow_policy": "lossguide", "device": "cuda"}')$$,
-                   '%parameter "grow_policy" is not supported on device "cuda"%', 'device cuda refuses lossguide');
+-- G: the CUDA backend grows lossguide: device 'cuda' takes it (the same
+-- model as the CPU's where there is a device); without one the error is the
+-- device's, as for any training (08_device.sql), never the parameter's.
+SELECT CASE WHEN (gbdt_build_info()->>'cuda_compiled')::bool AND jsonb_array_length(gbdt_build_info()->'cuda'->'devices') > 0
+  THEN is(gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, '{"grow_policy": "lossguide", "max_leaves": 7, "max_depth": 0, "device": "cuda"}')::text,
+          gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, '{"grow_policy": "lossguide", "max_leaves": 7, "max_depth": 0, "device": "cpu"}')::text,
+          'device cuda grows lossguide: the CPU model byte for byte')
+  WHEN (gbdt_build_info()->>'cuda_compiled')::bool
+  THEN throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, '{"grow_policy": "lossguide", "max_leaves": 7, "device": "cuda"}')$$,
+                   '%device ''cuda'' requested but no CUDA device is available: %',
+                   'device cuda takes lossguide: without a GPU the error is the missing device')
+  ELSE throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, '{"grow_policy": "lossguide", "max_leaves": 7, "device": "cuda"}')$$,
+                   '%device "cuda" requested but this gbdt library was built without CUDA%',
+                   'device cuda takes lossguide: in a build without CUDA the error is the build')
+  END;
 
 SELECT * FROM finish();
 ROLLBACK;
