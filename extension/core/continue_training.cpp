@@ -42,6 +42,11 @@ void check_init_model(const Model& init, const std::vector<std::string>& names, 
                          " differs from init_model's " + std::to_string(init.num_output_group));
     p->num_class = init.num_output_group;
   }
+  // Q: the rounds added grow as many parallel trees as the init model's.
+  if (p->num_parallel_tree != 1 && p->num_parallel_tree != init.num_parallel_tree)
+    throw InvalidInput("parameter \"num_parallel_tree\" = " + std::to_string(p->num_parallel_tree) +
+                       " differs from init_model's " + std::to_string(init.num_parallel_tree));
+  p->num_parallel_tree = init.num_parallel_tree;
   if (p->base_score_set)
     throw InvalidInput("parameter \"base_score\" cannot be given with init_model: the "
                        "continued model keeps the init model's base_score");
@@ -118,8 +123,9 @@ void init_model_validation(const Model& init, const ValidationRows& v,
   const bool floats = !v.x.empty();
   const int rounds = init.num_rounds();
   for (int r = 0; r < rounds; ++r) {
-    for (int k = 0; k < K; ++k) {
-      const size_t t = (size_t)r * K + k;
+    const int tpr = init.trees_per_round();  // Q: K * num_parallel_tree
+    for (int j = 0; j < tpr; ++j) {
+      const size_t t = (size_t)r * tpr + j;
       const Tree& tr = init.trees[t];
       const int g = init.tree_group[t];
       for (size_t i = 0; i < n; ++i) {

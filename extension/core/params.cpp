@@ -481,6 +481,17 @@ const ParamDef kParams[] = {
      [](const TrainParams& p, KVList* r) {
        if (p.max_leaves > 0) r->emplace_back("max_leaves", std::to_string(p.max_leaves));
      }},
+    {"num_parallel_tree", "", "integer", "an integer in [1, 1000]", "1",
+     "Trees per round and output group, grown on the same gradients, each with its own "
+     "`subsample`/`colsample_*` sample; their leaves are scaled by `eta` / `num_parallel_tree` "
+     "and summed (random forests: `eta` 1, `subsample` or `colsample_bynode` < 1)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->num_parallel_tree = (int)get_int(kv, 1, kMaxParallelTrees, d.range);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.num_parallel_tree > 1)
+         r->emplace_back("num_parallel_tree", std::to_string(p.num_parallel_tree));
+     }},
     {"colsample_bylevel", "", "number", "in (0, 1]", "1",
      "Share of the tree's features sampled per depth",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->colsample_bylevel = REAL(0, 1, true, false); },
@@ -637,9 +648,6 @@ const ParamDef kParams[] = {
     // their defaults are accepted (nothing recorded), the others refused.
     {"sampling_method", "", "string", "only uniform", "uniform", "Refused unless `uniform`",
      [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "uniform"); },
-     nullptr},
-    {"num_parallel_tree", "", "integer", "only 1", "1", "Refused unless 1",
-     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "1"); },
      nullptr},
     {"multi_strategy", "", "string", "only one_output_per_tree", "one_output_per_tree",
      "Refused unless `one_output_per_tree`",

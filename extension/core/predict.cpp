@@ -32,7 +32,7 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
                         const CancelFn& cancel) {
   const int K = m.num_output_group;
   size_t ntrees = m.trees.size();
-  if (rounds > 0) ntrees = std::min(ntrees, (size_t)rounds * K);
+  if (rounds > 0) ntrees = std::min(ntrees, (size_t)rounds * (size_t)m.trees_per_round());
   float acc[64];
   std::vector<float> big;
   float* a = acc;

@@ -455,6 +455,55 @@ void start_from_init_model(const Model& init, const BinnedMatrix& bins,
   }
 }
 
+// Q: one round of num_parallel_tree trees per output group.  Every tree
+// starts from the round's margins (the same gradients), samples its rows
+// and columns as round `round * P + j` would (its own streams; P = 1 is the
+// plain round), and gets leaves scaled by eta / P (BoostData::split);
+// objectives with adaptive leaves refit each tree on the round's
+// residuals.  *trees gets the K * P trees group-major (XGBoost's order)
+// and *margins the round's margins plus every tree's leaf, added in that
+// order in float as the predictor does; the backend restarts from them.
+struct ParallelRound {
+  TreeBackend& backend;
+  const BoostData& bd;
+  const BinnedMatrix& mx;
+  const std::vector<int>& missing_bin;
+  const float* y;
+  const float* w;
+  const std::vector<int8_t>* monotone;
+};
+
+void grow_parallel_trees(const ParallelRound& r, const TrainParams& p, int round, double alpha,
+                         std::vector<Tree>* trees, std::vector<float>* margins) {
+  const int P = p.num_parallel_tree, K = r.bd.num_group, d = r.mx.n_features;
+  const size_t n = r.mx.n_rows;
+  std::vector<float> base, unused;
+  r.backend.margins(&base);
+  std::vector<std::vector<Tree>> grown((size_t)P);
+  for (int j = 0; j < P; ++j) {
+    if (j > 0) r.backend.init(r.bd, base);  // back to the round's gradients
+    const int sample_round = round * P + j;
+    r.backend.boost_round(sample_round, feature_mask_for(sample_round, d, p), &grown[(size_t)j]);
+    if ((int)grown[(size_t)j].size() != K)
+      throw std::logic_error("boost_round grew a tree count other than num_group");
+    if (alpha >= 0)
+      refit_leaves(r.mx, r.missing_bin, r.y, r.w, base, alpha, p.eta / P, r.monotone,
+                   &grown[(size_t)j][0], &unused);
+  }
+  trees->clear();
+  for (int k = 0; k < K; ++k)
+    for (int j = 0; j < P; ++j) trees->push_back(std::move(grown[(size_t)j][(size_t)k]));
+  *margins = base;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t* row = &r.mx.bins[i * (size_t)d];
+    for (size_t t = 0; t < trees->size(); ++t) {
+      const Tree& tr = (*trees)[t];
+      (*margins)[i * (size_t)K + t / (size_t)P] += tr.value[tr.leaf_of_bins(row, r.missing_bin.data())];
+    }
+  }
+  r.backend.init(r.bd, *margins);
+}
+
 // One training on the device that `p` / `hooks` select, on the training
 // rows of `in` (validation rows already split off into `valid`); *on_cuda
 // tells whether it ran (or failed) on the CUDA backend.
@@ -475,6 +524,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
 
   m.objective = p.objective;
   m.num_output_group = K;
+  const int P = p.num_parallel_tree;  // Q: trees per round and output group
+  m.num_parallel_tree = P;
   m.feature_names = in.feature_names;
   m.feature_types = in.feature_types;
   if ((int)m.feature_types.size() != d) m.feature_types.assign((size_t)d, FeatureType::kFloat);
@@ -589,8 +640,10 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.grad.quantile_alpha = p.quantile_alpha;
   bd.grad.tweedie_variance_power = p.tweedie_variance_power;
   bd.weights = gw;
+  // Q: parallel trees' leaves are scaled by eta / num_parallel_tree
+  // (XGBoost's rule; exactly eta for one tree).
   bd.split = SplitParams{p.reg_lambda, p.reg_alpha, p.gamma, p.min_child_weight,
-                         p.effective_max_delta_step(), p.eta};
+                         p.effective_max_delta_step(), p.eta / P};
   bd.max_depth = p.max_depth;
   bd.subsample = p.subsample;
   bd.seed = p.seed;
@@ -675,6 +728,12 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   for (int round = 0; round < p.num_round; ++round) {
     check_cancel(hooks.cancel);
     std::vector<Tree> trees;
+    if (P > 1) {
+      // Q: num_parallel_tree trees per group on this round's gradients.
+      ParallelRound pr{*backend, bd, in.matrix, missing_bin, y, w, &bd.tree_ext.monotone};
+      grow_parallel_trees(pr, p, init_rounds + round, oi.leaf_quantile ? oi.leaf_quantile(p) : -1,
+                          &trees, &margins);
+    } else {
     if (oi.leaf_quantile) backend->margins(&before);
     // Rounds are numbered after the init model's (sampling seeds).
     backend->boost_round(init_rounds + round, feature_mask_for(init_rounds + round, d, p), &trees);
@@ -683,9 +742,11 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
                    &bd.tree_ext.monotone, &trees[0], &margins);
       backend->init(bd, margins);  // the training margins with the refit leaves
     }
+    }
+    const int TPR = K * P;  // trees of this round (group-major)
     if (hooks.budget) {
       double nodes = 0;
-      for (int k = 0; k < K; ++k) nodes += trees[k].num_nodes();
+      for (int k = 0; k < TPR; ++k) nodes += trees[k].num_nodes();
       hooks.budget->charge(nodes * kTreeNodeBytes,
                            "the trees of round " + std::to_string(round + 1) + " (" +
                                std::to_string((long long)nodes) + " nodes)",
@@ -693,14 +754,15 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
                                ") or max_depth (now " + std::to_string(p.max_depth) + ")");
       tree_charge.n += nodes * kTreeNodeBytes;
     }
-    for (int k = 0; k < K; ++k) {
+    for (int k = 0; k < TPR; ++k) {
       fill_thresholds(m.cuts, &trees[k]);
       m.trees.push_back(std::move(trees[k]));
-      m.tree_group.push_back(k);
+      m.tree_group.push_back(k / P);
     }
     if (n_valid > 0) {
-      for (int k = 0; k < K; ++k) {
-        const Tree& t = m.trees[m.trees.size() - K + k];
+      for (int j = 0; j < TPR; ++j) {
+        const int k = j / P;
+        const Tree& t = m.trees[m.trees.size() - TPR + j];
         for (size_t i = 0; i < n_valid; ++i) {
           const int32_t nd = t.leaf_of_bins(&valid.matrix.bins[i * d], missing_bin.data());
           vmargin[i * K + k] = (double)((float)vmargin[i * K + k] + t.value[nd]);
@@ -732,7 +794,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     // Counted over the whole model (XGBoost); the init model's rounds are
     // always kept.
     m.report.best_iteration = init_rounds + best_round;
-    size_t keep = (size_t)(init_rounds + best_round + 1) * K;
+    size_t keep = (size_t)(init_rounds + best_round + 1) * K * P;
     m.trees.resize(keep);
     m.tree_group.resize(keep);
   }

@@ -230,10 +230,12 @@ std::string export_xgboost_json(const Model& m) {
                                                                       : "float";
     o << (f ? "," : "") << '"' << t << '"';
   }
-  o << "],\"gradient_booster\":{\"model\":{\"gbtree_model_param\":{\"num_parallel_tree\":\"1\","
-       "\"num_trees\":\""
+  // Q: a round is K * num_parallel_tree trees, group-major.
+  const size_t tpr = (size_t)m.trees_per_round();
+  o << "],\"gradient_booster\":{\"model\":{\"gbtree_model_param\":{\"num_parallel_tree\":\""
+    << m.num_parallel_tree << "\",\"num_trees\":\""
     << m.trees.size() << "\"},\"iteration_indptr\":[";
-  for (size_t r = 0; r <= m.trees.size() / (size_t)K; ++r) o << (r ? "," : "") << r * (size_t)K;
+  for (size_t r = 0; r <= m.trees.size() / tpr; ++r) o << (r ? "," : "") << r * tpr;
   o << "],\"tree_info\":[";
   for (size_t i = 0; i < m.trees.size(); ++i) o << (i ? "," : "") << m.tree_group[i];
   o << "],\"trees\":[";
@@ -468,6 +470,17 @@ Model import_xgboost_json(const std::string& json) {
   if (gmp.valid() && gmp.get("num_trees").valid() &&
       as_int(gmp.get("num_trees"), "num_trees") != (long long)trees.size())
     malformed("num_trees does not match the number of trees");
+  // Q: num_parallel_tree trees per round and output group.
+  if (gmp.valid() && gmp.get("num_parallel_tree").valid()) {
+    const long long npt = as_int(gmp.get("num_parallel_tree"), "num_parallel_tree");
+    if (npt < 1 || npt > kMaxParallelTrees)
+      malformed("num_parallel_tree = " + std::to_string(npt) + " is out of range: must be in [1, " +
+                std::to_string(kMaxParallelTrees) + "]");
+    if (trees.size() % (size_t)(npt * K) != 0)
+      malformed(std::to_string(trees.size()) + " trees are not whole rounds of num_parallel_tree " +
+                std::to_string(npt) + " x " + std::to_string(K) + " output groups");
+    m.num_parallel_tree = (int32_t)npt;
+  }
 
   for (size_t ti = 0; ti < trees.size(); ++ti) {
     const std::string at = "tree " + std::to_string(ti);

@@ -45,6 +45,17 @@ def psql(sql):
     return [ln for ln in r.stdout.splitlines() if ln != ""]
 
 
+def load_json(table, text):
+    """A JSON document into a fresh one-row table (COPY from stdin: no argument size limit)."""
+    payload = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    script = (f"DROP TABLE IF EXISTS {table};\nCREATE TABLE {table} (j jsonb);\n"
+              f"COPY {table} FROM STDIN;\n{payload}\n\\.\n")
+    r = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1"], input=script,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"psql failed: {r.stderr.strip()}")
+
+
 def read_csv(path, has_id):
     ids, ys, xs = [], [], []
     with open(path) as f:
@@ -71,6 +82,7 @@ def m_logloss_margin(p, y):
     q = np.clip(1 / (1 + np.exp(-p)), 1e-15, 1 - 1e-15)
     return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
 def m_error(p, y): return float(np.mean(p != y))
+def m_rmse(p, y): return float(np.sqrt(np.mean((p - y) ** 2)))
 
 
 # name, dataset, label ("label", "pos", "cnt"), extra params, metric fn, rel tol, abs tol
@@ -84,6 +96,14 @@ CASES = [
     ("binary:logitraw", "higgs", "label", {}, m_logloss_margin, 0.03, 0.0),
     ("binary:hinge", "higgs", "label", {}, m_error, 0.05, 0.01),
     ("multi:softmax", "multi", "label", {"num_class": 5}, m_error, 0.05, 0.01),
+    # Q: boosted random forest (num_parallel_tree trees per round, each its
+    # own row/column sample; the samples' random streams differ from
+    # XGBoost's, hence the wider tolerance).  "_rounds" overrides --rounds;
+    # "_import" also loads XGBoost's model with gbdt_import and compares
+    # gbdt_predict with XGBoost's predictions.
+    ("reg:squarederror", "reg", "label",
+     {"num_parallel_tree": 6, "subsample": 0.7, "colsample_bynode": 0.6, "eta": 0.5,
+      "_rounds": 12, "_import": True}, m_rmse, 0.05, 0.0),
 ]
 
 
@@ -117,8 +137,11 @@ def main():
         ytr_d, yte_d = f(ytr).astype(np.float32).astype(np.float64), f(yte).astype(np.float32).astype(np.float64)
         params = {"tree_method": "hist", "eta": 0.1, "max_depth": 6, "max_bin": 256, "seed": 0,
                   "objective": obj, "nthread": 2}
+        extra = dict(extra)
+        rounds = extra.pop("_rounds", a.rounds)
+        check_import = extra.pop("_import", False)
         params.update(extra)
-        bst = xgb.train(params, xgb.DMatrix(xtr, label=ytr_d), num_boost_round=a.rounds)
+        bst = xgb.train(params, xgb.DMatrix(xtr, label=ytr_d), num_boost_round=rounds)
         p_x = bst.predict(xgb.DMatrix(xte)).astype(np.float64)
 
         view = f"objparity_{i}"
@@ -126,7 +149,7 @@ def main():
              f"CREATE VIEW {view}_train AS SELECT {expr} AS label, {cols} FROM {ds}_train; "
              f"CREATE VIEW {view}_test AS SELECT id, {expr} AS label, {cols} FROM {ds}_test")
         gparams = {k: v for k, v in params.items() if k not in ("objective", "tree_method")}
-        gparams["num_round"] = a.rounds
+        gparams["num_round"] = rounds
         psql(f"DROP TABLE IF EXISTS {view}_model; CREATE TABLE {view}_model AS "
              f"SELECT gbdt_train('{view}_train', 'label', NULL, '{obj}', '{json.dumps(gparams)}') AS m")
         lines = psql(f"SELECT t.id, gbdt_predict(m.m, t) FROM {view}_model m, {view}_test t ORDER BY t.id")
@@ -152,6 +175,27 @@ def main():
             failures.append(f"{obj} metric")
         if not ok_export:
             failures.append(f"{obj} export")
+        if check_import:
+            # XGBoost's model -> gbdt_import -> gbdt_predict.
+            xpath = os.path.join(work, f"{view}_xgb.json")
+            bst.save_model(xpath)
+            with open(xpath) as fh:
+                xjs = fh.read()
+            load_json(f"{view}_json", xjs)
+            psql(f"DROP TABLE IF EXISTS {view}_imp; CREATE TABLE {view}_imp AS "
+                 f"SELECT gbdt_import(j) AS m FROM {view}_json")
+            info = json.loads(psql(f"SELECT gbdt_model_info(m) FROM {view}_imp")[0])
+            lines = psql(f"SELECT t.id, gbdt_predict(m.m, t) FROM {view}_imp m, {view}_test t ORDER BY t.id")
+            got_i = {int(l.split("\t")[0]): float(l.split("\t")[1]) for l in lines}
+            p_i = np.array([got_i[int(k)] for k in ids])
+            idiff = float(np.max(np.abs(p_i - p_x) / np.maximum(1.0, np.abs(p_x))))
+            worst_diff = max(worst_diff, idiff)
+            ok_import = idiff <= a.tol and info.get("rounds") == rounds
+            print(f"{'':24s} import of XGBoost's model: {info.get('rounds')} rounds, "
+                  f"max |diff| {idiff:.2e} ({'ok' if ok_import else 'FAIL'})")
+            if not ok_import:
+                failures.append(f"{obj} import")
+            psql(f"DROP TABLE {view}_imp, {view}_json")
         psql(f"DROP TABLE {view}_model; DROP VIEW {view}_train, {view}_test")
     print(f"objectives parity overall: {len(CASES) - len(set(x.split()[0] for x in failures))}/{len(CASES)} "
           f"objectives ok, export max |diff| {worst_diff:.2e}" + (f"; FAILED: {', '.join(failures)}" if failures else ""))
