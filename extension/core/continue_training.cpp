@@ -5,6 +5,7 @@
 
 #include "binned_matrix.h"
 #include "metrics.h"
+#include "multi_quantile.h"
 #include "objective.h"
 #include "thread_pool.h"
 #include "unseen_categories.h"
@@ -41,6 +42,18 @@ void check_init_model(const Model& init, const std::vector<std::string>& names, 
       throw InvalidInput("parameter \"num_class\" = " + std::to_string(p->num_class) +
                          " differs from init_model's " + std::to_string(init.num_output_group));
     p->num_class = init.num_output_group;
+  }
+  // Q: several quantiles continue with the init model's.
+  if (init.objective == Objective::kQuantile && init.num_output_group > 1) {
+    const std::vector<double> a = model_quantile_alphas(init);
+    if (p->quantile_alphas.size() > 1 && p->quantile_alphas != a)
+      throw InvalidInput("parameter \"quantile_alpha\" differs from init_model's list of " +
+                         std::to_string(a.size()) + " quantiles");
+    if ((int)a.size() != init.num_output_group)
+      throw InvalidInput("parameter \"init_model\": its quantile_alpha list does not match its " +
+                         std::to_string(init.num_output_group) + " outputs");
+    p->quantile_alphas = a;
+    p->quantile_alpha = a[0];
   }
   // Q: the rounds added grow as many parallel trees as the init model's.
   if (p->num_parallel_tree != 1 && p->num_parallel_tree != init.num_parallel_tree)

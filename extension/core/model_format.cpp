@@ -285,7 +285,8 @@ void validate_model(const Model& m) {
   if (obj < 0 || obj >= kNumObjectives) bad("unknown objective code " + std::to_string(obj));
   const int K = m.num_output_group;
   const bool multiclass = objective_info(m.objective).multiclass;
-  if (K < 1 || (!multiclass && K != 1))
+  // Q: reg:quantileerror has one output per quantile.
+  if (K < 1 || (!multiclass && K != 1 && !(m.objective == Objective::kQuantile && K <= kMaxQuantiles)))
     bad("bad number of output groups " + std::to_string(K));
   if (K > kMaxClasses)
     bad("num_class " + std::to_string(K) + " exceeds the limit of " + std::to_string(kMaxClasses));

@@ -93,6 +93,9 @@ struct TrainParams {
   // C: objective parameters (XGBoost's names and defaults).
   double huber_slope = 1.0;             // reg:pseudohubererror, metric mphe
   double quantile_alpha = 0.5;          // reg:quantileerror, metric quantile
+  // Q: several quantiles (XGBoost's list form with more than one value):
+  // one output per alpha, in this order; empty = the one quantile_alpha.
+  std::vector<double> quantile_alphas;
   double tweedie_variance_power = 1.5;  // reg:tweedie, in [1, 2)
   double scale_pos_weight = 1.0;        // binary objectives: weight of label 1
   // R: learning to rank (ranking_params.cpp).  group_column names the

@@ -111,6 +111,10 @@ namespace {
 // the class label of the most probable class (as XGBoost's multi:softmax).
 double scalar_answer(const Model& m, double* v) {
   transform_margins(m, v);
+  if (!objective_info(m.objective).multiclass && m.num_output_group > 1)  // Q: several quantiles
+    throw InvalidInput("the model predicts " + std::to_string(m.num_output_group) +
+                       " quantiles (a quantile_alpha list): use gbdt_predict_quantiles(model, row) "
+                       "for one value per quantile");
   if (!objective_info(m.objective).multiclass) return v[0];
   int best = 0;
   for (int k = 1; k < m.num_output_group; ++k)
