@@ -8,7 +8,7 @@
 -- gbdt_model_info, early stopping and init_model count; the stored model,
 -- gbdt_export (num_parallel_tree, iteration_indptr) and gbdt_import keep it.
 BEGIN;
-SELECT plan(40);
+SELECT plan(41);
 
 CREATE TABLE pt_data AS
 SELECT i AS id, x1, x2, x3, x4,
@@ -140,6 +140,8 @@ SELECT is((SELECT count(*) FROM pt_data d
           0::bigint, 'one quantile: gbdt_predict_quantiles is gbdt_predict in an array');
 SELECT throws_like($$SELECT gbdt_predict_quantiles((SELECT m FROM pt_m WHERE k = 'rf'), d) FROM pt_data d LIMIT 1$$,
                    '%gbdt_predict_quantiles needs a reg:quantileerror model%', 'gbdt_predict_quantiles on another objective');
+SELECT throws_like($$SELECT * FROM gbdt_predict_table((SELECT m FROM mq_m WHERE k = 'list'), 'pt_data', 'id')$$,
+                   '%gbdt_predict_table: the model predicts 3 quantiles%', 'gbdt_predict_table refuses several quantiles');
 -- gbdt_evaluate: XGBoost's quantile metric, the pinball loss over rows and quantiles.
 SELECT ok((SELECT abs((gbdt_evaluate(m, 'pt_data', 'y')->>'quantile')::float8 -
                       (SELECT avg(l) FROM (SELECT CASE WHEN y - q[i] >= 0 THEN a * (y - q[i]) ELSE (a - 1) * (y - q[i]) END AS l
