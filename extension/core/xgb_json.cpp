@@ -404,7 +404,7 @@ Model import_xgboost_json(const std::string& json) {
   if (lmp.get("num_target").valid()) num_target = as_int(lmp.get("num_target"), "num_target");
   // Q: several quantiles are several targets; other multi-target models are not supported.
   if (num_target > 1 && oi.code != Objective::kQuantile)
-    unsupported("multi-target models (num_target > 1) other than reg:quantileerror with several quantiles");
+    unsupported("multi-target models (num_target > 1)");
   if (num_target > kMaxQuantiles)
     malformed("num_target = " + std::to_string(num_target) + " is out of range: at most " +
               std::to_string(kMaxQuantiles) + " quantiles");
