@@ -543,3 +543,11 @@ CREATE FUNCTION gbdt_validation_row(ordinal bigint, fraction float8, seed bigint
 
 COMMENT ON FUNCTION gbdt_validation_row(bigint, float8, bigint) IS
   'True when row number ordinal (from 0, rows with a non-NULL target in the order gbdt_train reads them) is a validation row of a training with these validation_fraction and seed parameters';
+
+-- Q: several quantiles in one reg:quantileerror model (quantile_alpha list).
+CREATE FUNCTION gbdt_predict_quantiles(model gbdt_model, "row" record) RETURNS float8[]
+  AS 'MODULE_PATHNAME', 'gbdt_predict_quantiles'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_predict_quantiles(gbdt_model, record) IS
+  'Predictions of a reg:quantileerror model for one row, one per quantile in the order of its quantile_alpha list';

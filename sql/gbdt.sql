@@ -94,6 +94,14 @@ CREATE FUNCTION gbdt_predict_proba(model gbdt_model, "row" record)
 COMMENT ON FUNCTION gbdt_predict_proba(gbdt_model, record) IS
   'Class probabilities for one row of a classification model, one row per class: class index or label value, probability, and the class name (the text/enum/bool label, or the label value as text)';
 
+-- Q: several quantiles in one reg:quantileerror model (quantile_alpha list).
+CREATE FUNCTION gbdt_predict_quantiles(model gbdt_model, "row" record) RETURNS float8[]
+  AS 'MODULE_PATHNAME', 'gbdt_predict_quantiles'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_predict_quantiles(gbdt_model, record) IS
+  'Predictions of a reg:quantileerror model for one row, one per quantile in the order of its quantile_alpha list';
+
 CREATE FUNCTION gbdt_predict_class(model gbdt_model, "row" record) RETURNS text
   AS 'MODULE_PATHNAME', 'gbdt_predict_class'
   LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -5,6 +5,7 @@
 
 #include "binned_matrix.h"
 #include "metrics.h"
+#include "multi_quantile.h"
 #include "objective.h"
 #include "thread_pool.h"
 #include "unseen_categories.h"
@@ -42,6 +43,23 @@ void check_init_model(const Model& init, const std::vector<std::string>& names, 
                          " differs from init_model's " + std::to_string(init.num_output_group));
     p->num_class = init.num_output_group;
   }
+  // Q: several quantiles continue with the init model's.
+  if (init.objective == Objective::kQuantile && init.num_output_group > 1) {
+    const std::vector<double> a = model_quantile_alphas(init);
+    if (p->quantile_alphas.size() > 1 && p->quantile_alphas != a)
+      throw InvalidInput("parameter \"quantile_alpha\" differs from init_model's list of " +
+                         std::to_string(a.size()) + " quantiles");
+    if ((int)a.size() != init.num_output_group)
+      throw InvalidInput("parameter \"init_model\": its quantile_alpha list does not match its " +
+                         std::to_string(init.num_output_group) + " outputs");
+    p->quantile_alphas = a;
+    p->quantile_alpha = a[0];
+  }
+  // Q: the rounds added grow as many parallel trees as the init model's.
+  if (p->num_parallel_tree != 1 && p->num_parallel_tree != init.num_parallel_tree)
+    throw InvalidInput("parameter \"num_parallel_tree\" = " + std::to_string(p->num_parallel_tree) +
+                       " differs from init_model's " + std::to_string(init.num_parallel_tree));
+  p->num_parallel_tree = init.num_parallel_tree;
   if (p->base_score_set)
     throw InvalidInput("parameter \"base_score\" cannot be given with init_model: the "
                        "continued model keeps the init model's base_score");
@@ -118,8 +136,9 @@ void init_model_validation(const Model& init, const ValidationRows& v,
   const bool floats = !v.x.empty();
   const int rounds = init.num_rounds();
   for (int r = 0; r < rounds; ++r) {
-    for (int k = 0; k < K; ++k) {
-      const size_t t = (size_t)r * K + k;
+    const int tpr = init.trees_per_round();  // Q: K * num_parallel_tree
+    for (int j = 0; j < tpr; ++j) {
+      const size_t t = (size_t)r * tpr + j;
       const Tree& tr = init.trees[t];
       const int g = init.tree_group[t];
       for (size_t i = 0; i < n; ++i) {

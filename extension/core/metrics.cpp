@@ -1,4 +1,5 @@
 #include "metrics.h"
+#include "multi_quantile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -104,6 +105,10 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
   // Per-row losses of the elementwise metrics added with the 0.2
   // objectives, averaged with the weights.
   const std::string base = name.substr(0, name.find('@'));
+  // Q: several quantiles: the pinball loss over every output.
+  if (base == "quantile" && mp.quantile_alphas != nullptr && mp.quantile_alphas->size() > 1 &&
+      (size_t)K == mp.quantile_alphas->size())
+    return multi_quantile_metric(p, y, n, w, *mp.quantile_alphas);
   auto mean_of = [&](auto loss) {
     double s = 0, sw = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -260,6 +265,8 @@ std::vector<std::pair<std::string, double>> evaluate_model(const Model& m, const
       if (kv.first == k) return std::strtod(kv.second.c_str(), nullptr);
     return dflt;
   };
+  if (m.objective == Objective::kQuantile && m.num_output_group > 1)  // Q: K outputs per row
+    return {{"quantile", multi_quantile_metric(pred, y, n, nullptr, model_quantile_alphas(m))}};
   std::vector<double> ev;
   if (oi.eval_transform && !oi.multiclass) {  // transform is the identity here
     ev.assign(pred, pred + n);

@@ -21,6 +21,9 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
 struct MetricParams {
   double huber_slope = 1.0;
   double quantile_alpha = 0.5;
+  // Q: several quantiles (one output each, n x K predictions): the
+  // quantile metric averages over them; null = the one quantile_alpha.
+  const std::vector<double>* quantile_alphas = nullptr;
   // X: survival:aft's metrics (aft-nloglik, interval-regression-accuracy):
   // the labels' upper bounds (n values; null: none) and the distribution.
   const float* label_upper = nullptr;

@@ -48,6 +48,10 @@ struct Model {
   Cuts cuts;                             // bin boundaries used in training
   std::vector<Tree> trees;
   std::vector<int32_t> tree_group;       // output group of each tree
+  // Q: trees per round and output group (num_parallel_tree).  A round's
+  // trees are group-major as XGBoost stores them: group 0's trees, then
+  // group 1's, ...
+  int32_t num_parallel_tree = 1;
   std::vector<std::pair<std::string, std::string>> params;  // canonical training params
   TrainingReport report;
 
@@ -57,7 +61,10 @@ struct Model {
     return false;
   }
   int n_features() const { return (int)feature_names.size(); }
-  int num_rounds() const { return num_output_group ? (int)trees.size() / num_output_group : 0; }
+  int trees_per_round() const { return num_output_group * num_parallel_tree; }
+  int num_rounds() const {
+    return trees_per_round() > 0 ? (int)trees.size() / trees_per_round() : 0;
+  }
 };
 
 // ---- serialized format (model_format.cpp) ----

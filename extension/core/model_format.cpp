@@ -31,6 +31,7 @@ enum SectionTag : uint32_t {
   kSectionCategories = 1,   // per feature: u32 count, then the category names
   kSectionClassNames = 2,   // u32 count, then the names
   kSectionCatSplits = 3,    // per tree: split_type, cat_offset, cat_bits (empty vectors: none)
+  kSectionParallelTrees = 4,  // Q: u32 num_parallel_tree (only written when > 1)
 };
 const char* kTextPrefix = "gbdt1:";
 
@@ -215,6 +216,11 @@ std::vector<std::pair<uint32_t, std::vector<uint8_t>>> model_sections(const Mode
     }
     out.emplace_back(kSectionCatSplits, std::move(w.buf));
   }
+  if (m.num_parallel_tree != 1) {
+    Writer w;
+    w.pod<uint32_t>((uint32_t)m.num_parallel_tree);
+    out.emplace_back(kSectionParallelTrees, std::move(w.buf));
+  }
   return out;
 }
 
@@ -250,6 +256,13 @@ void read_section(uint32_t tag, Reader& r, Model* m) {
         r.vec(&t.cat_bits, "categorical splits");
       }
       break;
+    case kSectionParallelTrees: {
+      const uint32_t npt = r.pod<uint32_t>("num_parallel_tree");
+      if (npt < 2 || npt > (uint32_t)kMaxParallelTrees)
+        bad("bad num_parallel_tree " + std::to_string(npt));
+      m->num_parallel_tree = (int32_t)npt;
+      break;
+    }
     default:
       bad("unsupported model section " + std::to_string(tag) +
           " (written by a newer version of gbdt?)");
@@ -272,7 +285,8 @@ void validate_model(const Model& m) {
   if (obj < 0 || obj >= kNumObjectives) bad("unknown objective code " + std::to_string(obj));
   const int K = m.num_output_group;
   const bool multiclass = objective_info(m.objective).multiclass;
-  if (K < 1 || (!multiclass && K != 1))
+  // Q: reg:quantileerror has one output per quantile.
+  if (K < 1 || (!multiclass && K != 1 && !(m.objective == Objective::kQuantile && K <= kMaxQuantiles)))
     bad("bad number of output groups " + std::to_string(K));
   if (K > kMaxClasses)
     bad("num_class " + std::to_string(K) + " exceeds the limit of " + std::to_string(kMaxClasses));
@@ -353,6 +367,10 @@ void validate_model(const Model& m) {
   if (r.best_iteration < -1) bad("bad best iteration " + std::to_string(r.best_iteration));
   if (m.tree_group.size() != m.trees.size()) bad("tree group count does not match trees");
   if (m.trees.size() % (size_t)K != 0) bad("tree count is not a multiple of output groups");
+  if (m.num_parallel_tree < 1 || m.num_parallel_tree > kMaxParallelTrees)
+    bad("bad num_parallel_tree " + std::to_string(m.num_parallel_tree));
+  if (m.trees.size() % (size_t)m.trees_per_round() != 0)
+    bad("tree count is not a multiple of output groups x num_parallel_tree");
   if (m.trees.size() > kMaxTrees)
     bad(std::to_string(m.trees.size()) + " trees exceed the limit of " + std::to_string(kMaxTrees));
   size_t total_nodes = 0;

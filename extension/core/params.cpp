@@ -481,6 +481,17 @@ const ParamDef kParams[] = {
      [](const TrainParams& p, KVList* r) {
        if (p.max_leaves > 0) r->emplace_back("max_leaves", std::to_string(p.max_leaves));
      }},
+    {"num_parallel_tree", "", "integer", "an integer in [1, 1000]", "1",
+     "Trees per round and output group, grown on the same gradients, each with its own "
+     "`subsample`/`colsample_*` sample; their leaves are scaled by `eta` / `num_parallel_tree` "
+     "and summed (random forests: `eta` 1, `subsample` or `colsample_bynode` < 1)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->num_parallel_tree = (int)get_int(kv, 1, kMaxParallelTrees, d.range);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.num_parallel_tree > 1)
+         r->emplace_back("num_parallel_tree", std::to_string(p.num_parallel_tree));
+     }},
     {"colsample_bylevel", "", "number", "in (0, 1]", "1",
      "Share of the tree's features sampled per depth",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->colsample_bylevel = REAL(0, 1, true, false); },
@@ -526,35 +537,53 @@ const ParamDef kParams[] = {
          r->emplace_back("huber_slope", fmt(p.huber_slope));
      }},
     {"quantile_alpha", "", "number", "in (0, 1)", "0.5",
-     "Quantile of `reg:quantileerror` and of the `quantile` metric",
+     "Quantile of `reg:quantileerror` and of the `quantile` metric; a list of several "
+     "(a JSON array `[0.1, 0.5, 0.9]`, each in (0, 1)) trains one output per quantile in one "
+     "model (see Objectives)",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
-       if (!kv.value.empty() && kv.value[0] == '[') {
-         // X: XGBoost's list form; one quantile per model for now.
-         ParamKV one = kv;
-         size_t count = 0;
+       const size_t b = kv.value.find_first_not_of(" \t\n");
+       if (b != std::string::npos && kv.value[b] == '[') {
+         // XGBoost's list form: one alpha is the number, several train one
+         // output each (Q).
+         std::vector<std::string> items;
          try {
            JsonDoc doc(kv.value);
            JsonRef a = doc.root();
-           if (!a.is_array()) throw InvalidInput("");
-           count = a.size();
-           if (count == 1 && a.at(0).is_number()) one.value = a.at(0).number_text();
+           if (!a.is_array() || a.size() == 0) throw InvalidInput("");
+           for (size_t i = 0; i < a.size(); ++i) {
+             if (!a.at(i).is_number()) throw InvalidInput("");
+             items.push_back(a.at(i).number_text());
+           }
          } catch (const std::exception&) {
            throw InvalidInput("parameter \"quantile_alpha\" = " + kv.value +
-                              " is not a number or a JSON array of numbers");
+                              " is not a number or a non-empty JSON array of numbers");
          }
-         if (count != 1)
-           throw InvalidInput("parameter \"quantile_alpha\" = " + kv.value + " lists " +
-                              std::to_string(count) + " quantiles: several quantiles in one model "
-                              "are not supported yet; give one number in (0, 1) (or a list of "
-                              "one) and train one model per quantile");
-         p->quantile_alpha = get_real(one, 0, 1, true, true, d.range);
+         if (items.size() > (size_t)kMaxQuantiles)
+           throw InvalidInput("parameter \"quantile_alpha\" lists " + std::to_string(items.size()) +
+                              " quantiles: at most " + std::to_string(kMaxQuantiles));
+         std::vector<double> alphas;
+         for (const std::string& it : items) {
+           ParamKV one = kv;
+           one.value = it;
+           alphas.push_back(get_real(one, 0, 1, true, true, "in (0, 1)"));
+         }
+         p->quantile_alpha = alphas[0];
+         p->quantile_alphas.clear();
+         if (alphas.size() > 1) p->quantile_alphas = alphas;
          return;
        }
        p->quantile_alpha = REAL(0, 1, true, true);
+       p->quantile_alphas.clear();
      },
      [](const TrainParams& p, KVList* r) {
-       if (uses(p, Objective::kQuantile) || p.quantile_alpha != 0.5)
+       if (p.quantile_alphas.size() > 1) {
+         std::string v = "[";
+         for (size_t i = 0; i < p.quantile_alphas.size(); ++i)
+           v += (i ? "," : "") + fmt(p.quantile_alphas[i]);
+         r->emplace_back("quantile_alpha", v + "]");
+       } else if (uses(p, Objective::kQuantile) || p.quantile_alpha != 0.5) {
          r->emplace_back("quantile_alpha", fmt(p.quantile_alpha));
+       }
      }},
     {"tweedie_variance_power", "", "number", "in [1, 2)", "1.5",
      "Variance power of `reg:tweedie`",
@@ -637,9 +666,6 @@ const ParamDef kParams[] = {
     // their defaults are accepted (nothing recorded), the others refused.
     {"sampling_method", "", "string", "only uniform", "uniform", "Refused unless `uniform`",
      [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "uniform"); },
-     nullptr},
-    {"num_parallel_tree", "", "integer", "only 1", "1", "Refused unless 1",
-     [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "1"); },
      nullptr},
     {"multi_strategy", "", "string", "only one_output_per_tree", "one_output_per_tree",
      "Refused unless `one_output_per_tree`",

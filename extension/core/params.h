@@ -86,9 +86,16 @@ struct TrainParams {
   double colsample_bynode = 1.0;
   bool lossguide = false;               // grow_policy
   int max_leaves = 0;                   // 0 = no limit
+  // Q: trees grown per round and output group on the same gradients, each
+  // with its own row/column sample, leaves scaled by eta / num_parallel_tree
+  // (XGBoost's boosted random forests).
+  int num_parallel_tree = 1;
   // C: objective parameters (XGBoost's names and defaults).
   double huber_slope = 1.0;             // reg:pseudohubererror, metric mphe
   double quantile_alpha = 0.5;          // reg:quantileerror, metric quantile
+  // Q: several quantiles (XGBoost's list form with more than one value):
+  // one output per alpha, in this order; empty = the one quantile_alpha.
+  std::vector<double> quantile_alphas;
   double tweedie_variance_power = 1.5;  // reg:tweedie, in [1, 2)
   double scale_pos_weight = 1.0;        // binary objectives: weight of label 1
   // R: learning to rank (ranking_params.cpp).  group_column names the

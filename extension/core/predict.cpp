@@ -32,7 +32,7 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
                         const CancelFn& cancel) {
   const int K = m.num_output_group;
   size_t ntrees = m.trees.size();
-  if (rounds > 0) ntrees = std::min(ntrees, (size_t)rounds * K);
+  if (rounds > 0) ntrees = std::min(ntrees, (size_t)rounds * (size_t)m.trees_per_round());
   float acc[64];
   std::vector<float> big;
   float* a = acc;
@@ -111,6 +111,10 @@ namespace {
 // the class label of the most probable class (as XGBoost's multi:softmax).
 double scalar_answer(const Model& m, double* v) {
   transform_margins(m, v);
+  if (!objective_info(m.objective).multiclass && m.num_output_group > 1)  // Q: several quantiles
+    throw InvalidInput("the model predicts " + std::to_string(m.num_output_group) +
+                       " quantiles (a quantile_alpha list): use gbdt_predict_quantiles(model, row) "
+                       "for one value per quantile");
   if (!objective_info(m.objective).multiclass) return v[0];
   int best = 0;
   for (int k = 1; k < m.num_output_group; ++k)

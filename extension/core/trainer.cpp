@@ -13,6 +13,7 @@
 #include "gradients.h"
 #include "metrics.h"
 #include "model_limits.h"
+#include "multi_quantile.h"
 #include "ranking.h"
 #include "objective.h"
 #include "survival.h"  // X
@@ -137,8 +138,18 @@ std::vector<double> estimate_base_margin(const TrainParams& p, const float* y, c
                              " is out of range: must be > 0 for " + oi.name);
         return {std::log(b)};
       default:
-        return {b};
+        return std::vector<double>((size_t)K, b);  // Q: every quantile's
     }
+  }
+  if (is_multi_quantile(p)) {
+    // Q: each output's intercept is its alpha-quantile of the labels.
+    std::vector<double> r;
+    for (double a : p.quantile_alphas) {
+      TrainParams q = p;
+      q.quantile_alpha = a;
+      r.push_back(oi.base_margin(y, w, n, q));
+    }
+    return r;
   }
   if (oi.multiclass) {
     std::vector<double> cnt((size_t)K, 0.0);
@@ -222,6 +233,10 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
   }
   r = split_metrics(p.eval_metric);
   for (const std::string& name : r) {
+    if (is_multi_quantile(p) && name != "quantile")  // Q: one value over all outputs
+      throw InvalidInput("parameter \"eval_metric\" = \"" + name + "\" is not supported with " +
+                         std::to_string(p.quantile_alphas.size()) +
+                         " quantiles (a list of quantile_alpha): use quantile");
     if (is_survival_metric(name)) check_survival_metric(name, p.objective);  // X
     const bool multi_metric = name == "mlogloss" || name == "merror";
     if (!oi.multiclass && multi_metric)
@@ -307,6 +322,23 @@ void refit_leaves(const BinnedMatrix& mx, const std::vector<int>& missing_bin, c
   if (monotone && !monotone->empty()) bound_monotone_leaves(*monotone, t);
   margins->resize(n);
   for (size_t r = 0; r < n; ++r) (*margins)[r] = before[r] + t->value[leaf[r]];
+}
+
+// Q: refit_leaves for each output k of a round (trees[k], alpha alphas[k],
+// margins column k of the n x K `before`); *margins gets n x K.
+void refit_outputs(const BinnedMatrix& mx, const std::vector<int>& missing_bin, const float* y,
+                   const float* w, const std::vector<float>& before,
+                   const std::vector<double>& alphas, double eta,
+                   const std::vector<int8_t>* monotone, Tree* trees,
+                   std::vector<float>* margins) {
+  const size_t n = mx.n_rows, K = alphas.size();
+  std::vector<float> col(n), out;
+  margins->resize(n * K);
+  for (size_t k = 0; k < K; ++k) {
+    for (size_t r = 0; r < n; ++r) col[r] = before[r * K + k];
+    refit_leaves(mx, missing_bin, y, w, col, alphas[k], eta, monotone, &trees[k], &out);
+    for (size_t r = 0; r < n; ++r) (*margins)[r * K + k] = out[r];
+  }
 }
 
 // Margins -> what the metrics see (probabilities for binary:logitraw).
@@ -462,6 +494,56 @@ void start_from_init_model(const Model& init, const BinnedMatrix& bins,
   }
 }
 
+// Q: one round of num_parallel_tree trees per output group.  Every tree
+// starts from the round's margins (the same gradients), samples its rows
+// and columns as round `round * P + j` would (its own streams; P = 1 is the
+// plain round), and gets leaves scaled by eta / P (BoostData::split);
+// objectives with adaptive leaves refit each tree on the round's
+// residuals.  *trees gets the K * P trees group-major (XGBoost's order)
+// and *margins the round's margins plus every tree's leaf, added in that
+// order in float as the predictor does; the backend restarts from them.
+struct ParallelRound {
+  TreeBackend& backend;
+  const BoostData& bd;
+  const BinnedMatrix& mx;
+  const std::vector<int>& missing_bin;
+  const float* y;
+  const float* w;
+  const std::vector<int8_t>* monotone;
+};
+
+void grow_parallel_trees(const ParallelRound& r, const TrainParams& p, int round,
+                         const std::vector<double>& alphas, std::vector<Tree>* trees,
+                         std::vector<float>* margins) {
+  const int P = p.num_parallel_tree, K = r.bd.num_group, d = r.mx.n_features;
+  const size_t n = r.mx.n_rows;
+  std::vector<float> base, unused;
+  r.backend.margins(&base);
+  std::vector<std::vector<Tree>> grown((size_t)P);
+  for (int j = 0; j < P; ++j) {
+    if (j > 0) r.backend.init(r.bd, base);  // back to the round's gradients
+    const int sample_round = round * P + j;
+    r.backend.boost_round(sample_round, feature_mask_for(sample_round, d, p), &grown[(size_t)j]);
+    if ((int)grown[(size_t)j].size() != K)
+      throw std::logic_error("boost_round grew a tree count other than num_group");
+    if (!alphas.empty())  // adaptive leaves, per output (Q: one alpha each)
+      refit_outputs(r.mx, r.missing_bin, r.y, r.w, base, alphas, p.eta / P, r.monotone,
+                    grown[(size_t)j].data(), &unused);
+  }
+  trees->clear();
+  for (int k = 0; k < K; ++k)
+    for (int j = 0; j < P; ++j) trees->push_back(std::move(grown[(size_t)j][(size_t)k]));
+  *margins = base;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t* row = &r.mx.bins[i * (size_t)d];
+    for (size_t t = 0; t < trees->size(); ++t) {
+      const Tree& tr = (*trees)[t];
+      (*margins)[i * (size_t)K + t / (size_t)P] += tr.value[tr.leaf_of_bins(row, r.missing_bin.data())];
+    }
+  }
+  r.backend.init(r.bd, *margins);
+}
+
 // One training on the device that `p` / `hooks` select, on the training
 // rows of `in` (validation rows already split off into `valid`); *on_cuda
 // tells whether it ran (or failed) on the CUDA backend.
@@ -477,11 +559,17 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   const float* y = in.labels.data();
   Model m;
   m.class_labels = class_labels;
-  const int K = objective_info(p.objective).multiclass ? p.num_class : 1;
+  // Q: several quantiles: one output per alpha.
+  const bool multi_q = is_multi_quantile(p);
+  const int K = objective_info(p.objective).multiclass ? p.num_class
+                : multi_q                               ? (int)p.quantile_alphas.size()
+                                                        : 1;
   const int nthread = p.nthread > 0 ? p.nthread : default_nthread();
 
   m.objective = p.objective;
   m.num_output_group = K;
+  const int P = p.num_parallel_tree;  // Q: trees per round and output group
+  m.num_parallel_tree = P;
   m.feature_names = in.feature_names;
   m.feature_types = in.feature_types;
   if ((int)m.feature_types.size() != d) m.feature_types.assign((size_t)d, FeatureType::kFloat);
@@ -540,6 +628,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   MetricParams mp;
   mp.huber_slope = p.huber_slope;
   mp.quantile_alpha = p.quantile_alpha;
+  if (multi_q) mp.quantile_alphas = &p.quantile_alphas;  // Q
   mp.aft_distribution = p.aft_distribution;  // X
   mp.aft_scale = p.aft_scale;
   // Gradient weights: the row weights with scale_pos_weight folded in for
@@ -596,8 +685,10 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.grad.quantile_alpha = p.quantile_alpha;
   bd.grad.tweedie_variance_power = p.tweedie_variance_power;
   bd.weights = gw;
+  // Q: parallel trees' leaves are scaled by eta / num_parallel_tree
+  // (XGBoost's rule; exactly eta for one tree).
   bd.split = SplitParams{p.reg_lambda, p.reg_alpha, p.gamma, p.min_child_weight,
-                         p.effective_max_delta_step(), p.eta};
+                         p.effective_max_delta_step(), p.eta / P};
   bd.max_depth = p.max_depth;
   bd.subsample = p.subsample;
   bd.seed = p.seed;
@@ -636,6 +727,17 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     }
   }
   if (!backend) backend = make_cpu_backend();
+  if (multi_q) {
+    // Q: one single-output backend of the chosen kind per quantile.
+    const bool cuda = backend->name() != "cpu";
+    backend.reset();
+    backend = make_multi_quantile_backend(
+        bd, [cuda](const BoostData& b) { return cuda ? make_cuda_backend(b) : make_cpu_backend(); },
+        p.quantile_alphas);
+  }
+  // Adaptive leaves: the alpha of each output.
+  std::vector<double> refit_alphas;
+  if (oi.leaf_quantile) refit_alphas = multi_q ? p.quantile_alphas : std::vector<double>{oi.leaf_quantile(p)};
   *on_cuda = backend->name() != "cpu";
   m.report.backend = backend->name();
 
@@ -672,17 +774,28 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   for (int round = 0; round < p.num_round; ++round) {
     check_cancel(hooks.cancel);
     std::vector<Tree> trees;
+    if (P > 1) {
+      // Q: num_parallel_tree trees per group on this round's gradients.
+      ParallelRound pr{*backend, bd, in.matrix, missing_bin, y, w, &bd.tree_ext.monotone};
+      grow_parallel_trees(pr, p, init_rounds + round, refit_alphas, &trees, &margins);
+    } else {
     if (oi.leaf_quantile) backend->margins(&before);
     // Rounds are numbered after the init model's (sampling seeds).
     backend->boost_round(init_rounds + round, feature_mask_for(init_rounds + round, d, p), &trees);
-    if (oi.leaf_quantile) {
+    if (oi.leaf_quantile && multi_q) {
+      refit_outputs(in.matrix, missing_bin, y, w, before, refit_alphas, p.eta,
+                    &bd.tree_ext.monotone, trees.data(), &margins);
+      backend->init(bd, margins);
+    } else if (oi.leaf_quantile) {
       refit_leaves(in.matrix, missing_bin, y, w, before, oi.leaf_quantile(p), p.eta,
                    &bd.tree_ext.monotone, &trees[0], &margins);
       backend->init(bd, margins);  // the training margins with the refit leaves
     }
+    }
+    const int TPR = K * P;  // trees of this round (group-major)
     if (hooks.budget) {
       double nodes = 0;
-      for (int k = 0; k < K; ++k) nodes += trees[k].num_nodes();
+      for (int k = 0; k < TPR; ++k) nodes += trees[k].num_nodes();
       hooks.budget->charge(nodes * kTreeNodeBytes,
                            "the trees of round " + std::to_string(round + 1) + " (" +
                                std::to_string((long long)nodes) + " nodes)",
@@ -690,14 +803,15 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
                                ") or max_depth (now " + std::to_string(p.max_depth) + ")");
       tree_charge.n += nodes * kTreeNodeBytes;
     }
-    for (int k = 0; k < K; ++k) {
+    for (int k = 0; k < TPR; ++k) {
       fill_thresholds(m.cuts, &trees[k]);
       m.trees.push_back(std::move(trees[k]));
-      m.tree_group.push_back(k);
+      m.tree_group.push_back(k / P);
     }
     if (n_valid > 0) {
-      for (int k = 0; k < K; ++k) {
-        const Tree& t = m.trees[m.trees.size() - K + k];
+      for (int j = 0; j < TPR; ++j) {
+        const int k = j / P;
+        const Tree& t = m.trees[m.trees.size() - TPR + j];
         for (size_t i = 0; i < n_valid; ++i) {
           const int32_t nd = valid.matrix.leaf_of_row(t, i, missing_bin.data());
           vmargin[i * K + k] = (double)((float)vmargin[i * K + k] + t.value[nd]);
@@ -729,7 +843,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     // Counted over the whole model (XGBoost); the init model's rounds are
     // always kept.
     m.report.best_iteration = init_rounds + best_round;
-    size_t keep = (size_t)(init_rounds + best_round + 1) * K;
+    size_t keep = (size_t)(init_rounds + best_round + 1) * K * P;
     m.trees.resize(keep);
     m.tree_group.resize(keep);
   }
@@ -802,6 +916,11 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
   check_validation_params(p);
   if (extras.init_model != nullptr) check_init_model(*extras.init_model, in.feature_names, &p);
   resolve_objective(in.labels.data(), n_all, target_name, &p, &class_labels);
+  if (p.quantile_alphas.size() > 1 && p.objective != Objective::kQuantile)  // Q
+    throw InvalidInput("parameter \"quantile_alpha\" lists " +
+                       std::to_string(p.quantile_alphas.size()) +
+                       " quantiles: several quantiles need objective reg:quantileerror, not " +
+                       objective_name(p.objective));
   if (extras.init_model != nullptr) class_labels = extras.init_model->class_labels;
   check_interval_labels(p, in, target_name);  // X: survival:aft
   ValidationSplit valid;

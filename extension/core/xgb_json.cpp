@@ -1,4 +1,5 @@
 #include "xgb_json.h"
+#include "multi_quantile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -189,7 +190,12 @@ std::string export_xgboost_json(const Model& m) {
   for (size_t i = 0; i < m.trees.size(); ++i)
     if (first_tree[m.tree_group[i]] < 0) first_tree[m.tree_group[i]] = (int)i;
   std::string base_score;
-  if (!multi) {
+  if (!multi && K > 1) {
+    // Q: several quantiles: XGBoost 3.x's vector base_score, one per output.
+    base_score = "[";
+    for (int k = 0; k < K; ++k) base_score += (k ? "," : "") + base_score_text(m.objective, m.base_margin[k]);
+    base_score += "]";
+  } else if (!multi) {
     base_score = base_score_text(m.objective, m.base_margin[0]);
   } else {
     bool same = true;
@@ -230,10 +236,12 @@ std::string export_xgboost_json(const Model& m) {
                                                                       : "float";
     o << (f ? "," : "") << '"' << t << '"';
   }
-  o << "],\"gradient_booster\":{\"model\":{\"gbtree_model_param\":{\"num_parallel_tree\":\"1\","
-       "\"num_trees\":\""
+  // Q: a round is K * num_parallel_tree trees, group-major.
+  const size_t tpr = (size_t)m.trees_per_round();
+  o << "],\"gradient_booster\":{\"model\":{\"gbtree_model_param\":{\"num_parallel_tree\":\""
+    << m.num_parallel_tree << "\",\"num_trees\":\""
     << m.trees.size() << "\"},\"iteration_indptr\":[";
-  for (size_t r = 0; r <= m.trees.size() / (size_t)K; ++r) o << (r ? "," : "") << r * (size_t)K;
+  for (size_t r = 0; r <= m.trees.size() / tpr; ++r) o << (r ? "," : "") << r * tpr;
   o << "],\"tree_info\":[";
   for (size_t i = 0; i < m.trees.size(); ++i) o << (i ? "," : "") << m.tree_group[i];
   o << "],\"trees\":[";
@@ -246,7 +254,7 @@ std::string export_xgboost_json(const Model& m) {
   write_xgb_cats(o, m);
   o << "},\"name\":\"gbtree\"},\"learner_model_param\":{\"base_score\":\"" << base_score
     << "\",\"boost_from_average\":\"1\",\"num_class\":\"" << (multi ? K : 0)
-    << "\",\"num_feature\":\"" << d << "\",\"num_target\":\"1\"},\"objective\":{\"name\":\""
+    << "\",\"num_feature\":\"" << d << "\",\"num_target\":\"" << (multi ? 1 : K) << "\"},\"objective\":{\"name\":\""
     << xgb_objective(m.objective) << "\",";
   if (oi.xgb_objective_json) {
     o << oi.xgb_objective_json(m.params);  // R: the ranking objectives' lambdarank_param
@@ -262,6 +270,10 @@ std::string export_xgboost_json(const Model& m) {
         if (kv.first == oi.param_key) x = std::strtod(kv.second.c_str(), nullptr);
       if (!(x > 0)) x = oi.param_default;
       v = x == 1.0 && std::string(oi.param_key) == "scale_pos_weight" ? "1" : float_param((float)x);
+      if (oi.xgb_param_array && K > 1) {  // Q: one alpha per output
+        v.clear();
+        for (double a : model_quantile_alphas(m)) v += (v.empty() ? "" : ",") + float_param((float)a);
+      }
       if (oi.xgb_param_array) v = "[" + v + "]";
     }
     o << "\"" << oi.xgb_param_object << "\":{\"" << oi.xgb_param_key << "\":\"" << v << "\"}";
@@ -388,8 +400,14 @@ Model import_xgboost_json(const std::string& json) {
   JsonRef lmp = need(learner, "learner_model_param", "learner");
   long long num_feature = as_int(need(lmp, "num_feature", "learner_model_param"), "num_feature");
   long long num_class = as_int(need(lmp, "num_class", "learner_model_param"), "num_class");
-  if (lmp.get("num_target").valid() && as_int(lmp.get("num_target"), "num_target") > 1)
+  long long num_target = 1;
+  if (lmp.get("num_target").valid()) num_target = as_int(lmp.get("num_target"), "num_target");
+  // Q: several quantiles are several targets; other multi-target models are not supported.
+  if (num_target > 1 && oi.code != Objective::kQuantile)
     unsupported("multi-target models (num_target > 1)");
+  if (num_target > kMaxQuantiles)
+    malformed("num_target = " + std::to_string(num_target) + " is out of range: at most " +
+              std::to_string(kMaxQuantiles) + " quantiles");
   if (num_feature < 1 || num_feature > kMaxFeatures)
     malformed("num_feature = " + std::to_string(num_feature) + " is out of range: must be in [1, " +
               std::to_string(kMaxFeatures) + "]");
@@ -401,6 +419,8 @@ Model import_xgboost_json(const std::string& json) {
     K = (int)num_class;
   } else if (num_class > 1) {
     malformed("num_class = " + std::to_string(num_class) + " with objective " + oname);
+  } else if (num_target > 1) {
+    K = (int)num_target;  // Q: one output per quantile
   }
   m.num_output_group = K;
   const int d = (int)num_feature;
@@ -468,6 +488,17 @@ Model import_xgboost_json(const std::string& json) {
   if (gmp.valid() && gmp.get("num_trees").valid() &&
       as_int(gmp.get("num_trees"), "num_trees") != (long long)trees.size())
     malformed("num_trees does not match the number of trees");
+  // Q: num_parallel_tree trees per round and output group.
+  if (gmp.valid() && gmp.get("num_parallel_tree").valid()) {
+    const long long npt = as_int(gmp.get("num_parallel_tree"), "num_parallel_tree");
+    if (npt < 1 || npt > kMaxParallelTrees)
+      malformed("num_parallel_tree = " + std::to_string(npt) + " is out of range: must be in [1, " +
+                std::to_string(kMaxParallelTrees) + "]");
+    if (trees.size() % (size_t)(npt * K) != 0)
+      malformed(std::to_string(trees.size()) + " trees are not whole rounds of num_parallel_tree " +
+                std::to_string(npt) + " x " + std::to_string(K) + " output groups");
+    m.num_parallel_tree = (int32_t)npt;
+  }
 
   for (size_t ti = 0; ti < trees.size(); ++ti) {
     const std::string at = "tree " + std::to_string(ti);
@@ -631,10 +662,33 @@ Model import_xgboost_json(const std::string& json) {
     if (pv.valid() && pv.is_string()) {
       std::string t = pv.str();
       if (oi.xgb_param_array) {
-        if (t.size() < 2 || t.front() != '[' || t.back() != ']' || t.find(',') != std::string::npos)
-          unsupported(std::string(oi.xgb_param_key) + " = " + t + " (one value only)");
+        if (t.size() < 2 || t.front() != '[' || t.back() != ']')
+          malformed(std::string(oi.xgb_param_key) + " = \"" + t + "\" is not a list");
         t = t.substr(1, t.size() - 2);
       }
+      // Q: a list of several: one per output.
+      std::vector<std::string> items;
+      for (size_t b = 0;;) {
+        const size_t e = t.find(',', b);
+        items.push_back(t.substr(b, e == std::string::npos ? std::string::npos : e - b));
+        if (e == std::string::npos) break;
+        b = e + 1;
+      }
+      if (items.size() != (size_t)(oi.multiclass ? 1 : K))
+        malformed(std::string(oi.xgb_param_key) + " = \"" + pv.str() + "\" lists " +
+                  std::to_string(items.size()) + " values for " + std::to_string(K) + " outputs");
+      std::string list;
+      for (size_t i = 0; i + 1 < items.size(); ++i) {
+        char* end = nullptr;
+        double x = std::strtod(items[i].c_str(), &end);
+        if (items[i].empty() || *end != '\0' || !std::isfinite(x))
+          malformed(std::string(oi.xgb_param_key) + " = \"" + pv.str() + "\" is not a number");
+        std::ostringstream f;
+        f.precision(17);
+        f << (double)(float)x;
+        list += f.str() + ",";
+      }
+      t = items.back();
       char* end = nullptr;
       double x = std::strtod(t.c_str(), &end);
       if (t.empty() || *end != '\0' || !std::isfinite(x))
@@ -642,7 +696,7 @@ Model import_xgboost_json(const std::string& json) {
       std::ostringstream f;
       f.precision(17);
       f << (double)(float)x;
-      m.params.emplace_back(oi.param_key, f.str());
+      m.params.emplace_back(oi.param_key, items.size() > 1 ? "[" + list + f.str() + "]" : f.str());
     }
   }
   m.report.backend = "xgboost-import";

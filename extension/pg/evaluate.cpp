@@ -65,7 +65,7 @@ void eval_flush(EvalSink* s) {
   const float* x = s->x;
   size_t bn = s->bn;
   const int K = s->K;
-  double* out = s->stream ? s->out : s->preds + (s->n - s->bn);
+  double* out = s->stream ? s->out : s->preds + (s->n - s->bn) * (size_t)K;  // Q: K quantiles
   int nthread = scoring_threads();
   run_engine([&] { gbdt::predict_batch(*m, x, bn, out, nthread, cancel_callback()); });
   if (s->stream) {
@@ -105,7 +105,7 @@ void eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
     if (s->n == s->cap) {
       size_t cap = s->cap * 2;
       s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
-      s->preds = (double*)repalloc_huge(s->preds, sizeof(double) * cap);
+      s->preds = (double*)repalloc_huge(s->preds, sizeof(double) * cap * (size_t)s->K);
       if (s->upper != nullptr) s->upper = (float*)repalloc_huge(s->upper, sizeof(float) * cap);
       s->cap = cap;
     }
@@ -175,7 +175,9 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
   s.K = m->num_output_group > 0 ? m->num_output_group : 1;
   s.cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt evaluate", ALLOCSET_DEFAULT_SIZES);
   s.stream = gbdt::objective_info(m->objective).multiclass;
-  if (!s.stream && s.K != 1)
+  // Q: several quantiles keep K predictions per row.
+  const bool multi_quantile = m->objective == gbdt::Objective::kQuantile;
+  if (!s.stream && s.K != 1 && !multi_quantile)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("gbdt_evaluate: objective %s with %d outputs is not supported",
                            model_objective_name(m), s.K)));
@@ -189,7 +191,7 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
   } else {
     s.cap = 16384;
     s.labels = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.cap);
-    s.preds = (double*)MemoryContextAllocHuge(s.cxt, sizeof(double) * s.cap);
+    s.preds = (double*)MemoryContextAllocHuge(s.cxt, sizeof(double) * s.cap * (size_t)s.K);
     if (upper_column != nullptr) {  // X
       s.upper = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.cap);
       s.upper_col = ncols - 1;
@@ -208,7 +210,11 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
     // nothing, so a model whose predictions come out NaN (a hostile model:
     // huge finite leaves adding up to inf - inf) has no metrics here.
     size_t nan_rows = 0;
-    for (size_t i = 0; i < s.n; i++) nan_rows += std::isnan(s.preds[i]) ? 1 : 0;
+    for (size_t i = 0; i < s.n; i++) {
+      bool nan_row = false;
+      for (int k = 0; k < s.K; k++) nan_row |= std::isnan(s.preds[i * (size_t)s.K + k]);
+      nan_rows += nan_row ? 1 : 0;
+    }
     if (nan_rows > 0)
       ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
                       errmsg("gbdt_evaluate: the model predicts NaN for %zu of %zu rows of "

@@ -30,6 +30,7 @@
 
 #include "model.h"
 #include "predict.h"
+#include "objective.h"
 
 extern "C" {
 #include "access/heapam.h"
@@ -469,6 +470,12 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   cols[0] = ReaderColumn{key, ValKind::kNone, false, false};
   memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
 
+  // Q: one prediction column cannot hold several quantiles.
+  if (!gbdt::objective_info(m->objective).multiclass && m->num_output_group > 1)
+    ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+                    errmsg("gbdt_predict_table: the model predicts %d quantiles (a quantile_alpha list)",
+                           m->num_output_group),
+                    errhint("Use gbdt_predict_quantiles(model, row) for one value per quantile.")));
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
 

@@ -253,6 +253,15 @@ std::vector<Case> all_cases() {
        {"lambdarank_num_pair_per_sample", "3"}}, true);
   add("n5000_d10_rank_map_valid", 5000, 10, 0.02, O::kRankMap, 2, 6, 256, 8,
       {{"group_column", "qid"}, {"validation_fraction", "0.2"}}, true);
+  // Q: several quantiles (one single-output CUDA backend per alpha) and
+  // num_parallel_tree (trees per round on the same gradients).
+  add("n5000_d10_quantile_list", 5000, 10, 0.02, O::kQuantile, 1, 6, 256, 5,
+      {{"quantile_alpha", "[0.1, 0.5, 0.9]"}, {"subsample", "0.8"}, {"seed", "2"}}, true);
+  add("n5000_d10_parallel_tree_forest", 5000, 10, 0.02, O::kSquaredError, 1, 6, 256, 3,
+      {{"num_parallel_tree", "4"}, {"eta", "1"}, {"subsample", "0.7"}, {"colsample_bynode", "0.5"},
+       {"seed", "4"}}, true);
+  add("n5000_d10_parallel_tree_softprob", 5000, 10, 0.0, O::kSoftprob, 3, 5, 256, 3,
+      {{"num_parallel_tree", "2"}, {"subsample", "0.8"}}, true);
   // X: survival (host gradients uploaded to the device).
   add("n5000_d10_survival_cox", 5000, 10, 0.02, O::kSurvivalCox, 1, 6, 256, 5, {}, true);
   add("n20k_d20_survival_cox_subsample_valid", 20000, 20, 0.0, O::kSurvivalCox, 1, 6, 64, 8,

@@ -45,6 +45,28 @@ def psql(sql):
     return [ln for ln in r.stdout.splitlines() if ln != ""]
 
 
+def load_json(table, text):
+    """A JSON document into a fresh one-row table (COPY from stdin: no argument size limit)."""
+    payload = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    script = (f"DROP TABLE IF EXISTS {table};\nCREATE TABLE {table} (j jsonb);\n"
+              f"COPY {table} FROM STDIN;\n{payload}\n\\.\n")
+    r = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1"], input=script,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"psql failed: {r.stderr.strip()}")
+
+
+def gbdt_scores(model_table, test_view, ids, multi):
+    """gbdt_predict per test row (ids order); several quantiles: gbdt_predict_quantiles, n x K."""
+    fn = "gbdt_predict_quantiles" if multi else "gbdt_predict"
+    lines = psql(f"SELECT t.id, {fn}(m.m, t) FROM {model_table} m, {test_view} t ORDER BY t.id")
+    got = {}
+    for l in lines:
+        k, v = l.split("\t")
+        got[int(k)] = [float(x) for x in v.strip("{}").split(",")] if multi else float(v)
+    return np.array([got[int(k)] for k in ids])
+
+
 def read_csv(path, has_id):
     ids, ys, xs = [], [], []
     with open(path) as f:
@@ -71,6 +93,10 @@ def m_logloss_margin(p, y):
     q = np.clip(1 / (1 + np.exp(-p)), 1e-15, 1 - 1e-15)
     return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
 def m_error(p, y): return float(np.mean(p != y))
+def m_rmse(p, y): return float(np.sqrt(np.mean((p - y) ** 2)))
+def m_quantiles(p, y, alphas):
+    # XGBoost's quantile metric with several alphas: pinball loss over rows and alphas.
+    return float(np.mean([m_quantile(p[:, k], y, a) for k, a in enumerate(alphas)]))
 
 
 # name, dataset, label ("label", "pos", "cnt"), extra params, metric fn, rel tol, abs tol
@@ -84,6 +110,17 @@ CASES = [
     ("binary:logitraw", "higgs", "label", {}, m_logloss_margin, 0.03, 0.0),
     ("binary:hinge", "higgs", "label", {}, m_error, 0.05, 0.01),
     ("multi:softmax", "multi", "label", {"num_class": 5}, m_error, 0.05, 0.01),
+    # Q: boosted random forest (num_parallel_tree trees per round, each its
+    # own row/column sample; the samples' random streams differ from
+    # XGBoost's, hence the wider tolerance).  "_rounds" overrides --rounds;
+    # "_import" also loads XGBoost's model with gbdt_import and compares
+    # gbdt_predict with XGBoost's predictions.
+    # Q: several quantiles in one model (n x 3 predictions: gbdt_predict_quantiles).
+    ("reg:quantileerror", "reg", "label", {"quantile_alpha": [0.1, 0.5, 0.9], "_import": True},
+     lambda p, y: m_quantiles(p, y, [0.1, 0.5, 0.9]), 0.10, 0.0),
+    ("reg:squarederror", "reg", "label",
+     {"num_parallel_tree": 6, "subsample": 0.7, "colsample_bynode": 0.6, "eta": 0.5,
+      "_rounds": 12, "_import": True}, m_rmse, 0.05, 0.0),
 ]
 
 
@@ -117,8 +154,11 @@ def main():
         ytr_d, yte_d = f(ytr).astype(np.float32).astype(np.float64), f(yte).astype(np.float32).astype(np.float64)
         params = {"tree_method": "hist", "eta": 0.1, "max_depth": 6, "max_bin": 256, "seed": 0,
                   "objective": obj, "nthread": 2}
+        extra = dict(extra)
+        rounds = extra.pop("_rounds", a.rounds)
+        check_import = extra.pop("_import", False)
         params.update(extra)
-        bst = xgb.train(params, xgb.DMatrix(xtr, label=ytr_d), num_boost_round=a.rounds)
+        bst = xgb.train(params, xgb.DMatrix(xtr, label=ytr_d), num_boost_round=rounds)
         p_x = bst.predict(xgb.DMatrix(xte)).astype(np.float64)
 
         view = f"objparity_{i}"
@@ -126,12 +166,11 @@ def main():
              f"CREATE VIEW {view}_train AS SELECT {expr} AS label, {cols} FROM {ds}_train; "
              f"CREATE VIEW {view}_test AS SELECT id, {expr} AS label, {cols} FROM {ds}_test")
         gparams = {k: v for k, v in params.items() if k not in ("objective", "tree_method")}
-        gparams["num_round"] = a.rounds
+        gparams["num_round"] = rounds
         psql(f"DROP TABLE IF EXISTS {view}_model; CREATE TABLE {view}_model AS "
              f"SELECT gbdt_train('{view}_train', 'label', NULL, '{obj}', '{json.dumps(gparams)}') AS m")
-        lines = psql(f"SELECT t.id, gbdt_predict(m.m, t) FROM {view}_model m, {view}_test t ORDER BY t.id")
-        got = {int(l.split("\t")[0]): float(l.split("\t")[1]) for l in lines}
-        p_g = np.array([got[int(k)] for k in ids])
+        multi = isinstance(params.get("quantile_alpha"), list)
+        p_g = gbdt_scores(f"{view}_model", f"{view}_test", ids, multi)
         mx, mg = metric(p_x, yte_d), metric(p_g, yte_d)
         ok_metric = abs(mg - mx) <= max(rtol * abs(mx), atol) or mg < mx
         # Export -> XGBoost.
@@ -142,7 +181,7 @@ def main():
         b2 = xgb.Booster(model_file=path)
         # gbdt_export names the features (the view's columns).
         p_e = b2.predict(xgb.DMatrix(xte, feature_names=b2.feature_names)).astype(np.float64)
-        diff = float(np.max(np.abs(p_e - p_g) / np.maximum(1.0, np.abs(p_g))))
+        diff = float(np.max(np.abs(p_e.reshape(p_g.shape) - p_g) / np.maximum(1.0, np.abs(p_g))))
         worst_diff = max(worst_diff, diff)
         ok_export = diff <= a.tol
         print(f"{obj:24s} {ds}/{lab}: held-out metric gbdt {mg:.6f} xgboost {mx:.6f} "
@@ -152,6 +191,25 @@ def main():
             failures.append(f"{obj} metric")
         if not ok_export:
             failures.append(f"{obj} export")
+        if check_import:
+            # XGBoost's model -> gbdt_import -> gbdt_predict.
+            xpath = os.path.join(work, f"{view}_xgb.json")
+            bst.save_model(xpath)
+            with open(xpath) as fh:
+                xjs = fh.read()
+            load_json(f"{view}_json", xjs)
+            psql(f"DROP TABLE IF EXISTS {view}_imp; CREATE TABLE {view}_imp AS "
+                 f"SELECT gbdt_import(j) AS m FROM {view}_json")
+            info = json.loads(psql(f"SELECT gbdt_model_info(m) FROM {view}_imp")[0])
+            p_i = gbdt_scores(f"{view}_imp", f"{view}_test", ids, multi)
+            idiff = float(np.max(np.abs(p_i - p_x.reshape(p_i.shape)) / np.maximum(1.0, np.abs(p_i))))
+            worst_diff = max(worst_diff, idiff)
+            ok_import = idiff <= a.tol and info.get("rounds") == rounds
+            print(f"{'':24s} import of XGBoost's model: {info.get('rounds')} rounds, "
+                  f"max |diff| {idiff:.2e} ({'ok' if ok_import else 'FAIL'})")
+            if not ok_import:
+                failures.append(f"{obj} import")
+            psql(f"DROP TABLE {view}_imp, {view}_json")
         psql(f"DROP TABLE {view}_model; DROP VIEW {view}_train, {view}_test")
     print(f"objectives parity overall: {len(CASES) - len(set(x.split()[0] for x in failures))}/{len(CASES)} "
           f"objectives ok, export max |diff| {worst_diff:.2e}" + (f"; FAILED: {', '.join(failures)}" if failures else ""))

@@ -133,8 +133,8 @@ SELECT throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, 
                    '%parameter "colsample_bynode" = 0 is out of range: must be in (0, 1]%', 'colsample_bynode out of range');
 SELECT throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, '{"max_depth": 0, "grow_policy": "lossguide"}')$$,
                    '%parameter "max_depth" = 0 (no depth limit) needs max_leaves > 0%', 'max_depth 0 needs max_leaves');
-SELECT throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, '{"num_parallel_tree": 4}')$$,
-                   '%parameter "num_parallel_tree" = "4" is not supported: only 1%', 'num_parallel_tree refused by name');
+SELECT throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, '{"num_parallel_tree": 0}')$$,
+                   '%parameter "num_parallel_tree" = 0 is out of range: must be an integer in [1, 1000]%', 'num_parallel_tree out of range by name');
 SELECT throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, '{"sampling_method": "gradient_based"}')$$,
                    '%parameter "sampling_method" = "gradient_based" is not supported: only uniform%', 'sampling_method refused by name');
 -- G: the CUDA backend grows lossguide: device 'cuda' takes it (the same

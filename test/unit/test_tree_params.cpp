@@ -360,7 +360,8 @@ TEST(TreeParams, Errors) {
   EXPECT_TRUE(has(param_error({{"max_depth", "0"}, {"grow_policy", "lossguide", true}}),
                   "needs max_leaves > 0"));
   EXPECT_EQ(param_error({{"max_depth", "0"}, {"grow_policy", "lossguide", true}, {"max_leaves", "4"}}), "");
-  EXPECT_TRUE(has(param_error({{"num_parallel_tree", "4"}}), "\"num_parallel_tree\" = \"4\" is not supported: only 1"));
+  EXPECT_EQ(param_error({{"num_parallel_tree", "0"}}),
+            "parameter \"num_parallel_tree\" = 0 is out of range: must be an integer in [1, 1000]");
   EXPECT_TRUE(has(param_error({{"sampling_method", "gradient_based", true}}), "only uniform"));
   EXPECT_TRUE(has(param_error({{"multi_strategy", "multi_output_tree", true}}), "only one_output_per_tree"));
   EXPECT_TRUE(has(param_error({{"process_type", "update", true}}), "only default"));
