@@ -450,13 +450,17 @@ bool cpu_has_avx512() {
   }();
   return has;
 }
-
 // The perfect-layout trees over rows [0, rows) of xb, 16 rows per step in
 // AVX-512 lanes: the same decisions as perf_step (NaN follows default_left,
 // else v < threshold goes left) and the same float additions in tree order.
+// kCat: a categorical model's layout (FlatForest::perf_cat_off): a lane at a
+// categorical node (kCatFlag in fdl) tests its value's code in the node's
+// set (in range: 0 <= v < 32 * words, the code its truncation), as CatStep
+// and perf_cat_step do.
 // GCC 12 warns about the gathers' unset pass-through operand.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+template <bool kCat>
 __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& ff,
                                                              const int32_t* tg, int K,
                                                              const float* xb, size_t rows, int d,
@@ -467,11 +471,19 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
   const __m512i zero = _mm512_setzero_si512();
   const __m512i one = _mm512_set1_epi32(1);
   const __m512i two = _mm512_set1_epi32(2);
-  const __m512i fmask = _mm512_set1_epi32(0x7fffffff);
+  // The feature index bits of fdl (a categorical layout's bit 30 is kCatFlag).
+  const __m512i fmask = _mm512_set1_epi32(kCat ? 0x3fffffff : 0x7fffffff);
+  const __m512i b31 = _mm512_set1_epi32(31);
+  const __m512i cflag = _mm512_set1_epi32((int)kCatFlag);
+  const __m512 zerof = _mm512_setzero_ps();
+  const __m512 f32 = _mm512_set1_ps(32.0f);
+  const uint32_t* bits = ff.cat_bits.data();
   alignas(64) float leaf[16];
   for (size_t t = 0; t < ntrees; ++t) {
     if (stop != nullptr && (*stop)()) return;
     const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
+    const uint32_t* coff = kCat ? ff.perf_cat_off.data() + ff.perf_start[t] : nullptr;
+    const uint32_t* cw = kCat ? ff.perf_cat_words.data() + ff.perf_start[t] : nullptr;
     const float* thr_base = &tr[0].thr;                     // node p's threshold at [2p]
     const int* fdl_base = (const int*)(const void*)&tr[0].fdl;  // its fdl at [2p]
     const int g = tg[t];
@@ -486,7 +498,7 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
         // perfect layout, thr and fdl interleaved) in two registers, picked
         // by permutation; deeper levels: gathers.
         const int lbase = (1 << l) - 1;
-        const bool small = l <= 4, mid = l == 5;
+        const bool small = l <= 4, mid = !kCat && l == 5;
         __m512i na = zero, nb = zero, nc = zero, nd = zero;
         if (small || mid) {
           na = _mm512_loadu_si512((const void*)(tr + lbase));
@@ -526,7 +538,25 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
           const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
           const __mmask16 lt = _mm512_cmp_ps_mask(v, thr, _CMP_LT_OQ);
           const __mmask16 dl = _mm512_cmplt_epi32_mask(fdl, zero);
-          const __mmask16 left = (__mmask16)((nan & dl) | (~nan & lt));
+          __mmask16 left_val = lt;
+          if (kCat) {
+            const __mmask16 cat = _mm512_test_epi32_mask(fdl, cflag);
+            if (cat != 0) {
+              const __m512i w = _mm512_mask_i32gather_epi32(zero, cat, p[u], (const int*)cw, 4);
+              const __m512 lim = _mm512_mul_ps(f32, _mm512_cvtepu32_ps(w));
+              const __mmask16 inr = (__mmask16)(cat & _mm512_cmp_ps_mask(v, zerof, _CMP_GE_OQ) &
+                                                _mm512_cmp_ps_mask(v, lim, _CMP_LT_OQ));
+              const __m512i c = _mm512_maskz_cvttps_epu32(inr, v);
+              const __m512i o = _mm512_mask_i32gather_epi32(zero, inr, p[u], (const int*)coff, 4);
+              const __m512i wi = _mm512_add_epi32(o, _mm512_srli_epi32(c, 5));
+              const __m512i word = _mm512_mask_i32gather_epi32(zero, inr, wi, (const int*)bits, 4);
+              const __m512i bit =
+                  _mm512_and_si512(_mm512_srlv_epi32(word, _mm512_and_si512(c, b31)), one);
+              const __mmask16 in_set = (__mmask16)(inr & _mm512_test_epi32_mask(bit, bit));
+              left_val = (__mmask16)((cat & ~in_set) | (~cat & lt));
+            }
+          }
+          const __mmask16 left = (__mmask16)((nan & dl) | (~nan & left_val));
           // left: 2p + 1, right: 2p + 2
           const __m512i r = _mm512_add_epi32(idx2, two);
           p[u] = _mm512_mask_sub_epi32(r, left, r, one);
@@ -546,118 +576,13 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
     for (; i < rows; ++i) {
       uint32_t nd = 0;
       const float* xr = xb + i * (size_t)d;
-      for (int l = 0; l < depth; ++l) nd = perf_step(tr, nd, xr);
+      for (int l = 0; l < depth; ++l)
+        nd = kCat ? perf_cat_step(tr, coff, cw, bits, nd, xr) : perf_step(tr, nd, xr);
       a[i * K + g] += tr[nd].thr;
     }
   }
 }
 
-#pragma GCC diagnostic pop
-
-// perfect_trees_avx512 for a categorical model (FlatForest::perf_cat_off):
-// a lane at a categorical node tests its value's code in the node's set
-// (in range: 0 <= v < 32 * words, the code its truncation), as CatStep and
-// perf_cat_step do; trees in order, the same float additions.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-__attribute__((target("avx512f"))) void perfect_cat_trees_avx512(const FlatForest& ff,
-                                                                 const int32_t* tg, int K,
-                                                                 const float* xb, size_t rows,
-                                                                 int d, float* a, BlockStop* stop) {
-  const size_t ntrees = ff.perf_start.size();
-  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const __m512i rowoff = _mm512_mullo_epi32(lane, _mm512_set1_epi32(d));
-  const __m512i zero = _mm512_setzero_si512();
-  const __m512i one = _mm512_set1_epi32(1);
-  const __m512i two = _mm512_set1_epi32(2);
-  const __m512i b31 = _mm512_set1_epi32(31);
-  const __m512i fmask = _mm512_set1_epi32(0x3fffffff);
-  const __m512i cflag = _mm512_set1_epi32((int)kCatFlag);
-  const __m512 zerof = _mm512_setzero_ps();
-  const __m512 f32 = _mm512_set1_ps(32.0f);
-  const uint32_t* bits = ff.cat_bits.data();
-  alignas(64) float leaf[16];
-  for (size_t t = 0; t < ntrees; ++t) {
-    if (stop != nullptr && (*stop)()) return;
-    const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
-    const uint32_t* coff = ff.perf_cat_off.data() + ff.perf_start[t];
-    const uint32_t* cw = ff.perf_cat_words.data() + ff.perf_start[t];
-    const float* thr_base = &tr[0].thr;
-    const int* fdl_base = (const int*)(const void*)&tr[0].fdl;
-    const int g = tg[t];
-    const int depth = ff.depth[t];
-    size_t i = 0;
-    constexpr int V = 4;
-    for (; i + 16 * V <= rows; i += 16 * V) {
-      __m512i p[V];
-      for (int u = 0; u < V; ++u) p[u] = zero;
-      for (int l = 0; l < depth; ++l) {
-        const int lbase = (1 << l) - 1;
-        const bool small = l <= 4;
-        __m512i na = zero, nb = zero;
-        if (small) {
-          na = _mm512_loadu_si512((const void*)(tr + lbase));
-          nb = _mm512_loadu_si512((const void*)(tr + lbase + 8));
-        }
-        const __m512i lb2 = _mm512_set1_epi32(2 * lbase);
-#pragma GCC unroll 4
-        for (int u = 0; u < V; ++u) {
-          const float* xr = xb + (i + 16 * u) * (size_t)d;
-          const __m512i idx2 = _mm512_slli_epi32(p[u], 1);
-          __m512 thr;
-          __m512i fdl;
-          if (small) {
-            const __m512i q2 = _mm512_sub_epi32(idx2, lb2);
-            thr = _mm512_castsi512_ps(_mm512_permutex2var_epi32(na, q2, nb));
-            fdl = _mm512_permutex2var_epi32(na, _mm512_add_epi32(q2, one), nb);
-          } else {
-            thr = _mm512_i32gather_ps(idx2, thr_base, 4);
-            fdl = _mm512_i32gather_epi32(idx2, fdl_base, 4);
-          }
-          const __m512i xi = _mm512_add_epi32(rowoff, _mm512_and_si512(fdl, fmask));
-          const __m512 v = _mm512_i32gather_ps(xi, xr, 4);
-          const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-          const __mmask16 lt = _mm512_cmp_ps_mask(v, thr, _CMP_LT_OQ);
-          const __mmask16 dl = _mm512_cmplt_epi32_mask(fdl, zero);
-          const __mmask16 cat = _mm512_test_epi32_mask(fdl, cflag);
-          __mmask16 left_val = lt;
-          if (cat != 0) {
-            const __m512i w = _mm512_mask_i32gather_epi32(zero, cat, p[u], (const int*)cw, 4);
-            const __m512 lim = _mm512_mul_ps(f32, _mm512_cvtepu32_ps(w));
-            const __mmask16 inr = (__mmask16)(cat & _mm512_cmp_ps_mask(v, zerof, _CMP_GE_OQ) &
-                                              _mm512_cmp_ps_mask(v, lim, _CMP_LT_OQ));
-            const __m512i c = _mm512_maskz_cvttps_epu32(inr, v);
-            const __m512i o = _mm512_mask_i32gather_epi32(zero, inr, p[u], (const int*)coff, 4);
-            const __m512i wi = _mm512_add_epi32(o, _mm512_srli_epi32(c, 5));
-            const __m512i word = _mm512_mask_i32gather_epi32(zero, inr, wi, (const int*)bits, 4);
-            const __m512i bit = _mm512_and_si512(_mm512_srlv_epi32(word, _mm512_and_si512(c, b31)), one);
-            const __mmask16 in_set = (__mmask16)(inr & _mm512_test_epi32_mask(bit, bit));
-            left_val = (__mmask16)((cat & ~in_set) | (~cat & lt));
-          }
-          const __mmask16 left = (__mmask16)((nan & dl) | (~nan & left_val));
-          const __m512i r = _mm512_add_epi32(idx2, two);
-          p[u] = _mm512_mask_sub_epi32(r, left, r, one);
-        }
-      }
-      for (int u = 0; u < V; ++u) {
-        const size_t i0 = i + 16 * u;
-        const __m512 lv = _mm512_i32gather_ps(_mm512_slli_epi32(p[u], 1), thr_base, 4);
-        if (K == 1) {
-          _mm512_storeu_ps(a + i0, _mm512_add_ps(_mm512_loadu_ps(a + i0), lv));
-        } else {
-          _mm512_store_ps(leaf, lv);
-          for (int j = 0; j < 16; ++j) a[(i0 + j) * K + g] += leaf[j];
-        }
-      }
-    }
-    for (; i < rows; ++i) {
-      uint32_t nd = 0;
-      const float* xr = xb + i * (size_t)d;
-      for (int l = 0; l < depth; ++l) nd = perf_cat_step(tr, coff, cw, bits, nd, xr);
-      a[i * K + g] += tr[nd].thr;
-    }
-  }
-}
 #pragma GCC diagnostic pop
 
 // Scores rows [0, rows) of xb (row-major, d features) into out (rows x K,
@@ -683,7 +608,7 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   const int kern = g_kernel.load(std::memory_order_relaxed);
   if (ff.categorical && ff.perfect && kern == 0 && cpu_has_avx512()) {
     // Categorical splits, shallow trees: 16 rows per step in AVX-512 lanes.
-    perfect_cat_trees_avx512(ff, tg, K, xb, rows, d, a, stop);
+    perfect_trees_avx512<true>(ff, tg, K, xb, rows, d, a, stop);
   } else if (ff.categorical) {
     // Categorical splits: row by row with each tree's own walk, trees in
     // order (the float additions of predict_margin_row).
@@ -697,7 +622,7 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   const int kernel = g_kernel.load(std::memory_order_relaxed);
   const bool perfect = ff.perfect && kernel != 2 && !ff.categorical;
   const bool simd = perfect && kernel == 0 && cpu_has_avx512();
-  if (simd) perfect_trees_avx512(ff, tg, K, xb, rows, d, a, stop);
+  if (simd) perfect_trees_avx512<false>(ff, tg, K, xb, rows, d, a, stop);
   const bool flat = !perfect && !ff.categorical;
   for (size_t t = 0; !simd && perfect && t < ntrees; ++t) {
     if (stop != nullptr && (*stop)()) return false;

@@ -1,6 +1,6 @@
 // Issue 15: models with categorical splits and trees of depth <= 10 are
 // scored 16 rows per step in AVX-512 lanes (predict.cpp,
-// perfect_cat_trees_avx512) where the CPU has them.  Every kernel gives
+// perfect_trees_avx512<true>) where the CPU has them.  Every kernel gives
 // the same bits: kernel 0 (the fastest available) against kernel 2 (the
 // categorical node table walked row group by row group) and against the
 // row walk (Tree::leaf_of), on random trees mixing numeric and
