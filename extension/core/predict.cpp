@@ -28,6 +28,38 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds)
   predict_margin_row(m, x, out, rounds, CancelFn());
 }
 
+namespace {
+// Trees tr[0, cnt) walked in lock-step from their roots for the row x: nd[j]
+// = tree j's leaf (independent load chains the CPU overlaps; a leaf stays
+// put).  kCat: the trees have categorical splits (Tree::goes_left's
+// decisions, categorical_split.h, spelled out without branches).
+template <bool kCat>
+inline void lockstep_leaves(const Tree* tr, size_t cnt, const float* x, int32_t* nd) {
+  for (;;) {
+    unsigned active = 0;
+    for (size_t j = 0; j < cnt; ++j) {
+      const Tree& t = tr[j];
+      const int32_t n = nd[j];
+      const int32_t l = t.left[n];
+      const unsigned inner = l >= 0;
+      // A leaf reads a dummy (its feature field is not trusted, and x may
+      // be empty); the pointer is picked without a branch.
+      const float dummy = 0.0f;
+      const float* src = inner ? x + t.feature[n] : &dummy;
+      const float v = *src;
+      const unsigned nan = v != v;
+      unsigned left_val = v < t.threshold[n];
+      if (kCat && t.is_categorical(n)) left_val = !t.cat_right(n, v);
+      const unsigned go_left = ((nan & (t.default_left[n] != 0)) | (~nan & left_val)) & 1u;
+      const int32_t c[3] = {t.right[n], l, n};
+      nd[j] = c[inner ? go_left : 2u];
+      active |= inner;
+    }
+    if (!active) break;
+  }
+}
+}  // namespace
+
 void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
                         const CancelFn& cancel) {
   const int K = m.num_output_group;
@@ -41,8 +73,7 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
     a = big.data();
   }
   for (int k = 0; k < K; ++k) a[k] = (float)m.base_margin[k];
-  // Eight trees walked in lock-step (independent load chains the CPU
-  // overlaps; a leaf stays put), then added in tree order as before.
+  // Eight trees walked in lock-step, then added in tree order as before.
   constexpr size_t G = 8;
   for (size_t i0 = 0; i0 < ntrees; i0 += G) {
     if (i0 != 0 && (i0 & 4095) == 0) check_cancel(cancel);
@@ -51,52 +82,10 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
     const Tree* const tr = m.trees.data() + i0;
     bool cat = false;
     for (size_t j = 0; j < cnt; ++j) cat |= tr[j].has_categorical();
-    if (cat) {
-      // Categorical splits: the same lock-step with Tree::goes_left's
-      // decisions (categorical_split.h) spelled out without branches.
-      for (;;) {
-        unsigned active = 0;
-        for (size_t j = 0; j < cnt; ++j) {
-          const Tree& t = tr[j];
-          const int32_t n = nd[j];
-          const int32_t l = t.left[n];
-          const unsigned inner = l >= 0;
-          const float dummy = 0.0f;
-          const float* src = inner ? x + t.feature[n] : &dummy;
-          const float v = *src;
-          const unsigned nan = v != v;
-          unsigned left_val = v < t.threshold[n];
-          if (t.is_categorical(n)) left_val = !t.cat_right(n, v);
-          const unsigned go_left = ((nan & (t.default_left[n] != 0)) | (~nan & left_val)) & 1u;
-          const int32_t c[3] = {t.right[n], l, n};
-          nd[j] = c[inner ? go_left : 2u];
-          active |= inner;
-        }
-        if (!active) break;
-      }
-      for (size_t j = 0; j < cnt; ++j) a[m.tree_group[i0 + j]] += tr[j].value[nd[j]];
-      continue;
-    }
-    for (;;) {
-      unsigned active = 0;
-      for (size_t j = 0; j < cnt; ++j) {
-        const Tree& t = tr[j];
-        const int32_t n = nd[j];
-        const int32_t l = t.left[n];
-        const unsigned inner = l >= 0;
-        // A leaf reads a dummy (its feature field is not trusted, and x may
-        // be empty); the pointer is picked without a branch.
-        const float dummy = 0.0f;
-        const float* src = inner ? x + t.feature[n] : &dummy;
-        const float v = *src;
-        const unsigned nan = v != v;
-        const unsigned go_left = ((nan & (t.default_left[n] != 0)) | (~nan & (v < t.threshold[n]))) & 1u;
-        const int32_t c[3] = {t.right[n], l, n};
-        nd[j] = c[inner ? go_left : 2u];
-        active |= inner;
-      }
-      if (!active) break;
-    }
+    if (cat)
+      lockstep_leaves<true>(tr, cnt, x, nd);
+    else
+      lockstep_leaves<false>(tr, cnt, x, nd);
     for (size_t j = 0; j < cnt; ++j) a[m.tree_group[i0 + j]] += tr[j].value[nd[j]];
   }
   for (int k = 0; k < K; ++k) out[k] = a[k];
