@@ -521,6 +521,15 @@ CREATE FUNCTION gbdt_evaluate(model gbdt_model, relation regclass, target text, 
 COMMENT ON FUNCTION gbdt_evaluate(gbdt_model, regclass, text, text) IS
   'Ranking metrics of a model per query group (group_column): ndcg, ndcg@k, map, map@k, pre@k';
 
+CREATE FUNCTION gbdt_evaluate(model gbdt_model, relation regclass, target text, group_column text,
+                              weight_column text)
+  RETURNS jsonb
+  AS 'MODULE_PATHNAME', 'gbdt_evaluate_ranking'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gbdt_evaluate(gbdt_model, regclass, text, text, text) IS
+  'Ranking metrics of a model per query group (group_column), weighted by the groups'' weights (weight_column: one weight per group, as XGBoost): sum(w * metric) / sum(w)';
+
 -- ---- validation relation, continued training (issue 12) ----
 -- gbdt_train gets a sixth argument, init_model (a new signature: the 0.1
 -- function is replaced).

@@ -1,10 +1,14 @@
 // gbdt_evaluate(model gbdt_model, relation regclass, target text,
-//               group_column text) -> jsonb
+//               group_column text [, weight_column text]) -> jsonb
 // Ranking metrics of a model on the rows of a relation, per query group
 // (the group column's values, any type, compared as text): ndcg, ndcg@k,
 // map, map@k, pre@k for k in 1, 3, 5, 10, and the model's own eval metric.
+// weight_column (XGBoost's group weights): one weight per query group,
+// every row of a group carrying it (finite, >= 0, not NULL); each metric is
+// then sum(w_g * metric_g) / sum(w_g) as XGBoost's (gbdt::rank_metric).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -34,6 +38,9 @@ struct RankEvalSink {
   GroupCoder* groups;
   float* labels;   // cap
   double* preds;   // cap
+  float* weights;  // cap; null without a weight column
+  int weight_col;  // reader index of the weight column
+  const char* weight_column;
   size_t n, cap;
   float* x;        // batch rows x nf
   size_t bn, bcap;
@@ -63,7 +70,20 @@ void rank_eval_row(void* arg, TupleTableSlot* slot, const float* vals, const boo
     size_t cap = s->cap * 2;
     s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
     s->preds = (double*)repalloc_huge(s->preds, sizeof(double) * cap);
+    if (s->weights != nullptr) s->weights = (float*)repalloc_huge(s->weights, sizeof(float) * cap);
     s->cap = cap;
+  }
+  if (s->weights != nullptr) {
+    const float w = vals[s->weight_col];
+    if (nulls[s->weight_col])
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                      errmsg("weight column \"%s\" contains NULL", s->weight_column),
+                      errhint("Every row with a target needs its query group's weight >= 0.")));
+    if (!(w >= 0) || !std::isfinite(w))
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("weight column \"%s\" contains %g: weights must be finite and >= 0",
+                             s->weight_column, (double)w)));
+    s->weights[s->n] = w;
   }
   s->labels[s->n++] = vals[0];
   scoring_row(s->layout, slot, vals, nulls, 1, s->x + s->bn * s->nf);
@@ -87,6 +107,8 @@ Datum gbdt_evaluate_ranking(PG_FUNCTION_ARGS) {
   Oid relid = PG_GETARG_OID(1);
   char* target = text_to_cstring(PG_GETARG_TEXT_PP(2));
   char* group = text_to_cstring(PG_GETARG_TEXT_PP(3));
+  // The 5-argument form (STRICT: a NULL weight column gives NULL).
+  char* weight = PG_NARGS() > 4 ? text_to_cstring(PG_GETARG_TEXT_PP(4)) : nullptr;
   if (m->num_output_group != 1)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("gbdt_evaluate with group_column needs a single-output model, not "
@@ -99,15 +121,26 @@ Datum gbdt_evaluate_ranking(PG_FUNCTION_ARGS) {
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                     errmsg("group_column \"%s\" is not a column of relation \"%s\"", group,
                            rel->name)));
+  ValKind wkind = ValKind::kNone;
+  if (weight != nullptr) {
+    if (strcmp(weight, target) == 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("weight_column \"%s\" is the target", weight)));
+    if (strcmp(weight, group) == 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("weight_column \"%s\" is the group_column", weight)));
+    wkind = require_numeric_column(rel, weight, "weight");
+  }
   int nf = m->n_features();
   ScoringLayout* layout =
       scoring_layout(rel, m->feature_names, get_call_cache(fcinfo)->categories, nullptr, nullptr,
                      nullptr);
-  const int ncols = layout->ncols + 2;
+  const int ncols = layout->ncols + 2 + (weight != nullptr ? 1 : 0);
   ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
   cols[0] = ReaderColumn{target, tkind, true, true};
   memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
   cols[layout->ncols + 1] = ReaderColumn{group, ValKind::kNone, false, false};
+  if (weight != nullptr) cols[layout->ncols + 2] = ReaderColumn{weight, wkind, false, false};
 
   MemoryContext cxt =
       AllocSetContextCreate(CurrentMemoryContext, "gbdt evaluate ranking", ALLOCSET_DEFAULT_SIZES);
@@ -123,6 +156,11 @@ Datum gbdt_evaluate_ranking(PG_FUNCTION_ARGS) {
   s.cap = 16384;
   s.labels = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s.cap);
   s.preds = (double*)MemoryContextAllocHuge(cxt, sizeof(double) * s.cap);
+  if (weight != nullptr) {
+    s.weights = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s.cap);
+    s.weight_col = layout->ncols + 2;
+    s.weight_column = weight;
+  }
 
   read_relation(rel, cols, ncols, rank_eval_row, &s, true);
   rank_eval_flush(&s);
@@ -150,6 +188,8 @@ Datum gbdt_evaluate_ranking(PG_FUNCTION_ARGS) {
                         errmsg("target column \"%s\" has value %g: NDCG with exponential gain "
                                "needs relevance degrees 0, 1, ..., 31",
                                target, (double)s.labels[i])));
+  // One weight per query group (names the group and both weights otherwise).
+  group_coder_check_weights(s.groups, s.weights, weight);
   const std::vector<uint32_t>* codes = &group_coder_codes(s.groups);
   char* json = nullptr;
   {
@@ -170,7 +210,8 @@ Datum gbdt_evaluate_ranking(PG_FUNCTION_ARGS) {
                         gbdt::json_escape(gbdt::objective_name(sp->model->objective));
       for (const std::string& nm : names)
         out += ", " + gbdt::json_escape(nm) + ": " +
-               gbdt::json_number(gbdt::rank_metric(nm, q, sp->preds, sp->labels, exp_gain));
+               gbdt::json_number(
+                   gbdt::rank_metric(nm, q, sp->preds, sp->labels, exp_gain, sp->weights));
       out += "}";
       json = pstrdup_nothrow(out);
     });

@@ -34,8 +34,10 @@ Checks, each printed; exits non-zero when one fails:
     gbdt >= XGBoost's - wtol (0.02: the two libraries' models differ on this
     set by their cut points, unweighted too, by up to 0.025), the weighted training
     metric ndcg@10 of gbdt equal to XGBoost's weighted ndcg@10 of gbdt's
-    exported model on the training rows (1e-6), and export / import of the
-    weighted models within 1e-6.
+    exported model on the training rows (1e-6), gbdt_evaluate(..., group_column,
+    weight_column) on the held-out rows equal to XGBoost's weighted ndcg@10
+    of the exported model (1e-6), and export / import of the weighted models
+    within 1e-6.
 """
 import argparse
 import json
@@ -203,6 +205,21 @@ def weighted_case(args, params, X, y, qid, tr, te, ids, cols, feats, unweighted,
             failures.append(f"weighted export max |diff| {d}")
         if not abs(train_metric - x_metric) <= 1e-6:
             failures.append(f"weighted train ndcg@10 {train_metric} != xgboost {x_metric}")
+        # gbdt_evaluate with a weight column: XGBoost's weighted ndcg@10 of
+        # the same (exported) model on the held-out rows.
+        psql("ALTER TABLE rank_parity_test ADD COLUMN IF NOT EXISTS w float8")
+        psql("UPDATE rank_parity_test SET w = 1 + (qid % 3) / 2.0")
+        ev = json.loads(psql("SELECT gbdt_evaluate(m, 'rank_parity_test', 'rel', 'qid', 'w') "
+                             "FROM rank_parity_mw")[0])
+        tgroups = np.unique(qid[te])
+        dte_w = xgb.DMatrix(X[te], y[te], feature_names=cols)
+        dte_w.set_group(np.bincount(qid[te])[tgroups])
+        dte_w.set_weight(np.array([group_weight(q) for q in tgroups]))
+        x_eval = float(b2.eval(dte_w).split(":")[-1])
+        print(f"weighted: gbdt_evaluate(..., 'qid', 'w') ndcg@10 {ev['ndcg@10']:.6f} "
+              f"xgboost (weighted, of gbdt's model) {x_eval:.6f}")
+        if not abs(ev["ndcg@10"] - x_eval) <= 1e-6:
+            failures.append(f"weighted gbdt_evaluate ndcg@10 {ev['ndcg@10']} != xgboost {x_eval}")
 
         bst.save_model(path)
         with open(path) as f:
