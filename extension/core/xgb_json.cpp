@@ -402,6 +402,13 @@ Model import_xgboost_json(const std::string& json) {
   long long num_class = as_int(need(lmp, "num_class", "learner_model_param"), "num_class");
   long long num_target = 1;
   if (lmp.get("num_target").valid()) num_target = as_int(lmp.get("num_target"), "num_target");
+  // XGBoost (1.6 .. 3.x) writes "1" for single-output and multi-class models
+  // and the number of quantiles for reg:quantileerror; its own parameter has
+  // the lower bound 1.  (Older documents leave it out: 1.)
+  if (num_target < 1)
+    malformed("learner_model_param.num_target = " + std::to_string(num_target) +
+              " is out of range: must be >= 1 (1, or the number of quantiles of a "
+              "reg:quantileerror model, at most " + std::to_string(kMaxQuantiles) + ")");
   // Q: several quantiles are several targets; other multi-target models are not supported.
   if (num_target > 1 && oi.code != Objective::kQuantile)
     unsupported("multi-target models (num_target > 1)");
