@@ -52,6 +52,7 @@ Exits non-zero when a check fails; prints one line per case and an
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -64,7 +65,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bench"))
 import real_tables  # noqa: E402  (the pip-downloaded public tables)
 from objectives_parity import (psql, load_json, gbdt_scores, m_mae, m_mphe, m_quantile,  # noqa: E402
                                m_rmsle, m_gamma_dev, m_tweedie, m_rmse, m_quantiles)
-import subprocess  # noqa: E402
 
 
 def m_poisson(p, y):
