@@ -535,10 +535,9 @@ void grow_parallel_trees(const ParallelRound& r, const TrainParams& p, int round
     for (int j = 0; j < P; ++j) trees->push_back(std::move(grown[(size_t)j][(size_t)k]));
   *margins = base;
   for (size_t i = 0; i < n; ++i) {
-    const uint8_t* row = &r.mx.bins[i * (size_t)d];
     for (size_t t = 0; t < trees->size(); ++t) {
-      const Tree& tr = (*trees)[t];
-      (*margins)[i * (size_t)K + t / (size_t)P] += tr.value[tr.leaf_of_bins(row, r.missing_bin.data())];
+      const Tree& tr = (*trees)[t];  // 1- or 2-byte entries (leaf_of_row)
+      (*margins)[i * (size_t)K + t / (size_t)P] += tr.value[r.mx.leaf_of_row(tr, i, r.missing_bin.data())];
     }
   }
   r.backend.init(r.bd, *margins);

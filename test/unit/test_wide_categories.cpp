@@ -152,6 +152,23 @@ TEST(WideCategories, SeparatesRareCategoriesTheOtherBinMerged) {
   }
 }
 
+// num_parallel_tree > 1 adds every tree's leaf to the round's margins from
+// the bin matrix: on a wide (2-byte) matrix that walk must read bins16.
+// Margins are checked against the predictor on every training row.
+TEST(WideCategories, ParallelTreesWalkTheWideMatrix) {
+  WideData w = make_wide(6000, 600, 300, 301);
+  TrainParams p = reg(4, 3);
+  p.num_parallel_tree = 3;
+  p.subsample = 0.8;
+  Model m = train_cpu(w.input(), p);
+  ASSERT_EQ(m.trees.size(), 12u);
+  EXPECT_GT(nodes_separating(m, 300, 301), 0);
+  // A model grown on wrong margins would not fit the two codes this well.
+  EXPECT_LT(rmse(m, w.D), 0.6);
+  Model again = train_cpu(w.input(), p);
+  EXPECT_EQ(gbdt_test::predict_all(m, w.D), gbdt_test::predict_all(again, w.D));
+}
+
 TEST(WideCategories, ThreadsSubsampleValidationAreDeterministic) {
   WideData w = make_wide(8000, 3000, 2500, 2999, 0.1);
   TrainParams p = reg(5, 4);
