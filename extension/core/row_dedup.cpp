@@ -43,7 +43,7 @@ struct KeyView {
     }
     if (i < row_bytes) {
       uint64_t v = 0;
-      std::memcpy(&v, p + i, row_bytes - i);
+      for (size_t j = i; j < row_bytes; ++j) v = (v << 8) | p[j];
       h = mix(h, v);
     }
     uint64_t x = bits(labels[r]);
@@ -52,8 +52,22 @@ struct KeyView {
     for (size_t k = 0; k < K; ++k) h = mix(h, bits(margins[r * K + k]));
     return h ^ (h >> 29);
   }
+  // Byte rows compared 8 bytes at a time (rows are short: a memcmp call
+  // costs more than the compare).
+  static bool bytes_equal(const uint8_t* a, const uint8_t* b, size_t len) {
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+      uint64_t x, y;
+      std::memcpy(&x, a + i, 8);
+      std::memcpy(&y, b + i, 8);
+      if (x != y) return false;
+    }
+    for (; i < len; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
   bool same(size_t a, size_t b) const {
-    if (std::memcmp(bins + a * row_bytes, bins + b * row_bytes, row_bytes) != 0) return false;
+    if (!bytes_equal(bins + a * row_bytes, bins + b * row_bytes, row_bytes)) return false;
     if (bits(labels[a]) != bits(labels[b])) return false;
     if (weights && bits(weights[a]) != bits(weights[b])) return false;
     for (size_t k = 0; k < K; ++k)
