@@ -31,6 +31,11 @@ struct BoostData {
   // (null: unweighted; with scale_pos_weight folded in).
   GradParams grad{};
   const float* weights = nullptr;        // n_rows
+  // M: row_dedup.h: each row stands for multiplicity[r] identical training
+  // rows (null: for itself), rows_represented in all (the quantizer's row
+  // count; 0: n_rows).  Only the CPU backend reads them.
+  const int32_t* multiplicity = nullptr;  // n_rows
+  size_t rows_represented = 0;
   SplitParams split{};
   int max_depth = 6;
   double subsample = 1.0;

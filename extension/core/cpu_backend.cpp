@@ -467,12 +467,22 @@ class CpuBackend final : public TreeBackend {
         a = std::max(a, mg[(size_t)t * K + k]);
         b = std::max(b, mh[(size_t)t * K + k]);
       }
-      quant_[k] = make_quantizer(a, b, n);
+      // M: the scale of all the rows the distinct ones stand for.
+      quant_[k] = make_quantizer(a, b, data_.rows_represented ? data_.rows_represented : n);
     }
+    const int32_t* mult = data_.multiplicity;  // M: row_dedup.h
     pool_->run_blocks_sized(n * (size_t)K * 2, n, [&](size_t b, size_t e, int) {
       for (int k = 0; k < K; ++k) {
         const double gs = quant_[k].g_scale, hs = quant_[k].h_scale;
         GradSum* slot = gp + (size_t)k * n;
+        if (mult) {
+          for (size_t r = b; r < e; ++r) {
+            double g, h;
+            get_gh(&slot[r], &g, &h);
+            slot[r] = quantize_rows(g, h, quant_[k], mult[r]);
+          }
+          continue;
+        }
         for (size_t r = b; r < e; ++r) {
           double g, h;
           get_gh(&slot[r], &g, &h);

@@ -80,6 +80,14 @@ GBDT_HD int64_t quantize(double v, double scale) {
 #endif
 }
 
+// M: the quantized pair of a row that stands for `mult` identical training
+// rows (row_dedup.h): exactly the sum of their `mult` equal pairs, as the
+// histograms of all the rows would add them (the quantizer's scale is made
+// for the rows represented, so the sum fits as it does without compression).
+GBDT_HD GradSum quantize_rows(double g, double h, const Quantizer& q, int64_t mult) {
+  return GradSum{quantize(g, q.g_scale) * mult, quantize(h, q.h_scale) * mult};
+}
+
 // Deterministic per-(seed, round, row) uniform draw in [0, 1).
 GBDT_HD uint64_t mix64(uint64_t z) {
   z += 0x9E3779B97F4A7C15ULL;

@@ -655,6 +655,12 @@ const ParamDef kParams[] = {
        p->verbose = kv.value != "0" && kv.value != "false";
      },
      nullptr},
+    {"row_dedup", "", "boolean", "true or false", "true",
+     "Train once on each set of identical rows (same bins, label, weight, initial margin) with "
+     "their count, where that builds the same model (CPU, no `subsample`, objectives with "
+     "per-row gradients)",
+     [](const ParamKV& kv, const ParamDef&, TrainParams* p) { p->row_dedup = rank_bool(kv); },
+     nullptr},
     {"tree_method", "", "string", "only hist", "hist", "`auto` and `gpu_hist` are accepted and mean `hist`",
      [](const ParamKV& kv, const ParamDef& d, TrainParams*) {
        if (kv.value != "hist" && kv.value != "auto" && kv.value != "gpu_hist")

@@ -69,6 +69,9 @@ struct TrainParams {
   std::string eval_metric;       // empty = objective's default; a comma-separated list
   std::string device = "";       // "", "auto", "cpu", "cuda"
   bool verbose = false;
+  // M: train on the distinct rows with their multiplicity where that is
+  // exact (row_dedup.h); not recorded (the model is the same either way).
+  bool row_dedup = true;
   // B (categorical columns, read by the PostgreSQL loader): integer columns
   // declared categorical (text/enum/bool columns are categorical anyway),
   // and the most distinct values a categorical column may have.

@@ -16,6 +16,7 @@
 #include "multi_quantile.h"
 #include "ranking.h"
 #include "objective.h"
+#include "row_dedup.h"
 #include "survival.h"  // X
 
 namespace gbdt {
@@ -747,7 +748,24 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     for (size_t r = 0; r < n; ++r)
       for (int k = 0; k < K; ++k) margins[r * K + k] = (float)m.base_margin[k];
   }
-  backend->init(bd, margins);
+  // M: identical training rows trained once with their count (row_dedup.h).
+  RowDedup dedup;
+  const bool deduped =
+      row_dedup_possible(p, oi, bd, backend->name() == "cpu") &&
+      dedup_rows(DedupInput{&in.matrix, y, gw, margins.data(), (size_t)K}, kDedupMaxDistinct,
+                 &dedup);
+  if (deduped) {
+    bd.matrix = &dedup.matrix;
+    bd.labels = dedup.labels.data();
+    bd.weights = dedup.weights.empty() ? nullptr : dedup.weights.data();
+    bd.n_rows = dedup.matrix.n_rows;
+    bd.multiplicity = dedup.multiplicity.data();
+    bd.rows_represented = n;
+    if (hooks.log && p.verbose)
+      hooks.log("training on " + std::to_string(bd.n_rows) + " distinct rows of " +
+                std::to_string(n));
+  }
+  backend->init(bd, deduped ? dedup.margins : margins);
 
   // Validation rows: margins kept up to date by scoring each new tree.
   std::vector<double> vmargin(n_valid * (size_t)K);
@@ -775,7 +793,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     std::vector<Tree> trees;
     if (P > 1) {
       // Q: num_parallel_tree trees per group on this round's gradients.
-      ParallelRound pr{*backend, bd, in.matrix, missing_bin, y, w, &bd.tree_ext.monotone};
+      ParallelRound pr{*backend, bd, *bd.matrix, missing_bin, y, w, &bd.tree_ext.monotone};
       grow_parallel_trees(pr, p, init_rounds + round, refit_alphas, &trees, &margins);
     } else {
     if (oi.leaf_quantile) backend->margins(&before);
@@ -851,6 +869,11 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   if (m.report.best_iteration < 0 ||
       (size_t)(m.report.best_iteration + 1) * M == m.report.validation_metric.size()) {
     backend->margins(&margins);
+    if (deduped) {  // M: per training row
+      std::vector<float> distinct;
+      distinct.swap(margins);
+      expand_rows(dedup, distinct, (size_t)K, &margins);
+    }
     pred.assign(margins.begin(), margins.end());
   } else {
     // Early stopping dropped trees: score the training rows with the kept

@@ -36,6 +36,8 @@ Environment (defaults in brackets):
   GBDT_BENCH_NTHREADS     thread counts ["1 2"]
   GBDT_BENCH_QUIET_WAIT   seconds to wait for idle CPUs before a timed step [3]
   GBDT_BENCH_REPEAT       timed trainings per step, fastest kept [1]
+  GBDT_BENCH_GBDT_PARAMS  JSON object of extra gbdt_train parameters [{}],
+                          e.g. '{"row_dedup": false}' for a before/after run
   GBDT_BENCH_OMP_WAIT_POLICY  OMP_WAIT_POLICY for XGBoost / LightGBM [auto]:
                           "auto" = PASSIVE when the load average at start is
                           above half the cores, else the library default.
@@ -223,7 +225,8 @@ def gbdt_side(conn, ds, name):
     conn.commit()
     r = dict(train_s={})
     for nt in NTHREADS:
-        params = json.dumps(dict(num_round=ROUNDS, max_depth=DEPTH, eta=ETA, max_bin=BINS, nthread=nt))
+        params = json.dumps(dict(num_round=ROUNDS, max_depth=DEPTH, eta=ETA, max_bin=BINS, nthread=nt,
+                                 **json.loads(os.environ.get("GBDT_BENCH_GBDT_PARAMS", "{}"))))
         for _ in range(REPEAT):
             cur.execute("DELETE FROM suite_models WHERE name = %s AND nthread = %s", (name, nt))
             conn.commit()

@@ -1,0 +1,262 @@
+// M: exact duplicate-row compression (row_dedup.h).  Training on the
+// distinct rows with their multiplicity must build the very same model
+// (serialized bytes, training and validation metrics included) as training
+// on every row; where it cannot be exact it must not run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "continue_training.h"
+#include "model.h"
+#include "row_dedup.h"
+#include "test_util.h"
+#include "trainer.h"
+
+using namespace gbdt;
+using gbdt_test::Task;
+using gbdt_test::unif;
+
+namespace {
+
+// Few levels per column (levels 0..L-1 as floats, `missing` NaN), so rows
+// repeat; labels discrete too (regression: quarter steps).
+struct DupData {
+  gbdt_test::Data D;
+  std::vector<float> w;  // empty: unweighted
+  bool categorical = false;
+  std::vector<std::vector<std::string>> cats;
+
+  TrainInput input() const {
+    TrainInput in = D.input();
+    if (!w.empty()) in.weights = w.data();
+    if (categorical) {
+      in.feature_types[0] = FeatureType::kCategorical;
+      in.categories = cats;
+    }
+    return in;
+  }
+};
+
+DupData make_dup(size_t n, int d, int levels, Task task, double missing, uint64_t seed,
+                 bool weights = false, bool categorical = false) {
+  DupData R;
+  gbdt_test::Data& D = R.D;
+  D.n = n;
+  D.d = d;
+  D.cols.assign((size_t)d, std::vector<float>(n));
+  D.y.resize(n);
+  for (int f = 0; f < d; ++f) D.names.push_back("f" + std::to_string(f));
+  for (size_t r = 0; r < n; ++r) {
+    double x[4] = {0, 0, 0, 0};
+    for (int f = 0; f < d; ++f) {
+      const int v = (int)(unif(seed * 100 + (uint64_t)f, r) * levels);
+      const bool miss = missing > 0 && unif(seed * 31 + (uint64_t)f, r) < missing;
+      if (f < 4) x[f] = miss ? 0.5 * levels : v;
+      D.cols[f][r] = miss ? NAN : (float)v;
+    }
+    const double noise = std::floor(unif(seed ^ 0x5EEDULL, r) * 3) - 1;  // -1, 0, 1
+    const double s = (x[0] - 0.5 * levels) + 0.5 * std::sin(x[1]) + 0.25 * x[2] * (x[3] - 1) +
+                     0.5 * noise;
+    switch (task) {
+      case Task::kRegression: D.y[r] = (float)(std::round(4 * s) / 4); break;
+      case Task::kBinary: D.y[r] = s > 0 ? 1.0f : 0.0f; break;
+      case Task::kMulticlass: D.y[r] = (float)(s < -1 ? 0 : s < 0.5 ? 1 : 2); break;
+      case Task::kCount: D.y[r] = (float)std::max(0.0, std::round(s + 2)); break;
+    }
+  }
+  if (weights) {
+    R.w.resize(n);
+    for (size_t r = 0; r < n; ++r) R.w[r] = (float)(0.5 * (1 + (int)(unif(seed + 9, r) * 3)));
+  }
+  if (categorical) {
+    R.categorical = true;
+    R.cats.assign((size_t)d, {});
+    for (int c = 0; c < levels; ++c) R.cats[0].push_back("c" + std::to_string(c));
+  }
+  return R;
+}
+
+struct Run {
+  Model m;
+  bool deduped = false;
+  std::vector<uint8_t> bytes;
+};
+
+TrainHooks hooks_logging(bool* deduped) {
+  TrainHooks h;
+  h.default_device = "cpu";
+  h.log = [deduped](const std::string& s) {
+    if (s.find("distinct rows") != std::string::npos) *deduped = true;
+  };
+  return h;
+}
+
+Run train_with(const DupData& R, TrainParams p, bool dedup, const Model* init = nullptr) {
+  p.row_dedup = dedup;
+  p.verbose = true;
+  Run out;
+  const TrainHooks h = hooks_logging(&out.deduped);
+  out.m = init ? continue_training(R.input(), *init, p, h) : train_model(R.input(), p, h, "label");
+  out.bytes = serialize_model(out.m);
+  return out;
+}
+
+// Dedup on and off: the same bytes; on actually compressed (`expect_on`).
+void expect_same(const DupData& R, const TrainParams& p, bool expect_on = true,
+                 const Model* init = nullptr) {
+  const Run on = train_with(R, p, true, init), off = train_with(R, p, false, init);
+  EXPECT_EQ(on.deduped, expect_on);
+  EXPECT_FALSE(off.deduped);
+  EXPECT_EQ(on.m.trees.size(), off.m.trees.size());
+  EXPECT_EQ(on.m.report.train_metric, off.m.report.train_metric);
+  EXPECT_EQ(on.m.report.validation_metric, off.m.report.validation_metric);
+  EXPECT_EQ(on.m.report.best_iteration, off.m.report.best_iteration);
+  EXPECT_TRUE(on.bytes == off.bytes) << "models differ";
+}
+
+}  // namespace
+
+TEST(RowDedup, DistinctRowsAndMultiplicities) {
+  BinnedMatrix m;
+  m.n_rows = 6;
+  m.n_features = 3;
+  m.resize_entries();
+  const uint8_t rows[6][3] = {{1, 2, 3}, {1, 2, 3}, {0, 0, 0}, {1, 2, 3}, {0, 0, 0}, {1, 2, 4}};
+  for (size_t r = 0; r < 6; ++r)
+    for (int f = 0; f < 3; ++f) m.set(r, f, rows[r][f]);
+  const std::vector<float> y = {1, 1, 0, 0, 0, 1};  // row 3: same bins as 0, other label
+  const std::vector<float> mg = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+  RowDedup d;
+  ASSERT_TRUE(dedup_rows(DedupInput{&m, y.data(), nullptr, mg.data(), 1}, 1.0, &d));
+  ASSERT_EQ(d.matrix.n_rows, 4u);
+  EXPECT_EQ(d.n_rows, 6u);
+  EXPECT_EQ(d.row_of, (std::vector<uint32_t>{0, 0, 1, 2, 1, 3}));
+  EXPECT_EQ(d.multiplicity, (std::vector<int32_t>{2, 2, 1, 1}));
+  EXPECT_EQ(d.labels, (std::vector<float>{1, 0, 0, 1}));
+  EXPECT_EQ(d.matrix.at(3, 2), 4u);
+  EXPECT_EQ(d.matrix.at(2, 0), 1u);
+  // Weights and margins are part of the key.
+  const std::vector<float> w = {1, 2, 1, 1, 1, 1};
+  ASSERT_TRUE(dedup_rows(DedupInput{&m, y.data(), w.data(), mg.data(), 1}, 1.0, &d));
+  EXPECT_EQ(d.matrix.n_rows, 5u);
+  EXPECT_EQ(d.weights, (std::vector<float>{1, 2, 1, 1, 1}));
+  const std::vector<float> mg2 = {0.5f, 0.5f, 0.5f, 0.5f, -0.0f, 0.5f};
+  ASSERT_TRUE(dedup_rows(DedupInput{&m, y.data(), nullptr, mg2.data(), 1}, 1.0, &d));
+  EXPECT_EQ(d.matrix.n_rows, 5u);
+  std::vector<float> expanded;
+  expand_rows(d, d.margins, 1, &expanded);
+  EXPECT_EQ(std::signbit(expanded[4]), true);
+  EXPECT_EQ(expanded[3], 0.5f);
+  // More distinct rows than the bound: not compressed.
+  EXPECT_FALSE(dedup_rows(DedupInput{&m, y.data(), nullptr, mg.data(), 1}, 0.5, &d));
+  EXPECT_EQ(d.matrix.n_rows, 0u);
+  EXPECT_TRUE(d.row_of.empty());
+}
+
+TEST(RowDedup, WideBinsAndLargeTables) {
+  // 2-byte entries are compared whole.
+  BinnedMatrix m;
+  m.n_rows = 4;
+  m.n_features = 1;
+  m.wide = true;
+  m.resize_entries();
+  m.set(0, 0, 300);
+  m.set(1, 0, 300 + 256);  // the same low byte
+  m.set(2, 0, 300);
+  m.set(3, 0, 44);
+  const std::vector<float> y(4, 0.0f);
+  RowDedup d;
+  ASSERT_TRUE(dedup_rows(DedupInput{&m, y.data(), nullptr, nullptr, 1}, 1.0, &d));
+  EXPECT_EQ(d.multiplicity, (std::vector<int32_t>{2, 1, 1}));
+  EXPECT_EQ(d.matrix.at(1, 0), 556u);
+  // 300k rows: all distinct (refused, by the sample) and few distinct.
+  const size_t n = 300000;
+  BinnedMatrix big;
+  big.n_rows = n;
+  big.n_features = 3;
+  big.resize_entries();
+  std::vector<float> yb(n);
+  for (size_t r = 0; r < n; ++r) {
+    big.set(r, 0, (uint32_t)(r & 255));
+    big.set(r, 1, (uint32_t)((r >> 8) & 255));
+    big.set(r, 2, (uint32_t)(r >> 16));
+    yb[r] = 0;
+  }
+  EXPECT_FALSE(dedup_rows(DedupInput{&big, yb.data(), nullptr, nullptr, 1}, kDedupMaxDistinct, &d));
+  for (size_t r = 0; r < n; ++r) big.set(r, 2, 0);  // 65536 distinct of 300k
+  ASSERT_TRUE(dedup_rows(DedupInput{&big, yb.data(), nullptr, nullptr, 1}, kDedupMaxDistinct, &d));
+  EXPECT_EQ(d.matrix.n_rows, 65536u);
+  size_t total = 0;
+  for (int32_t c : d.multiplicity) total += (size_t)c;
+  EXPECT_EQ(total, n);
+}
+
+TEST(RowDedup, SameModelBinaryRegressionMulticlass) {
+  TrainParams p = gbdt_test::params_for(Task::kBinary, 12, 1);
+  expect_same(make_dup(4000, 4, 4, Task::kBinary, 0.0, 1), p);
+  p.nthread = 2;
+  p.eval_metric = "logloss,auc,error";
+  expect_same(make_dup(4000, 4, 4, Task::kBinary, 0.1, 2), p);
+  TrainParams r = gbdt_test::params_for(Task::kRegression, 12, 2);
+  r.eval_metric = "rmse,mae";
+  expect_same(make_dup(5000, 3, 5, Task::kRegression, 0.05, 3), r);
+  TrainParams c = gbdt_test::params_for(Task::kMulticlass, 8, 1);
+  c.num_class = 3;
+  c.eval_metric = "mlogloss,merror";
+  expect_same(make_dup(4000, 4, 3, Task::kMulticlass, 0.0, 4), c);
+  TrainParams q = gbdt_test::params_for(Task::kCount, 8, 1);
+  expect_same(make_dup(3000, 3, 4, Task::kCount, 0.0, 5), q);
+}
+
+TEST(RowDedup, SameModelWeightsCategoricalValidation) {
+  TrainParams p = gbdt_test::params_for(Task::kBinary, 15, 2);
+  p.scale_pos_weight = 2.5;
+  expect_same(make_dup(4000, 4, 4, Task::kBinary, 0.1, 6, /*weights=*/true), p);
+  TrainParams c = gbdt_test::params_for(Task::kRegression, 10, 1);
+  expect_same(make_dup(4000, 3, 5, Task::kRegression, 0.1, 7, false, /*categorical=*/true), c);
+  // Validation split, several metrics, early stopping (the training metric
+  // of the kept trees is scored row by row).
+  TrainParams v = gbdt_test::params_for(Task::kBinary, 60, 1);
+  v.validation_fraction = 0.25;
+  v.eval_metric = "error,logloss";
+  v.early_stopping_rounds = 3;
+  v.eta = 0.6;
+  expect_same(make_dup(3000, 4, 4, Task::kBinary, 0.0, 8, true), v);
+  // Depthwise growth with the general grower (constraints) and lossguide,
+  // and num_parallel_tree.
+  TrainParams g = gbdt_test::params_for(Task::kRegression, 8, 2);
+  g.monotone_constraints = "(1,0,0)";
+  expect_same(make_dup(3000, 3, 5, Task::kRegression, 0.0, 9), g);
+  TrainParams l = gbdt_test::params_for(Task::kBinary, 8, 1);
+  l.lossguide = true;
+  l.max_leaves = 7;
+  expect_same(make_dup(3000, 4, 4, Task::kBinary, 0.0, 10), l);
+  TrainParams pt = gbdt_test::params_for(Task::kBinary, 5, 1);
+  pt.num_parallel_tree = 3;
+  pt.colsample_bytree = 0.7;
+  expect_same(make_dup(3000, 4, 4, Task::kBinary, 0.0, 11), pt);
+}
+
+TEST(RowDedup, SameModelContinuedTraining) {
+  const DupData R = make_dup(4000, 4, 4, Task::kBinary, 0.05, 12, true);
+  TrainParams p = gbdt_test::params_for(Task::kBinary, 6, 1);
+  p.row_dedup = false;
+  const Model init = gbdt_test::train(R.D, p);
+  expect_same(R, p, true, &init);
+}
+
+TEST(RowDedup, OffWhereNotExact) {
+  const DupData R = make_dup(3000, 3, 4, Task::kRegression, 0.0, 13);
+  TrainParams s = gbdt_test::params_for(Task::kRegression, 5, 1);
+  s.subsample = 0.7;  // the sample draws per row index
+  expect_same(R, s, false);
+  TrainParams a = gbdt_test::params_for(Task::kRegression, 5, 1);
+  a.objective = Objective::kAbsoluteError;  // leaves refit on per-row residuals
+  expect_same(R, a, false);
+  // A continuous column: (nearly) every row distinct.
+  DupData C = R;
+  for (size_t r = 0; r < C.D.n; ++r) C.D.cols[1][r] = (float)unif(77, r);
+  expect_same(C, gbdt_test::params_for(Task::kRegression, 5, 1), false);
+}
