@@ -8,10 +8,13 @@
 //  - the candidates' order, the stable sort by weight, is the order of the
 //    keys (weight, bin) (the bins arrive ascending, so a stable sort breaks
 //    weight ties by bin; -0.0 == 0.0 compare equal in both).  Only the first
-//    and the last lim of that order make candidates, so when 2 lim < m the
-//    lim smallest and the lim largest keys are selected (nth_element, O(m))
-//    and only they are sorted; otherwise all m are sorted (O(m log m), where
-//    the reference's insertion sort takes O(m^2) up to 256 categories);
+//    and the last lim of that order make candidates, so when 8 lim < m only
+//    the items beyond bounds taken from a sample are sorted
+//    (cat_select_ends); otherwise all m are (O(m log m), where the
+//    reference's insertion sort takes O(m^2) up to 256 categories).  The
+//    sorts (radix sorts of the weights' bits, stable, so ties keep the bin
+//    order) and the selection pass are branch-free: weight comparisons are
+//    unpredictable;
 //  - the gains of all candidates are computed into arrays by a Gains
 //    function (the backend passes its vectorized gains when max_delta_step
 //    is 0; CatScalarGains is split_gain_given_parent itself) and the winner
@@ -25,6 +28,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -39,13 +43,6 @@ namespace gbdt {
 struct CatItem {
   double w;
   int32_t bin;
-};
-
-// Strict total order of the keys (bins are distinct): the stable order.
-struct CatItemLess {
-  bool operator()(const CatItem& a, const CatItem& b) const {
-    return a.w < b.w || (a.w == b.w && a.bin < b.bin);
-  }
 };
 
 // The largest gain of the left sums (lg[i] + og, lh[i] + oh), i < n, and the
@@ -79,9 +76,9 @@ struct CatScanScratch {
   // nb: the most value bins of any categorical feature scanned.
   void reserve(int nb) {
     items.resize((size_t)nb + 1);
-    sel.resize((size_t)nb + 1);     // 2 lim < m <= nb
-    buf_lo.resize(2 * (size_t)nb + 4);  // 4 lim
-    buf_hi.resize(2 * (size_t)nb + 4);
+    sel.resize((size_t)nb + 1);         // 2 lim < m <= nb
+    buf_lo.resize(2 * (size_t)nb + 2);  // m items and cat_sort's scratch
+    buf_hi.resize(2 * (size_t)nb + 2);
     lg.assign(2 * (size_t)nb + 8, 0);
     lh.assign(2 * (size_t)nb + 8, 0);
   }
@@ -131,53 +128,97 @@ inline void cat_item_weights(const GradSum* h, CatItem* it, int m, const SplitPa
   }
 }
 
-// The first lim and the last lim of the order of it[0 .. m) by (w, bin)
-// (2 lim < m), each sorted, into sel[0 .. lim) and sel[lim .. 2 lim).  One
-// pass with a threshold per end: an item enters an end's buffer (buf_lo,
-// buf_hi: 4 lim items each) only when its key is beyond the lim-th key kept
-// so far; a full buffer keeps its lim best (nth_element), the lim-th of them
-// becoming the threshold.  The low end reads the items in bin order, the
-// high end backwards, so that items tied on the weight (common: one-row
-// categories of a node share a handful of gradients) arrive worst key first
-// and are passed over.  After the first few hundred items almost every item
-// is passed over by two predictable comparisons.
-inline void cat_select_ends(const CatItem* it, int m, int lim, CatItem* buf_lo, CatItem* buf_hi,
-                            CatItem* sel) {
-  const CatItemLess less;
-  auto greater = [&less](const CatItem& a, const CatItem& b) { return less(b, a); };
-  const int cap = 4 * lim;
-  int nlo = 0, nhi = 0;
-  bool tl = false, th = false;  // thresholds set
-  CatItem tlo{0, 0}, thi{0, 0};
-  for (int i = 0; i < m; ++i) {
-    const CatItem& x = it[i];
-    if (!tl || less(x, tlo)) {
-      buf_lo[nlo++] = x;
-      if (nlo == cap) {
-        std::nth_element(buf_lo, buf_lo + (lim - 1), buf_lo + cap, less);
-        tlo = buf_lo[lim - 1];
-        tl = true;
-        nlo = lim;
+// The order of the keys (bins are distinct, so it is strict and total: the
+// stable order), without branches (an unpredictable comparison is the cost
+// of sorting weights).
+inline bool cat_key_less(const CatItem& a, const CatItem& b) {
+  return (a.w < b.w) | ((a.w == b.w) & (a.bin < b.bin));
+}
+
+// An unsigned key in the order of the weight w: -0.0 becomes +0.0 (they
+// compare equal, so they must tie), then the IEEE bits with the sign bit
+// flipped for w >= 0 and every bit flipped for w < 0 (no NaN here).
+inline uint64_t cat_weight_key(double w) {
+  w += 0.0;  // -0.0 + 0.0 = +0.0; every other value unchanged
+  uint64_t u;
+  std::memcpy(&u, &w, sizeof u);
+  return (u >> 63) ? ~u : (u | 0x8000000000000000ull);
+}
+
+// Sorts a[0 .. n), given in bin order, by (w, bin): a stable LSD radix sort
+// on cat_weight_key (8-bit digits; a digit that every key shares is skipped),
+// so weight ties keep the bin order; no comparisons, hence no mispredicted
+// branches.  tmp: n items.
+inline void cat_sort(CatItem* a, int n, CatItem* tmp) {
+  if (n < 2) return;
+  if (n <= 16) {  // insertion sort (bins ascending: ties stay in place)
+    for (int i = 1; i < n; ++i) {
+      const CatItem x = a[i];
+      int j = i - 1;
+      while (j >= 0 && a[j].w > x.w) {
+        a[j + 1] = a[j];
+        --j;
       }
+      a[j + 1] = x;
     }
-    const CatItem& y = it[m - 1 - i];
-    if (!th || less(thi, y)) {
-      buf_hi[nhi++] = y;
-      if (nhi == cap) {
-        std::nth_element(buf_hi, buf_hi + (lim - 1), buf_hi + cap, greater);
-        thi = buf_hi[lim - 1];
-        th = true;
-        nhi = lim;
-      }
-    }
+    return;
   }
-  // nlo, nhi >= lim: every item entered until a buffer first filled.
-  std::nth_element(buf_lo, buf_lo + (lim - 1), buf_lo + nlo, less);
-  std::nth_element(buf_hi, buf_hi + (lim - 1), buf_hi + nhi, greater);
+  uint32_t cnt[8][256];
+  std::memset(cnt, 0, sizeof cnt);
+  const uint64_t k0 = cat_weight_key(a[0].w);
+  uint64_t diff = 0;
+  for (int i = 0; i < n; ++i) {
+    const uint64_t k = cat_weight_key(a[i].w);
+    diff |= k ^ k0;
+    for (int d = 0; d < 8; ++d) ++cnt[d][(k >> (8 * d)) & 0xff];
+  }
+  CatItem* src = a;
+  CatItem* dst = tmp;
+  for (int d = 0; d < 8; ++d) {
+    if (((diff >> (8 * d)) & 0xff) == 0) continue;
+    uint32_t pos[256];
+    uint32_t sum = 0;
+    for (int v = 0; v < 256; ++v) {
+      pos[v] = sum;
+      sum += cnt[d][v];
+    }
+    for (int i = 0; i < n; ++i) dst[pos[(cat_weight_key(src[i].w) >> (8 * d)) & 0xff]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != a) std::copy(src, src + n, a);
+}
+
+// The first lim and the last lim of the order of it[0 .. m) by (w, bin)
+// (8 lim < m), each sorted, into sel[0 .. lim) and sel[lim .. 2 lim).
+// Returns false (sel undefined) in the rare case where the sample's bounds
+// were not wide enough; the caller sorts every item then.  A sample of 128
+// items spread over the bins is sorted; its elements of ranks about 2.5 lim
+// (128 / m) from either end bound the keys kept: one branch-free pass
+// copies the items at or beyond each bound into buf_lo / buf_hi (m items
+// each; about 2.5 lim are expected), and only those are sorted.
+inline bool cat_select_ends(const CatItem* it, int m, int lim, CatItem* buf_lo, CatItem* buf_hi,
+                            CatItem* sel) {
+  constexpr int kSample = 128;
+  CatItem sample[kSample], stmp[kSample];
+  for (int k = 0; k < kSample; ++k) sample[k] = it[(int)((int64_t)k * m / kSample)];
+  cat_sort(sample, kSample, stmp);
+  int r = (int)((5 * (int64_t)lim * kSample) / (2 * (int64_t)m));  // rank of ~2.5 lim
+  if (r > kSample / 2 - 1) r = kSample / 2 - 1;
+  const CatItem plo = sample[r], phi = sample[kSample - 1 - r];
+  int nlo = 0, nhi = 0;
+  for (int i = 0; i < m; ++i) {
+    const CatItem x = it[i];
+    buf_lo[nlo] = x;
+    nlo += !cat_key_less(plo, x);  // x <= plo
+    buf_hi[nhi] = x;
+    nhi += !cat_key_less(x, phi);  // x >= phi
+  }
+  if (nlo < lim || nhi < lim) return false;
+  cat_sort(buf_lo, nlo, buf_lo + nlo);
+  cat_sort(buf_hi, nhi, buf_hi + nhi);
   std::copy(buf_lo, buf_lo + lim, sel);
-  std::copy(buf_hi, buf_hi + lim, sel + lim);
-  std::sort(sel, sel + lim, less);
-  std::sort(sel + lim, sel + 2 * lim, less);
+  std::copy(buf_hi + (nhi - lim), buf_hi + nhi, sel + lim);
+  return true;
 }
 
 // As best_categorical_split_words(h, nb, feature, parent, sp, q, cp, set,
@@ -189,7 +230,6 @@ SplitCandidate best_categorical_split_cpu(const GradSum* h, int nb, int feature,
                                           const CatSplitParams& cp, uint32_t* set, int nwords,
                                           CatScanScratch& s, const Gains& gains) {
   for (int i = 0; i < nwords; ++i) set[i] = 0;
-  const CatItemLess less;
   const GradSum miss = h[nb];
   const bool has_miss = miss.g != 0 || miss.h != 0;
   CatItem* it = s.items.data();
@@ -222,12 +262,12 @@ SplitCandidate best_categorical_split_cpu(const GradSum* h, int nb, int feature,
     lim = m - 1;  // a set never takes every non-empty category
     if (cp.max_cat_threshold < lim) lim = cp.max_cat_threshold;
     if (lim <= 0) return no_split();
-    if (2 * lim < m) {
-      cat_select_ends(it, m, lim, s.buf_lo.data(), s.buf_hi.data(), s.sel.data());
+    if (8 * lim < m &&
+        cat_select_ends(it, m, lim, s.buf_lo.data(), s.buf_hi.data(), s.sel.data())) {
       first = s.sel.data();
       last = s.sel.data() + lim;
     } else {
-      std::sort(it, it + m, less);
+      cat_sort(it, m, s.buf_lo.data());
       first = it;
       last = it + (m - lim);
     }

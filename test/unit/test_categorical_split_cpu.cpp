@@ -143,25 +143,39 @@ TEST(CategoricalSplitCpu, WeightTiesAtTheSelectionBoundary) {
   EXPECT_EQ(splits, 12);
 }
 
-// cat_select_ends alone: the first and the last lim of a stable sort by weight.
-TEST(CategoricalSplitCpu, SelectEndsIsTheStableOrdersEnds) {
+// cat_select_ends alone: the first and the last lim of a stable sort by
+// weight; and cat_sort: the stable sort.
+TEST(CategoricalSplitCpu, SelectEndsAndSortGiveTheStableOrder) {
   std::mt19937_64 rng(7);
-  for (int m : {3, 10, 129, 300, 2000})
+  int selected = 0, runs = 0;
+  for (int m : {1, 2, 3, 10, 129, 300, 2000, 5000})
     for (int lim : {1, 4, 64, 100})
-      for (int distinct : {2, 7, 1000000}) {
-        if (2 * lim >= m) continue;
-        std::vector<CatItem> it((size_t)m);
-        for (int i = 0; i < m; ++i)
-          it[(size_t)i] = CatItem{(double)(int64_t)(rng() % (uint64_t)distinct) - distinct / 2.0, i * 2 + 1};
-        if (distinct == 2) it[0].w = -0.0;  // -0.0 ties with 0.0
-        std::vector<CatItem> bl(4 * (size_t)lim), bh(4 * (size_t)lim), sel(2 * (size_t)lim);
-        cat_select_ends(it.data(), m, lim, bl.data(), bh.data(), sel.data());
-        std::vector<CatItem> ref = it;
-        std::stable_sort(ref.begin(), ref.end(), [](const CatItem& a, const CatItem& b) { return a.w < b.w; });
-        for (int k = 0; k < lim; ++k) {
-          EXPECT_EQ(sel[(size_t)k].bin, ref[(size_t)k].bin) << m << " " << lim << " " << distinct << " lo " << k;
-          EXPECT_EQ(sel[(size_t)(lim + k)].bin, ref[(size_t)(m - lim + k)].bin)
-              << m << " " << lim << " " << distinct << " hi " << k;
+      for (int distinct : {2, 7, 1000000})
+        for (int layout = 0; layout < 3; ++layout) {
+          std::vector<CatItem> it((size_t)m);
+          for (int i = 0; i < m; ++i) {
+            // Random weights, or rising / falling with the bin.
+            const double v = layout == 0 ? (double)(int64_t)(rng() % (uint64_t)distinct)
+                             : layout == 1 ? (double)((int64_t)i * distinct / m)
+                                           : (double)(-(int64_t)i * distinct / m);
+            it[(size_t)i] = CatItem{v - distinct / 2.0, i * 2 + 1};
+          }
+          if (distinct == 2) it[0].w = -0.0;  // -0.0 ties with 0.0
+          std::vector<CatItem> ref = it;
+          std::stable_sort(ref.begin(), ref.end(), [](const CatItem& a, const CatItem& b) { return a.w < b.w; });
+          std::vector<CatItem> sorted = it, tmp((size_t)m);
+          cat_sort(sorted.data(), m, tmp.data());
+          for (int k = 0; k < m; ++k) ASSERT_EQ(sorted[(size_t)k].bin, ref[(size_t)k].bin) << m << " " << k;
+          if (8 * lim >= m) continue;
+          std::vector<CatItem> bl(2 * (size_t)m), bh(2 * (size_t)m), sel(2 * (size_t)lim);
+          ++runs;
+          if (!cat_select_ends(it.data(), m, lim, bl.data(), bh.data(), sel.data())) continue;
+          ++selected;
+          for (int k = 0; k < lim; ++k) {
+            EXPECT_EQ(sel[(size_t)k].bin, ref[(size_t)k].bin) << m << " " << lim << " " << distinct << " lo " << k;
+            EXPECT_EQ(sel[(size_t)(lim + k)].bin, ref[(size_t)(m - lim + k)].bin)
+                << m << " " << lim << " " << distinct << " hi " << k;
+          }
         }
-      }
+  EXPECT_GT(selected, runs * 3 / 4);
 }
