@@ -151,7 +151,7 @@ inline uint64_t cat_weight_key(double w) {
 // branches.  tmp: n items.
 inline void cat_sort(CatItem* a, int n, CatItem* tmp) {
   if (n < 2) return;
-  if (n <= 16) {  // insertion sort (bins ascending: ties stay in place)
+  if (n <= 64) {  // insertion sort (bins ascending: ties stay in place)
     for (int i = 1; i < n; ++i) {
       const CatItem x = a[i];
       int j = i - 1;
