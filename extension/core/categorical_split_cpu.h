@@ -135,57 +135,83 @@ inline bool cat_key_less(const CatItem& a, const CatItem& b) {
   return (a.w < b.w) | ((a.w == b.w) & (a.bin < b.bin));
 }
 
-// An unsigned key in the order of the weight w: -0.0 becomes +0.0 (they
-// compare equal, so they must tie), then the IEEE bits with the sign bit
-// flipped for w >= 0 and every bit flipped for w < 0 (no NaN here).
-inline uint64_t cat_weight_key(double w) {
-  w += 0.0;  // -0.0 + 0.0 = +0.0; every other value unchanged
-  uint64_t u;
-  std::memcpy(&u, &w, sizeof u);
-  return (u >> 63) ? ~u : (u | 0x8000000000000000ull);
+// An unsigned 32-bit key in the order of the weight w, rounded to float
+// (rounding is monotone: w1 <= w2 gives key(w1) <= key(w2), equal weights
+// equal keys): -0.0 becomes +0.0 (they compare equal, so they must tie),
+// then the IEEE bits with the sign bit flipped for w >= 0 and every bit
+// flipped for w < 0 (no NaN here).
+inline uint32_t cat_weight_key(double w) {
+  float f = (float)w + 0.0f;  // -0.0f + 0.0f = +0.0f; every other value unchanged
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return (u >> 31) ? ~u : (u | 0x80000000u);
 }
 
 // Sorts a[0 .. n), given in bin order, by (w, bin): a stable LSD radix sort
-// on cat_weight_key (8-bit digits; a digit that every key shares is skipped),
-// so weight ties keep the bin order; no comparisons, hence no mispredicted
-// branches.  tmp: n items.
+// on cat_weight_key (8-bit digits; a digit that every key shares is
+// skipped), so weight ties keep the bin order; then each run of equal keys
+// (weights rounded to the same float: rare) is sorted by the exact weight.
+// No comparison in the radix passes, hence few mispredicted branches.
+// tmp: n items.
 inline void cat_sort(CatItem* a, int n, CatItem* tmp) {
   if (n < 2) return;
-  if (n <= 64) {  // insertion sort (bins ascending: ties stay in place)
-    for (int i = 1; i < n; ++i) {
-      const CatItem x = a[i];
+  auto insertion = [](CatItem* x, int k) {  // stable: ties stay in bin order
+    for (int i = 1; i < k; ++i) {
+      const CatItem v = x[i];
       int j = i - 1;
-      while (j >= 0 && a[j].w > x.w) {
-        a[j + 1] = a[j];
+      while (j >= 0 && x[j].w > v.w) {
+        x[j + 1] = x[j];
         --j;
       }
-      a[j + 1] = x;
+      x[j + 1] = v;
     }
+  };
+  if (n <= 64) {
+    insertion(a, n);
     return;
   }
-  uint32_t cnt[8][256];
+  uint32_t cnt[4][256];
   std::memset(cnt, 0, sizeof cnt);
-  const uint64_t k0 = cat_weight_key(a[0].w);
-  uint64_t diff = 0;
+  const uint32_t k0 = cat_weight_key(a[0].w);
+  uint32_t diff = 0;
   for (int i = 0; i < n; ++i) {
-    const uint64_t k = cat_weight_key(a[i].w);
+    const uint32_t k = cat_weight_key(a[i].w);
     diff |= k ^ k0;
-    for (int d = 0; d < 8; ++d) ++cnt[d][(k >> (8 * d)) & 0xff];
+    ++cnt[0][k & 0xff];
+    ++cnt[1][(k >> 8) & 0xff];
+    ++cnt[2][(k >> 16) & 0xff];
+    ++cnt[3][k >> 24];
   }
   CatItem* src = a;
   CatItem* dst = tmp;
-  for (int d = 0; d < 8; ++d) {
-    if (((diff >> (8 * d)) & 0xff) == 0) continue;
+  for (int d = 0; d < 4; ++d) {
+    const int sh = 8 * d;
+    if (((diff >> sh) & 0xff) == 0) continue;
     uint32_t pos[256];
     uint32_t sum = 0;
     for (int v = 0; v < 256; ++v) {
       pos[v] = sum;
       sum += cnt[d][v];
     }
-    for (int i = 0; i < n; ++i) dst[pos[(cat_weight_key(src[i].w) >> (8 * d)) & 0xff]++] = src[i];
+    for (int i = 0; i < n; ++i) dst[pos[(cat_weight_key(src[i].w) >> sh) & 0xff]++] = src[i];
     std::swap(src, dst);
   }
   if (src != a) std::copy(src, src + n, a);
+  // Runs of equal keys: in bin order; sorted by the exact weight (ties by
+  // bin), by insertion when short, else by comparisons (O(k log k) even when
+  // every weight rounds to the same float).
+  for (int i = 0; i < n;) {
+    const uint32_t k = cat_weight_key(a[i].w);
+    int j = i + 1;
+    while (j < n && cat_weight_key(a[j].w) == k) ++j;
+    if (j - i <= 16)
+      insertion(a + i, j - i);
+    else
+      std::sort(a + i, a + j, [](const CatItem& x, const CatItem& y) {
+        return x.w < y.w || (x.w == y.w && x.bin < y.bin);
+      });
+    i = j;
+  }
 }
 
 // The first lim and the last lim of the order of it[0 .. m) by (w, bin)

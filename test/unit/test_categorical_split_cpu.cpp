@@ -151,13 +151,16 @@ TEST(CategoricalSplitCpu, SelectEndsAndSortGiveTheStableOrder) {
   for (int m : {1, 2, 3, 10, 129, 300, 2000, 5000})
     for (int lim : {1, 4, 64, 100})
       for (int distinct : {2, 7, 1000000})
-        for (int layout = 0; layout < 3; ++layout) {
+        for (int layout = 0; layout < 4; ++layout) {
           std::vector<CatItem> it((size_t)m);
           for (int i = 0; i < m; ++i) {
-            // Random weights, or rising / falling with the bin.
+            // Random weights, or rising / falling with the bin; layout 3:
+            // weights that differ below float precision (equal as floats).
             const double v = layout == 0 ? (double)(int64_t)(rng() % (uint64_t)distinct)
                              : layout == 1 ? (double)((int64_t)i * distinct / m)
-                                           : (double)(-(int64_t)i * distinct / m);
+                             : layout == 2 ? (double)(-(int64_t)i * distinct / m)
+                                           : distinct / 2.0 + 1.0 + (double)(rng() % 1000) * 1e-13 -
+                                                 (i % 2 ? 2e-13 : 0.0);
             it[(size_t)i] = CatItem{v - distinct / 2.0, i * 2 + 1};
           }
           if (distinct == 2) it[0].w = -0.0;  // -0.0 ties with 0.0
