@@ -12,9 +12,9 @@
 //    the items beyond bounds taken from a sample are sorted
 //    (cat_select_ends); otherwise all m are (O(m log m), where the
 //    reference's insertion sort takes O(m^2) up to 256 categories).  The
-//    sorts (radix sorts of the weights' bits, stable, so ties keep the bin
-//    order) and the selection pass are branch-free: weight comparisons are
-//    unpredictable;
+//    sorts (stable radix sorts of the weights rounded to float, so ties keep
+//    the bin order, then runs of equal floats by the exact weight) and the
+//    selection pass avoid branches: weight comparisons are unpredictable;
 //  - the gains of all candidates are computed into arrays by a Gains
 //    function (the backend passes its vectorized gains when max_delta_step
 //    is 0; CatScalarGains is split_gain_given_parent itself) and the winner
