@@ -24,6 +24,7 @@
 
 #include "backend.h"
 #include "categorical_split.h"
+#include "categorical_split_cpu.h"
 #include "constant_features.h"
 #include "gradient_pass.h"
 #include "gradients.h"
@@ -344,14 +345,8 @@ class CpuBackend final : public TreeBackend {
         cat_nw_.push_back(cat_set_words(c.nbins(f)));
         cat_stride_ += (size_t)cat_nw_.back();
       }
-    cat_scratch_.assign(any_cat_ ? (size_t)pool_->size() : 0, CatScratch{});
-    for (CatScratch& cs : cat_scratch_) {
-      const size_t m = (size_t)std::max(max_nb, 256);
-      cs.order.resize(m);
-      cs.order_tmp.resize(m);
-      cs.wt.resize(m);
-      cs.wt_tmp.resize(m);
-    }
+    cat_scratch_.assign(any_cat_ ? (size_t)pool_->size() : 0, CatScanScratch{});
+    for (CatScanScratch& cs : cat_scratch_) cs.reserve(max_nb);
     d.matrix->visit([&](auto* bins) { const_bin_ = constant_feature_bins(bins, n_, nf_); });
     varying_runs_ = varying_feature_runs(const_bin_, nf_);
     any_const_ = varying_runs_.size() != 1 || varying_runs_[0] != std::make_pair(0, nf_);
@@ -673,6 +668,28 @@ class CpuBackend final : public TreeBackend {
   }
 
   // ---- categorical splits (categorical_split.h) ----
+  // The best categorical split of feature f at node ln (categorical_split_cpu.h:
+  // the reference's candidate, its right set into the node's sets `sets`);
+  // the vectorized gains when max_delta_step is 0 (fast).
+  SplitCandidate best_categorical_split_scan(const LevelNode& ln, int f, const GainConsts& k,
+                                             bool fast, const Quantizer& q, uint32_t* sets,
+                                             CatScanScratch& cs) const {
+    const int ci = cat_index_[f];
+    const SplitParams& sp = data_.split;
+    const GradSum* h = ln.hist + off_[f];
+    const int nb = data_.cuts->nbins(f);
+    uint32_t* set = sets + cat_woff_[ci];
+    if (fast)
+      return best_categorical_split_cpu(
+          h, nb, f, ln.sum, sp, q, data_.cat_split, set, cat_nw_[ci], cs,
+          [&k](const int64_t* lg, const int64_t* lh, int n, int64_t og, int64_t oh) {
+            const GainMax r = gains_any(k, lg, lh, n, og, oh);
+            return CatGainMax{r.gain, r.at};
+          });
+    return best_categorical_split_cpu(h, nb, f, ln.sum, sp, q, data_.cat_split, set, cat_nw_[ci],
+                                      cs, CatScalarGains{sp, q, ln.sum, k.pg});
+  }
+
   // Rows idx[b..e) of a categorical split with right set `set` (set.nwords
   // words): like the numeric loop in partition(); returns the number of
   // left rows.
@@ -923,14 +940,11 @@ class CpuBackend final : public TreeBackend {
           if (!feature_mask[f]) continue;
           for (size_t j = 0; j < gsz; ++j) {
             const size_t i = i0 + j;
-            if (is_cat_[f]) {
-              CatScratch& cs = cat_scratch_[tid];
-              const int ci = cat_index_[f];
-              cand[i * nf_ + f] = best_categorical_split_words(
-                  level[i].hist + off_[f], data_.cuts->nbins(f), f, level[i].sum, sp, q,
-                  data_.cat_split, &cand_sets_[i * cat_stride_ + cat_woff_[ci]], cat_nw_[ci],
-                  cs.order.data(), cs.wt.data(), cs.order_tmp.data(), cs.wt_tmp.data());
-            } else
+            if (is_cat_[f])
+              cand[i * nf_ + f] = best_categorical_split_scan(level[i], f, k[j], fast, q,
+                                                              &cand_sets_[i * cat_stride_],
+                                                              cat_scratch_[tid]);
+            else
               cand[i * nf_ + f] = fast ? best_split_feature_fast(level[i], f, k[j], s)
                                        : best_split_feature(level[i], f, q);
           }
@@ -1092,11 +1106,7 @@ class CpuBackend final : public TreeBackend {
   size_t cat_stride_ = 0;
   std::vector<size_t> cat_woff_;
   std::vector<int> cat_nw_;
-  struct CatScratch {  // best_categorical_split_words' sort scratch, per thread
-    std::vector<int> order, order_tmp;
-    std::vector<double> wt, wt_tmp;
-  };
-  std::vector<CatScratch> cat_scratch_;
+  std::vector<CatScanScratch> cat_scratch_;  // best_categorical_split_cpu's, per thread
   std::vector<int> const_bin_;                     // per feature: the bin of every row, or -1
   std::vector<std::pair<int, int>> varying_runs_;  // runs of non-constant features
   bool any_const_ = false;

@@ -1,9 +1,11 @@
 // Engine-only training/evaluation on a data file (no PostgreSQL):
-//   engine_bench FILE [key=value ...] [test_every=5] [model_out=PATH]
+//   engine_bench FILE [key=value ...] [test_every=5] [model_out=PATH] [cat=F,F,...]
 // FILE: CSV (header label,f0,...), headerless TSV (label first) or a float32
 // .npy matrix [label, features...].  Rows with index % test_every ==
 // test_every-1 are held out (0 = none).  model_out: writes the serialized
 // model with the report's timings zeroed (byte-comparable across runs).
+// cat: 0-based feature indices to train as categorical (values are codes
+// 0..n-1, n = the largest code + 1; NaN = missing).
 // Prints JSON with timings, peak RSS during training and held-out metrics.
 #include <chrono>
 #include <cstdio>
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
     std::vector<gbdt::ParamKV> kvs;
     int test_every = 5;
     std::string model_out;
+    std::vector<int> cat_cols;
     for (int i = 2; i < argc; ++i) {
       std::string a = argv[i];
       size_t eq = a.find('=');
@@ -50,6 +53,14 @@ int main(int argc, char** argv) {
       std::string k = a.substr(0, eq), v = a.substr(eq + 1);
       if (k == "test_every") test_every = std::stoi(v);
       else if (k == "model_out") model_out = v;
+      else if (k == "cat") {
+        for (size_t a = 0; a < v.size();) {
+          size_t z = v.find(',', a);
+          if (z == std::string::npos) z = v.size();
+          cat_cols.push_back(std::stoi(v.substr(a, z - a)));
+          a = z + 1;
+        }
+      }
       else kvs.push_back({k, v, false});
     }
     gbdt::TrainParams p;
@@ -69,6 +80,18 @@ int main(int argc, char** argv) {
     for (int f = 0; f < d; ++f) in.features.columns.push_back(tr[f].data());
     in.labels = ytr.data();
     in.feature_names = df.names;
+    if (!cat_cols.empty()) {
+      in.feature_types.assign((size_t)d, gbdt::FeatureType::kFloat);
+      in.categories.assign((size_t)d, {});
+      for (int f : cat_cols) {
+        if (f < 0 || f >= d) throw std::runtime_error("cat: no feature " + std::to_string(f));
+        float mx = -1;
+        for (float x : tr[f]) if (x > mx) mx = x;
+        for (float x : te[f]) if (x > mx) mx = x;
+        in.feature_types[f] = gbdt::FeatureType::kCategorical;
+        for (int c = 0; c <= (int)mx; ++c) in.categories[f].push_back(std::to_string(c));
+      }
+    }
     gbdt::TrainHooks hooks;
     hooks.default_device = "cpu";
     long rss_before_kb = vm_hwm_kb();
