@@ -73,6 +73,9 @@ BinnedInput bin_with_cuts(const TrainInput& in, const Cuts& cuts, int nthread) {
   b.matrix = bin_matrix(in.features, cuts, nthread);
   b.labels.assign(in.labels, in.labels + in.features.n_rows);
   if (in.weights) b.weights.assign(in.weights, in.weights + in.features.n_rows);
+  // Ranking's query groups and survival:aft's upper bounds, as bin_input().
+  if (in.query_group) b.query_group.assign(in.query_group, in.query_group + in.features.n_rows);
+  if (in.labels_upper) b.labels_upper.assign(in.labels_upper, in.labels_upper + in.features.n_rows);
   b.feature_names = in.feature_names;
   b.feature_types = in.feature_types;
   b.rows_skipped = in.rows_skipped;
@@ -121,10 +124,9 @@ std::vector<float> init_model_margins(const Model& init, const ColumnInput& x, i
 }
 
 void init_model_validation(const Model& init, const ValidationRows& v,
-                           const std::vector<std::string>& metrics, const MetricParams& mp,
+                           const std::vector<std::string>& metrics, const ValidationMetricFn& metric,
                            std::vector<double>* margins, std::vector<double>* history) {
   const ObjectiveInfo& oi = objective_info(init.objective);
-  const float* vw = v.weights.empty() ? nullptr : v.weights.data();
   const size_t n = v.matrix.n_rows;
   const int d = v.matrix.n_features, K = init.num_output_group;
   std::vector<int> missing_bin((size_t)d);
@@ -155,9 +157,7 @@ void init_model_validation(const Model& init, const ValidationRows& v,
       else
         transform_margins(init, &pred[i * K]);
     }
-    for (const std::string& name : metrics)
-      history->push_back(
-          compute_metric(name, init.objective, K, pred.data(), v.labels.data(), n, vw, mp));
+    for (const std::string& name : metrics) history->push_back(metric(name, pred.data()));
   }
   margins->assign(acc.begin(), acc.end());
 }
@@ -184,6 +184,10 @@ Model continue_training(const TrainInput& in, const Model& init, TrainParams p,
   if (valid != nullptr) {
     v = make_validation_rows(valid->features, valid->labels, init.cuts, nthread, true,
                              valid->weights);
+    // Ranking's query groups and survival:aft's upper bounds of the rows.
+    const size_t nv = valid->features.n_rows;
+    if (valid->query_group) v.query_group.assign(valid->query_group, valid->query_group + nv);
+    if (valid->labels_upper) v.labels_upper.assign(valid->labels_upper, valid->labels_upper + nv);
     extras.validation = &v;
   }
   return train_binned(std::move(b), p, hooks, target_name, extras);

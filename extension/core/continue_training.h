@@ -2,6 +2,7 @@
 // rows (XGBoost's evals): the engine parts that prepare a training's
 // TrainExtras (trainer.h).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,9 +43,12 @@ std::vector<float> init_model_margins(const Model& init, const ColumnInput& x, i
 // metrics after each round appended to *history (round-major, as the
 // training's validation_metric; weighted by v.weights when given); *margins
 // ends at the whole init model's margins.  On v.x (floats) when kept, else
-// on the bins.
+// on the bins.  metric(name, pred) computes one metric on the validation
+// rows' transformed predictions (the training's own metric function: the
+// ranking metrics need the rows' query groups).
+using ValidationMetricFn = std::function<double(const std::string& name, const double* pred)>;
 void init_model_validation(const Model& init, const ValidationRows& v,
-                           const std::vector<std::string>& metrics, const MetricParams& mp,
+                           const std::vector<std::string>& metrics, const ValidationMetricFn& metric,
                            std::vector<double>* margins, std::vector<double>* history);
 
 // Continued training on a float input: bins with init's cuts, starts from

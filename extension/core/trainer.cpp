@@ -772,9 +772,15 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   if (init != nullptr && n_valid > 0) {
     // The init model's rounds, scored on the validation rows: the history
     // has one value per round of the whole model.
-    MetricParams vmp = mp;  // X: survival:aft's metrics read the validation upper bounds
-    if (!valid.labels_upper.empty()) vmp.label_upper = valid.labels_upper.data();
-    init_model_validation(*init, valid, metrics, vmp, &vmargin, &m.report.validation_metric);
+    // The same metric function as the rounds' (metric_of: ranking metrics
+    // per query group, survival:aft's on the validation upper bounds).
+    const float* vw0 = valid.weights.empty() ? nullptr : valid.weights.data();
+    init_model_validation(
+        *init, valid, metrics,
+        [&](const std::string& name, const double* pred) {
+          return metric_of(name, pred, valid.labels.data(), n_valid, vw0, valid.query_group, mp);
+        },
+        &vmargin, &m.report.validation_metric);
   } else {
     for (size_t i = 0; i < n_valid; ++i)
       for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
@@ -966,6 +972,13 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
         throw InvalidInput(std::string("validation_relation: ") + e.what());
       }
     }
+    // R: the ranking metrics are computed per query group of the validation rows.
+    if (objective_info(p.objective).ranking &&
+        extras.validation->query_group.size() != extras.validation->labels.size())
+      throw InvalidInput(std::string("parameter \"validation_relation\": ") +
+                         objective_name(p.objective) +
+                         " needs the query groups of the validation rows (a column named as "
+                         "group_column)");
     valid = std::move(*extras.validation);
   } else {
     if (extras.init_margins != nullptr && p.validation_fraction > 0) {

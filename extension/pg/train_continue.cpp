@@ -517,6 +517,20 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
     ex->upper_kind = require_numeric_column(vrel, spec.upper_column, "label_upper_bound_column");
     ex->upper = upper_bounds_create(cxt);
   }
+  // R: a ranking training's query groups, from the column of the training's
+  // group_column (the validation metrics are computed per query group).
+  if (spec.group_column != nullptr) {
+    if (find_column(vrel, spec.group_column) == nullptr)
+      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                      errmsg("group_column \"%s\" of the training does not exist in "
+                             "validation_relation \"%s\"",
+                             spec.group_column, vrel->name),
+                      errhint("a ranking objective's validation rows need their query groups, "
+                              "in a column of the same name.")));
+    if (ex == nullptr) ex = (RowExtras*)palloc0(sizeof(RowExtras));
+    ex->group_column = spec.group_column;
+    ex->groups = group_coder_create(cxt, spec.group_column);
+  }
   Rows s;
   read_rows(vrel, spec.target, tk, nf, nullptr, nullptr, nullptr, cxt, &s, classes, layout, ex);
   if (s.n == 0)
@@ -528,7 +542,10 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
   run_engine([&] {
     o->validation = new gbdt::ValidationRows(
         gbdt::make_validation_rows(columns_of(s), s.labels, data.cuts, spec.nthread, keep));
-    if (ex != nullptr) upper_bounds_take(ex->upper, &o->validation->labels_upper);  // X
+    if (ex != nullptr && ex->upper != nullptr)
+      upper_bounds_take(ex->upper, &o->validation->labels_upper);  // X
+    if (ex != nullptr && ex->groups != nullptr)  // R
+      group_coder_take(ex->groups, &o->validation->query_group);
     // A category never seen in training (code n) goes left at every
     // categorical split, as in scoring: its bin is n + 1 (past the missing
     // bin n), in no split's set.  When bin n + 1 does not fit the matrix's

@@ -379,6 +379,47 @@ std::vector<Case> all_cases() {
       cs[i].mirror = true;
     }
   }
+  // K: cross-feature combinations that reach the CUDA backend together
+  // (test/unit/test_feature_combinations.cpp sweeps them on the CPU): wide
+  // bins (> 255 categories, 2-byte bin matrix) x lossguide x
+  // num_parallel_tree x several quantiles x weights.
+  {
+    auto lg = [](const char* leaves, std::vector<std::pair<std::string, std::string>> extra) {
+      std::vector<std::pair<std::string, std::string>> kv = {{"grow_policy", "lossguide"},
+                                                             {"max_leaves", leaves}};
+      kv.insert(kv.end(), extra.begin(), extra.end());
+      return kv;
+    };
+    size_t i = add("cmb_cat400_lg_npt3_quantiles_weighted", 5000, 6, 0.02, O::kQuantile, 1, 0, 256, 3,
+                   lg("16", {{"num_parallel_tree", "3"}, {"quantile_alpha", "[0.1, 0.5, 0.9]"},
+                             {"weight_column", "w"}, {"subsample", "0.8"}, {"seed", "3"}}),
+                   true);
+    cs[i].cat_levels = 400;
+    i = add("cmb_cat400_npt3_bin_weighted_colsample", 5000, 6, 0.02, O::kLogistic, 1, 5, 256, 3,
+            {{"num_parallel_tree", "3"}, {"weight_column", "w"}, {"colsample_bynode", "0.7"},
+             {"subsample", "0.7"}, {"seed", "5"}},
+            true);
+    cs[i].cat_levels = 400;
+    i = add("cmb_cat600_lg_npt2_softprob3_weighted_valid", 5000, 6, 0.02, O::kSoftprob, 3, 4, 256, 3,
+            lg("8", {{"num_parallel_tree", "2"}, {"weight_column", "w"},
+                     {"validation_fraction", "0.2"}, {"seed", "6"}}),
+            true);
+    cs[i].cat_levels = 600;
+    i = add("cmb_cat300_lg_npt2_rank_ndcg_weighted", 5000, 6, 0.02, O::kRankNDCG, 5, 0, 256, 3,
+            lg("16", {{"group_column", "qid"}, {"num_parallel_tree", "2"}, {"weight_column", "w"}}),
+            true);
+    cs[i].cat_levels = 300;
+    i = add("cmb_cat400_lg_aft_weighted_monotone", 5000, 6, 0.02, O::kSurvivalAft, 1, 0, 256, 3,
+            lg("16", {{"label_upper_bound_column", "hi"}, {"weight_column", "w"},
+                      {"monotone_constraints", "(0,0,1,-1)"}, {"num_parallel_tree", "2"}}),
+            true);
+    cs[i].cat_levels = 400;
+    i = add("cmb_cat400_lg_quantiles_interaction_weighted", 5000, 8, 0.02, O::kQuantile, 1, 4, 64, 3,
+            lg("8", {{"quantile_alpha", "[0.25, 0.75]"}, {"weight_column", "w"},
+                     {"interaction_constraints", "[[0,2,3],[1,4,5,6,7]]"}, {"colsample_bylevel", "0.8"}}),
+            true);
+    cs[i].cat_levels = 400;
+  }
   // Shared data files.
   {
     Case c;
@@ -510,7 +551,9 @@ gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, 
                      const std::vector<std::vector<std::string>>* cats = nullptr) {
   std::vector<gbdt::ParamKV> kvs;
   for (auto& p : kv)
-    kvs.push_back({p.first, p.second, p.first == "objective" || p.first == "label_upper_bound_column"});
+    kvs.push_back({p.first, p.second,
+                   p.first == "objective" || p.first == "label_upper_bound_column" ||
+                       p.first == "weight_column"});
   gbdt::TrainParams p;
   gbdt::apply_params(kvs, &p);
   p.device = device;
@@ -532,6 +575,16 @@ gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, 
     groups.resize(D.n);
     for (size_t r = 0; r < D.n; ++r) groups[r] = (uint32_t)((r * 7919) % G);
     in.query_group = groups.data();
+  }
+  // K: row weights (weight_column): in [0.2, 2.2), one per query group for
+  // the ranking objectives (XGBoost's rule).
+  std::vector<float> weights;
+  if (!p.weight_column.empty()) {
+    weights.resize(D.n);
+    for (size_t r = 0; r < D.n; ++r)
+      weights[r] = groups.empty() ? 0.2f + 2.0f * (float)((r * 2654435761u) % 1000) / 1000.0f
+                                  : 0.5f + 0.5f * (float)(groups[r] % 3);
+    in.weights = weights.data();
   }
   // X: survival:aft's upper bounds: every 3rd row right-censored (+inf),
   // every 5th interval-censored, the rest uncensored (left-censored: the
