@@ -191,6 +191,17 @@ gbdt::ColumnInput columns_of(const Rows& s) {
   return x;
 }
 
+// A column the training names (its param `param`) that the validation
+// relation must have too: an error naming both when it does not.
+void require_validation_column(const RelInfo* vrel, const char* column, const char* param,
+                               const char* hint) {
+  if (find_column(vrel, column) == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("%s \"%s\" of the training does not exist in validation_relation \"%s\"",
+                           param, column, vrel->name),
+                    errhint("%s", hint)));
+}
+
 }  // namespace
 
 const gbdt::Model* init_model_arg(FunctionCallInfo fcinfo, int argno) {
@@ -505,13 +516,9 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
   // X: survival:aft's upper bounds, from the column of the training's name.
   RowExtras* ex = nullptr;
   if (spec.upper_column != nullptr) {
-    if (find_column(vrel, spec.upper_column) == nullptr)
-      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                      errmsg("label_upper_bound_column \"%s\" of the training does not exist in "
-                             "validation_relation \"%s\"",
-                             spec.upper_column, vrel->name),
-                      errhint("survival:aft's validation rows need the upper bounds of their "
-                              "survival times, in a column of the same name.")));
+    require_validation_column(vrel, spec.upper_column, "label_upper_bound_column",
+                              "survival:aft's validation rows need the upper bounds of their "
+                              "survival times, in a column of the same name.");
     ex = (RowExtras*)palloc0(sizeof(RowExtras));
     ex->upper_column = spec.upper_column;
     ex->upper_kind = require_numeric_column(vrel, spec.upper_column, "label_upper_bound_column");
@@ -520,13 +527,9 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
   // R: a ranking training's query groups, from the column of the training's
   // group_column (the validation metrics are computed per query group).
   if (spec.group_column != nullptr) {
-    if (find_column(vrel, spec.group_column) == nullptr)
-      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                      errmsg("group_column \"%s\" of the training does not exist in "
-                             "validation_relation \"%s\"",
-                             spec.group_column, vrel->name),
-                      errhint("a ranking objective's validation rows need their query groups, "
-                              "in a column of the same name.")));
+    require_validation_column(vrel, spec.group_column, "group_column",
+                              "a ranking objective's validation rows need their query groups, "
+                              "in a column of the same name.");
     if (ex == nullptr) ex = (RowExtras*)palloc0(sizeof(RowExtras));
     ex->group_column = spec.group_column;
     ex->groups = group_coder_create(cxt, spec.group_column);
