@@ -712,13 +712,30 @@ class CpuBackend final : public TreeBackend {
   std::vector<size_t> partition(const std::vector<LevelNode*>& nodes,
                                 const std::vector<SplitCandidate>& splits,
                                 const std::vector<const CatWords*>& split_sets) {
-    struct Piece { size_t node, begin, end, nleft, out_left, out_right; };
+    // whole: the node's only piece, moved back by the task that routed it
+    // (its rows are still in that thread's cache; no second step for it).
+    struct Piece { size_t node, begin, end, nleft, out_left, out_right; bool whole; };
     std::vector<Piece> pieces;
     size_t rows_all = 0;
     for (const LevelNode* ln : nodes) rows_all += ln->end - ln->begin;
     split_rows(nodes, rows_all, [&](size_t i, size_t b, size_t e) {
-      pieces.push_back(Piece{i, b, e, 0, 0, 0});
+      pieces.push_back(Piece{i, b, e, 0, 0, 0, false});
     });
+    size_t n_split_pieces = 0;  // pieces of nodes with several
+    for (size_t j = 0; j < pieces.size(); ++j) {
+      const LevelNode* ln = nodes[pieces[j].node];
+      pieces[j].whole = pieces[j].begin == ln->begin && pieces[j].end == ln->end;
+      n_split_pieces += !pieces[j].whole;
+    }
+    // Left rows of a piece from tmp to idx + out_left, its right rows
+    // (written backwards from the piece's end) to idx + out_right.
+    auto move_back = [](const Piece& p, uint32_t* idx, const uint32_t* tmp) {
+      std::memcpy(idx + p.out_left, tmp + p.begin, p.nleft * sizeof(uint32_t));
+      const size_t nr = (p.end - p.begin) - p.nleft;
+      uint32_t* dst = idx + p.out_right;
+      const uint32_t* src = tmp + p.end - 1;
+      for (size_t j = 0; j < nr; ++j) dst[j] = src[-(ptrdiff_t)j];
+    };
     const Cuts& c = *data_.cuts;
     const size_t d = (size_t)nf_;
     uint32_t* idx = row_idx_.data();
@@ -735,20 +752,25 @@ class CpuBackend final : public TreeBackend {
       const size_t pf = 32;
       if (split_sets[p.node]) {
         p.nleft = partition_categorical(*split_sets[p.node], nb, dl, col, d, idx, tmp, p.begin, p.end);
-        return;
+      } else {
+        for (size_t i = p.begin; i < p.end; ++i) {
+          if (i + pf < p.end) __builtin_prefetch(col + (size_t)idx[i + pf] * d);
+          const uint32_t row = idx[i];
+          const unsigned b = col[(size_t)row * d];
+          const bool left = b == (unsigned)nb ? dl : b <= split_bin;
+          // Branch-free: write to both ends, advance one.
+          tmp[l] = row;
+          tmp[r - 1] = row;
+          l += left;
+          r -= !left;
+        }
+        p.nleft = l - p.begin;
       }
-      for (size_t i = p.begin; i < p.end; ++i) {
-        if (i + pf < p.end) __builtin_prefetch(col + (size_t)idx[i + pf] * d);
-        const uint32_t row = idx[i];
-        const unsigned b = col[(size_t)row * d];
-        const bool left = b == (unsigned)nb ? dl : b <= split_bin;
-        // Branch-free: write to both ends, advance one.
-        tmp[l] = row;
-        tmp[r - 1] = row;
-        l += left;
-        r -= !left;
+      if (p.whole) {
+        p.out_left = p.begin;
+        p.out_right = p.begin + p.nleft;
+        move_back(p, idx, tmp);
       }
-      p.nleft = l - p.begin;
     });
     });
     std::vector<size_t> nleft(nodes.size(), 0);
@@ -764,15 +786,17 @@ class CpuBackend final : public TreeBackend {
       lpos[p.node] += p.nleft;
       rpos[p.node] += (p.end - p.begin) - p.nleft;
     }
-    pool_->run_sized(rows_all, pieces.size(), [&](size_t pi, int) {
-      const Piece& p = pieces[pi];
-      std::memcpy(idx + p.out_left, tmp + p.begin, p.nleft * sizeof(uint32_t));
-      // Right rows were written backwards from p.end.
-      const size_t nr = (p.end - p.begin) - p.nleft;
-      uint32_t* dst = idx + p.out_right;
-      const uint32_t* src = tmp + p.end - 1;
-      for (size_t j = 0; j < nr; ++j) dst[j] = src[-(ptrdiff_t)j];
-    });
+    if (n_split_pieces > 0) {
+      std::vector<const Piece*> rest;
+      rest.reserve(n_split_pieces);
+      size_t rest_rows = 0;
+      for (const Piece& p : pieces)
+        if (!p.whole) {
+          rest.push_back(&p);
+          rest_rows += p.end - p.begin;
+        }
+      pool_->run_sized(rest_rows, rest.size(), [&](size_t pi, int) { move_back(*rest[pi], idx, tmp); });
+    }
     return nleft;
   }
 
