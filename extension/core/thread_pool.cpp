@@ -63,6 +63,13 @@ constexpr int64_t kSpinMicros = 200;
 // The caller, waiting for workers still inside a job, spins this long
 // before it yields its core between checks.
 constexpr int64_t kJoinSpinMicros = 50;
+// A join wait longer than this, and longer than the caller's own work in the
+// run, counts as a stall (stall_level()); each stall halves the sized runs'
+// work twice (at most kMaxStallLevel), kCleanRunsPerLevel runs without one
+// double it back once.
+constexpr int64_t kStallMicros = 300;
+constexpr int kMaxStallLevel = 8;
+constexpr int kCleanRunsPerLevel = 64;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -192,16 +199,28 @@ void ThreadPool::run(size_t n_tasks, const std::function<void(size_t, int)>& fn)
     cv_.notify_all();
   }
   // The calling thread works too (as thread 0).
+  const int64_t t_start = now_us();
   work(fn, n_tasks, 0);
   // Every task is claimed: close the generation and wait for the workers
   // inside to finish theirs.
   uint64_t c = ctl_.fetch_or(kClosed, std::memory_order_acq_rel) | kClosed;
+  bool stalled = false;
   if (c & kInside) {
     const int64_t t0 = now_us();
+    int64_t t = t0;
     for (int i = 0; (c = ctl_.load(std::memory_order_acquire)) & kInside; ++i) {
       cpu_relax();
-      if ((i & 63) == 63 && now_us() - t0 > kJoinSpinMicros) std::this_thread::yield();
+      if ((i & 63) == 63 && (t = now_us()) - t0 > kJoinSpinMicros) std::this_thread::yield();
     }
+    t = now_us();
+    stalled = t - t0 > kStallMicros && t - t0 > t0 - t_start;
+  }
+  if (stalled) {
+    stall_level_ = std::min(stall_level_ + 2, kMaxStallLevel);
+    clean_runs_ = 0;
+  } else if (stall_level_ > 0 && ++clean_runs_ >= kCleanRunsPerLevel) {
+    --stall_level_;
+    clean_runs_ = 0;
   }
   job_ = nullptr;
   std::exception_ptr err;
@@ -222,7 +241,7 @@ void ThreadPool::run_blocks(size_t n, const std::function<void(size_t, size_t, i
 }
 
 void ThreadPool::run_sized(size_t work, size_t n_tasks, const std::function<void(size_t, int)>& fn) {
-  if (threads_for_work(work, nthread_) <= 1) {
+  if (threads_for_work(work >> stall_level_, nthread_) <= 1) {
     for (size_t t = 0; t < n_tasks; ++t) fn(t, 0);
     return;
   }
@@ -231,7 +250,8 @@ void ThreadPool::run_sized(size_t work, size_t n_tasks, const std::function<void
 
 void ThreadPool::run_blocks_sized(size_t work, size_t n,
                                   const std::function<void(size_t, size_t, int)>& fn) {
-  const size_t nb = std::min<size_t>((size_t)threads_for_work(work, nthread_), std::max<size_t>(n, 1));
+  const size_t nb = std::min<size_t>((size_t)threads_for_work(work >> stall_level_, nthread_),
+                                     std::max<size_t>(n, 1));
   if (nb <= 1) {
     if (n > 0) fn(0, n, 0);
     return;

@@ -67,6 +67,12 @@ class ThreadPool : public WorkerGroup {
   void run_sized(size_t work, size_t n_tasks, const std::function<void(size_t, int)>& fn);
   void run_blocks_sized(size_t work, size_t n,
                         const std::function<void(size_t, size_t, int)>& fn);
+  // Back-off of the sized runs on a busy machine: a run whose caller waited
+  // for a worker longer than it worked itself (the worker was descheduled in
+  // the middle of a task) raises it, and the sized runs then count their
+  // work as work >> stall_level() (fewer, larger parallel steps); clean runs
+  // lower it again.  Timing only: results never depend on it.
+  int stall_level() const { return stall_level_; }
 
  private:
   void worker(int id);
@@ -90,6 +96,8 @@ class ThreadPool : public WorkerGroup {
   std::atomic<int> sleepers_{0};  // workers blocked in cv_
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
+  int stall_level_ = 0;  // owner's thread only
+  int clean_runs_ = 0;
   std::mutex mu_;  // guards the sleep/wake handshake and error_
   std::condition_variable cv_;
   std::exception_ptr error_;

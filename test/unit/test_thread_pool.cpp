@@ -73,6 +73,35 @@ TEST(ThreadPool, StopAndJoinThenRunsOnTheCaller) {
   EXPECT_EQ(20, ran.load());
 }
 
+// A worker held up inside a task (as when it is descheduled on a busy
+// machine) makes the caller wait longer than it worked: the pool backs off,
+// and a sized step worth a few threads then runs on the caller alone.
+TEST(ThreadPool, StallsBackOffSizedRuns) {
+  ThreadPool pool(2);
+  EXPECT_EQ(0, pool.stall_level());
+  for (int rep = 0; rep < 2; ++rep) {
+    std::atomic<bool> worker_in{false};
+    pool.run(2, [&](size_t, int tid) {
+      if (tid != 0) {
+        worker_in = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return;
+      }
+      // The caller returns at once, once the worker holds the other task.
+      const auto t0 = std::chrono::steady_clock::now();
+      while (!worker_in && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2))
+        std::this_thread::yield();
+    });
+  }
+  ASSERT_GT(pool.stall_level(), 1);
+  std::atomic<int> off_caller{0};
+  pool.run_sized(3 * kMinWorkPerThread, 64, [&](size_t, int tid) { off_caller += tid != 0; });
+  EXPECT_EQ(0, off_caller.load());
+  // Clean runs bring it back down.
+  for (int i = 0; i < 2000 && pool.stall_level() > 0; ++i) pool.run(4, [](size_t, int) {});
+  EXPECT_EQ(0, pool.stall_level());
+}
+
 TEST(ParallelPolicy, HistogramRowParts) {
   // One thread, or a node too small for a histogram of its own: one part.
   EXPECT_EQ(1u, hist_row_parts(26000, 26000, 14, 800, 1));
