@@ -543,13 +543,15 @@ class CpuBackend final : public TreeBackend {
       });
       return;
     }
-    const size_t chunk = 32768;
     struct Part { LevelNode* node; size_t begin, end; GradSum* dst; };
     std::vector<Part> parts;
     std::vector<std::pair<LevelNode*, std::vector<GradSum*>>> merges;
     for (LevelNode* ln : nodes) {
-      size_t rows = ln->end - ln->begin;
-      size_t p = std::min<size_t>((size_t)nt, std::max<size_t>(1, rows / chunk));
+      const size_t rows = ln->end - ln->begin;
+      // parallel_policy.h: a node with a large share of the level's rows is
+      // split into row ranges (each in its own histogram, merged below) so
+      // that the threads get even work; the nodes themselves are tasks.
+      const size_t p = hist_row_parts(rows, rows_all, (size_t)nf_, total_bins_, nt);
       std::vector<GradSum*> extra;
       for (size_t i = 0; i < p; ++i) {
         size_t b = ln->begin + rows * i / p, e = ln->begin + rows * (i + 1) / p;
@@ -710,6 +712,25 @@ class CpuBackend final : public TreeBackend {
     return l - b;
   }
 
+  // Pieces of the nodes' row segments for a row-routing step (partition,
+  // last level): at most 65536 rows, and several per node when the step is
+  // worth more than one thread (parallel_policy.h).  emit(node, begin, end).
+  template <typename Emit>
+  void split_rows(const std::vector<LevelNode*>& nodes, size_t rows_all, Emit emit) const {
+    const size_t max_piece = 65536;
+    const int nt = threads_for_work(rows_all * kCostPartitionRow, pool_->size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const LevelNode* ln = nodes[i];
+      const size_t rows = ln->end - ln->begin;
+      const size_t np = std::max(row_pieces(rows, rows_all, nt, kMinWorkPerThread / kCostPartitionRow / 2),
+                                 (rows + max_piece - 1) / max_piece);
+      for (size_t j = 0; j < np; ++j) {
+        const size_t b = ln->begin + rows * j / np, e = ln->begin + rows * (j + 1) / np;
+        if (b < e) emit(i, b, e);
+      }
+    }
+  }
+
   // ---- partition ----
   // Stable partition of each split node's segment: left rows first.  Returns
   // the number of left rows per node.  One pass over the bins per piece: left
@@ -718,20 +739,34 @@ class CpuBackend final : public TreeBackend {
   std::vector<size_t> partition(const std::vector<LevelNode*>& nodes,
                                 const std::vector<SplitCandidate>& splits,
                                 const std::vector<const CatWords*>& split_sets) {
-    const size_t chunk = 65536;
-    struct Piece { size_t node, begin, end, nleft, out_left, out_right; };
+    // whole: the node's only piece, moved back by the task that routed it
+    // (its rows are still in that thread's cache; no second step for it).
+    struct Piece { size_t node, begin, end, nleft, out_left, out_right; bool whole; };
     std::vector<Piece> pieces;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const LevelNode* ln = nodes[i];
-      for (size_t b = ln->begin; b < ln->end; b += chunk)
-        pieces.push_back(Piece{i, b, std::min(ln->end, b + chunk), 0, 0, 0});
+    size_t rows_all = 0;
+    for (const LevelNode* ln : nodes) rows_all += ln->end - ln->begin;
+    split_rows(nodes, rows_all, [&](size_t i, size_t b, size_t e) {
+      pieces.push_back(Piece{i, b, e, 0, 0, 0, false});
+    });
+    size_t n_split_pieces = 0;  // pieces of nodes with several
+    for (size_t j = 0; j < pieces.size(); ++j) {
+      const LevelNode* ln = nodes[pieces[j].node];
+      pieces[j].whole = pieces[j].begin == ln->begin && pieces[j].end == ln->end;
+      n_split_pieces += !pieces[j].whole;
     }
+    // Left rows of a piece from tmp to idx + out_left, its right rows
+    // (written backwards from the piece's end) to idx + out_right.
+    auto move_back = [](const Piece& p, uint32_t* idx, const uint32_t* tmp) {
+      std::memcpy(idx + p.out_left, tmp + p.begin, p.nleft * sizeof(uint32_t));
+      const size_t nr = (p.end - p.begin) - p.nleft;
+      uint32_t* dst = idx + p.out_right;
+      const uint32_t* src = tmp + p.end - 1;
+      for (size_t j = 0; j < nr; ++j) dst[j] = src[-(ptrdiff_t)j];
+    };
     const Cuts& c = *data_.cuts;
     const size_t d = (size_t)nf_;
     uint32_t* idx = row_idx_.data();
     uint32_t* tmp = tmp_idx_.data();
-    size_t rows_all = 0;
-    for (const LevelNode* ln : nodes) rows_all += ln->end - ln->begin;
     data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
     pool_->run_sized(rows_all * kCostPartitionRow, pieces.size(), [&](size_t pi, int) {
       Piece& p = pieces[pi];
@@ -744,20 +779,25 @@ class CpuBackend final : public TreeBackend {
       const size_t pf = 32;
       if (split_sets[p.node]) {
         p.nleft = partition_categorical(*split_sets[p.node], nb, dl, col, d, idx, tmp, p.begin, p.end);
-        return;
+      } else {
+        for (size_t i = p.begin; i < p.end; ++i) {
+          if (i + pf < p.end) __builtin_prefetch(col + (size_t)idx[i + pf] * d);
+          const uint32_t row = idx[i];
+          const unsigned b = col[(size_t)row * d];
+          const bool left = b == (unsigned)nb ? dl : b <= split_bin;
+          // Branch-free: write to both ends, advance one.
+          tmp[l] = row;
+          tmp[r - 1] = row;
+          l += left;
+          r -= !left;
+        }
+        p.nleft = l - p.begin;
       }
-      for (size_t i = p.begin; i < p.end; ++i) {
-        if (i + pf < p.end) __builtin_prefetch(col + (size_t)idx[i + pf] * d);
-        const uint32_t row = idx[i];
-        const unsigned b = col[(size_t)row * d];
-        const bool left = b == (unsigned)nb ? dl : b <= split_bin;
-        // Branch-free: write to both ends, advance one.
-        tmp[l] = row;
-        tmp[r - 1] = row;
-        l += left;
-        r -= !left;
+      if (p.whole) {
+        p.out_left = p.begin;
+        p.out_right = p.begin + p.nleft;
+        move_back(p, idx, tmp);
       }
-      p.nleft = l - p.begin;
     });
     });
     std::vector<size_t> nleft(nodes.size(), 0);
@@ -773,15 +813,17 @@ class CpuBackend final : public TreeBackend {
       lpos[p.node] += p.nleft;
       rpos[p.node] += (p.end - p.begin) - p.nleft;
     }
-    pool_->run_sized(rows_all, pieces.size(), [&](size_t pi, int) {
-      const Piece& p = pieces[pi];
-      std::memcpy(idx + p.out_left, tmp + p.begin, p.nleft * sizeof(uint32_t));
-      // Right rows were written backwards from p.end.
-      const size_t nr = (p.end - p.begin) - p.nleft;
-      uint32_t* dst = idx + p.out_right;
-      const uint32_t* src = tmp + p.end - 1;
-      for (size_t j = 0; j < nr; ++j) dst[j] = src[-(ptrdiff_t)j];
-    });
+    if (n_split_pieces > 0) {
+      std::vector<const Piece*> rest;
+      rest.reserve(n_split_pieces);
+      size_t rest_rows = 0;
+      for (const Piece& p : pieces)
+        if (!p.whole) {
+          rest.push_back(&p);
+          rest_rows += p.end - p.begin;
+        }
+      pool_->run_sized(rest_rows, rest.size(), [&](size_t pi, int) { move_back(*rest[pi], idx, tmp); });
+    }
     return nleft;
   }
 
@@ -804,16 +846,13 @@ class CpuBackend final : public TreeBackend {
       vl[i] = tree->value[c.left];
       vr[i] = tree->value[c.right];
     }
-    const size_t chunk = 65536;
     struct Piece { size_t node, begin, end; };
     std::vector<Piece> pieces;
     size_t rows_all = 0;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const LevelNode* ln = nodes[i];
-      rows_all += ln->end - ln->begin;
-      for (size_t b = ln->begin; b < ln->end; b += chunk)
-        pieces.push_back(Piece{i, b, std::min(ln->end, b + chunk)});
-    }
+    for (const LevelNode* ln : nodes) rows_all += ln->end - ln->begin;
+    split_rows(nodes, rows_all, [&](size_t i, size_t b, size_t e) {
+      pieces.push_back(Piece{i, b, e});
+    });
     const Cuts& c = *data_.cuts;
     const size_t d = (size_t)nf_;
     const uint32_t* idx = row_idx_.data();
@@ -908,16 +947,18 @@ class CpuBackend final : public TreeBackend {
               ") or the number of features");
       std::vector<SplitCandidate> cand(L * nf_, no_split());
       if (any_cat_) cand_sets_.resize(L * cat_stride_);
-      // Tasks: (node, block of features).
-      const int fb = 32;
-      const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
       const bool fast = sp.max_delta_step == 0.0;
       const size_t T = total_bins_;
       // Below the root the level holds sibling pairs: a task scans both
       // siblings, so the smaller one's slice, just read by the larger one's
       // subtraction, is still in cache.
       const size_t gsz = (depth > 0 && L % 2 == 0) ? 2 : 1;
-      pool_->run_sized(L * T * kCostScanBin, (L / gsz) * nblk, [&](size_t t, int tid) {
+      // Tasks: (node group, block of features); smaller blocks when the
+      // level has too few nodes to keep the threads busy (parallel_policy.h).
+      const size_t scan_work = L * T * kCostScanBin;
+      const int fb = scan_block_features(nf_, L / gsz, threads_for_work(scan_work, pool_->size()));
+      const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
+      pool_->run_sized(scan_work, (L / gsz) * nblk, [&](size_t t, int tid) {
         const size_t i0 = (t / nblk) * gsz;
         const int f0 = (int)(t % nblk) * fb, f1 = std::min(nf_, f0 + fb);
         GainConsts k[2];

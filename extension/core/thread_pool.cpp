@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace gbdt {
 
@@ -50,6 +51,41 @@ size_t live_worker_groups() noexcept {
   return registry().size();
 }
 
+namespace {
+constexpr uint64_t kClosed = 1ull << 31;
+constexpr uint64_t kInside = kClosed - 1;  // mask of the workers-inside count
+inline uint32_t generation_of(uint64_t c) { return (uint32_t)(c >> 32); }
+// An idle worker spins this long for the next job before it sleeps: the
+// gaps between the fork/joins of a training (a split choice, a tree's
+// bookkeeping) are far shorter, and waking a sleeping thread costs tens of
+// microseconds.
+constexpr int64_t kSpinMicros = 200;
+// The caller, waiting for workers still inside a job, spins this long
+// before it yields its core between checks.
+constexpr int64_t kJoinSpinMicros = 50;
+// A join wait longer than this, and longer than the caller's own work in the
+// run, counts as a stall (stall_level()); each stall halves the sized runs'
+// work twice (at most kMaxStallLevel), kCleanRunsPerLevel runs without one
+// double it back once.
+constexpr int64_t kStallMicros = 300;
+constexpr int kMaxStallLevel = 8;
+constexpr int kCleanRunsPerLevel = 64;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+inline int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
 ThreadPool::ThreadPool(int nthread) : nthread_(std::max(1, nthread)) {
   if (nthread_ == 1) return;
   // Workers inherit the creating thread's signal mask: block everything while
@@ -73,7 +109,7 @@ ThreadPool::~ThreadPool() { stop_and_join(); }
 void ThreadPool::stop_and_join() noexcept {
   {
     std::lock_guard<std::mutex> l(mu_);
-    stop_ = true;
+    stop_.store(true, std::memory_order_seq_cst);
   }
   cv_.notify_all();
   for (auto& t : threads_) t.join();
@@ -82,38 +118,65 @@ void ThreadPool::stop_and_join() noexcept {
   unregister_worker_group(this);
 }
 
-void ThreadPool::worker(int id) {
-  unsigned long seen = 0;
+uint64_t ThreadPool::wait_for_job(uint32_t seen) {
+  const int64_t t0 = now_us();
+  for (int i = 0;; ++i) {
+    const uint64_t c = ctl_.load(std::memory_order_acquire);
+    if (generation_of(c) != seen || stop_.load(std::memory_order_relaxed)) return c;
+    cpu_relax();
+    if ((i & 63) == 63 && now_us() - t0 > kSpinMicros) break;
+  }
+  // Sleep.  run() reads sleepers_ after it opens a generation and notifies
+  // under mu_ when it is not zero; both sides use sequentially consistent
+  // operations, so either this thread sees the new generation or run() sees
+  // the sleeper (and cannot notify before this thread waits: it takes mu_).
+  std::unique_lock<std::mutex> l(mu_);
+  sleepers_.fetch_add(1, std::memory_order_seq_cst);
   for (;;) {
-    const std::function<void(size_t, int)>* job;
-    {
-      std::unique_lock<std::mutex> l(mu_);
-      cv_.wait(l, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      job = job_;
-      ++active_;
+    const uint64_t c = ctl_.load(std::memory_order_seq_cst);
+    if (generation_of(c) != seen || stop_.load(std::memory_order_seq_cst)) {
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
+      return c;
     }
-    for (;;) {
-      size_t t;
-      {
-        std::lock_guard<std::mutex> l(mu_);
-        if (next_ >= n_tasks_ || error_) break;
-        t = next_++;
-      }
-      try {
-        (*job)(t, id);
-      } catch (...) {
-        std::lock_guard<std::mutex> l(mu_);
-        if (!error_) error_ = std::current_exception();
-      }
-    }
-    {
+    cv_.wait(l);
+  }
+}
+
+void ThreadPool::work(const std::function<void(size_t, int)>& fn, size_t n_tasks, int tid) {
+  while (!failed_.load(std::memory_order_relaxed)) {
+    const size_t t = next_.fetch_add(1, std::memory_order_relaxed);
+    if (t >= n_tasks) return;
+    try {
+      fn(t, tid);
+    } catch (...) {
       std::lock_guard<std::mutex> l(mu_);
-      --active_;
-      ++finished_;
+      if (!error_) error_ = std::current_exception();
+      failed_.store(true, std::memory_order_relaxed);
     }
-    done_cv_.notify_all();
+  }
+}
+
+void ThreadPool::worker(int id) {
+  uint32_t done = 0;  // the last generation this worker entered or saw closed
+  for (;;) {
+    uint64_t c = wait_for_job(done);
+    if (stop_.load(std::memory_order_relaxed)) return;
+    // Enter the generation unless it is closed already.
+    bool entered = false;
+    for (;;) {
+      if (c & kClosed) break;
+      if (ctl_.compare_exchange_weak(c, c + 1, std::memory_order_acquire,
+                                     std::memory_order_acquire)) {
+        entered = true;
+        break;
+      }
+      // c now holds the current word (maybe a newer generation): retry.
+    }
+    done = generation_of(c);
+    if (!entered) continue;
+    // Inside: the job stays as it is until this worker leaves.
+    work(*job_, n_tasks_, id);
+    ctl_.fetch_sub(1, std::memory_order_release);
   }
 }
 
@@ -123,38 +186,48 @@ void ThreadPool::run(size_t n_tasks, const std::function<void(size_t, int)>& fn)
     for (size_t t = 0; t < n_tasks; ++t) fn(t, 0);
     return;
   }
-  {
+  // The previous generation is closed and empty: publish the job, then open
+  // the next generation (release: a worker that enters sees the job).
+  job_ = &fn;
+  n_tasks_ = n_tasks;
+  next_.store(0, std::memory_order_relaxed);
+  failed_.store(false, std::memory_order_relaxed);
+  const uint32_t gen = generation_of(ctl_.load(std::memory_order_relaxed)) + 1;
+  ctl_.store((uint64_t)gen << 32, std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
     std::lock_guard<std::mutex> l(mu_);
-    job_ = &fn;
-    n_tasks_ = n_tasks;
-    next_ = 0;
-    finished_ = 0;
-    error_ = nullptr;
-    ++generation_;
+    cv_.notify_all();
   }
-  cv_.notify_all();
   // The calling thread works too (as thread 0).
-  for (;;) {
-    size_t t;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (next_ >= n_tasks_ || error_) break;
-      t = next_++;
+  const int64_t t_start = now_us();
+  work(fn, n_tasks, 0);
+  // Every task is claimed: close the generation and wait for the workers
+  // inside to finish theirs.
+  uint64_t c = ctl_.fetch_or(kClosed, std::memory_order_acq_rel) | kClosed;
+  bool stalled = false;
+  if (c & kInside) {
+    const int64_t t0 = now_us();
+    int64_t t = t0;
+    for (int i = 0; (c = ctl_.load(std::memory_order_acquire)) & kInside; ++i) {
+      cpu_relax();
+      if ((i & 63) == 63 && (t = now_us()) - t0 > kJoinSpinMicros) std::this_thread::yield();
     }
-    try {
-      fn(t, 0);
-    } catch (...) {
-      std::lock_guard<std::mutex> l(mu_);
-      if (!error_) error_ = std::current_exception();
-    }
+    t = now_us();
+    stalled = t - t0 > kStallMicros && t - t0 > t0 - t_start;
   }
+  if (stalled) {
+    stall_level_ = std::min(stall_level_ + 2, kMaxStallLevel);
+    clean_runs_ = 0;
+  } else if (stall_level_ > 0 && ++clean_runs_ >= kCleanRunsPerLevel) {
+    --stall_level_;
+    clean_runs_ = 0;
+  }
+  job_ = nullptr;
   std::exception_ptr err;
-  {
-    std::unique_lock<std::mutex> l(mu_);
-    done_cv_.wait(l, [&] { return finished_ == (size_t)(nthread_ - 1); });
+  if (failed_.load(std::memory_order_relaxed)) {
+    std::lock_guard<std::mutex> l(mu_);
     err = error_;
     error_ = nullptr;
-    job_ = nullptr;
   }
   if (err) std::rethrow_exception(err);
 }
@@ -168,7 +241,7 @@ void ThreadPool::run_blocks(size_t n, const std::function<void(size_t, size_t, i
 }
 
 void ThreadPool::run_sized(size_t work, size_t n_tasks, const std::function<void(size_t, int)>& fn) {
-  if (threads_for_work(work, nthread_) <= 1) {
+  if (threads_for_work(work >> stall_level_, nthread_) <= 1) {
     for (size_t t = 0; t < n_tasks; ++t) fn(t, 0);
     return;
   }
@@ -177,7 +250,8 @@ void ThreadPool::run_sized(size_t work, size_t n_tasks, const std::function<void
 
 void ThreadPool::run_blocks_sized(size_t work, size_t n,
                                   const std::function<void(size_t, size_t, int)>& fn) {
-  const size_t nb = std::min<size_t>((size_t)threads_for_work(work, nthread_), std::max<size_t>(n, 1));
+  const size_t nb = std::min<size_t>((size_t)threads_for_work(work >> stall_level_, nthread_),
+                                     std::max<size_t>(n, 1));
   if (nb <= 1) {
     if (n > 0) fn(0, n, 0);
     return;

@@ -1,7 +1,11 @@
 // A small fork-join pool of std::threads.  Workers block all signals (they
 // run inside a PostgreSQL backend), never call back into PostgreSQL, and are
 // joined when the pool is destroyed.  Exceptions thrown by tasks are captured
-// and rethrown on the calling thread.
+// and rethrown on the calling thread.  A fork/join costs well under a
+// microsecond when the workers are awake: tasks are claimed with an atomic
+// counter, the caller never waits for a worker that has not started (it runs
+// the tasks itself), and an idle worker spins briefly (kSpinMicros) for the
+// next job before it sleeps on a condition variable.
 //
 // Every group of worker threads of the engine (ThreadPool, BatchPredictor)
 // is a WorkerGroup, listed in one process-wide registry while it has live
@@ -9,8 +13,10 @@
 // calls it when it exits without unwinding (FATAL: terminate, client gone,
 // shutdown), before the memory the workers read is freed.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -61,18 +67,39 @@ class ThreadPool : public WorkerGroup {
   void run_sized(size_t work, size_t n_tasks, const std::function<void(size_t, int)>& fn);
   void run_blocks_sized(size_t work, size_t n,
                         const std::function<void(size_t, size_t, int)>& fn);
+  // Back-off of the sized runs on a busy machine: a run whose caller waited
+  // for a worker longer than it worked itself (the worker was descheduled in
+  // the middle of a task) raises it, and the sized runs then count their
+  // work as work >> stall_level() (fewer, larger parallel steps); clean runs
+  // lower it again.  Timing only: results never depend on it.
+  int stall_level() const { return stall_level_; }
 
  private:
   void worker(int id);
+  // Claims and runs tasks of the current job until none is left.
+  void work(const std::function<void(size_t, int)>& fn, size_t n_tasks, int tid);
+  // Waits (spinning, then sleeping) for a generation other than `seen` or
+  // for stop; returns the control word seen.
+  uint64_t wait_for_job(uint32_t seen);
   int nthread_;
   std::vector<std::thread> threads_;
-  std::mutex mu_;
-  std::condition_variable cv_, done_cv_;
+  // The job of the current generation: written by run() before it opens
+  // the generation in ctl_, read by the workers that entered it.
   const std::function<void(size_t, int)>* job_ = nullptr;
-  size_t n_tasks_ = 0, next_ = 0, finished_ = 0;
-  unsigned long generation_ = 0;
-  int active_ = 0;
-  bool stop_ = false;
+  size_t n_tasks_ = 0;
+  std::atomic<size_t> next_{0};  // next task to claim
+  // Control word: generation (high 32 bits), closed flag (bit 31: no worker
+  // may enter any more), workers inside the job (low 31 bits).  run() opens
+  // a generation, works on it, closes it and waits until no worker is
+  // inside: a worker that wakes up late does not hold the caller up.
+  std::atomic<uint64_t> ctl_{0};
+  std::atomic<int> sleepers_{0};  // workers blocked in cv_
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> failed_{false};
+  int stall_level_ = 0;  // owner's thread only
+  int clean_runs_ = 0;
+  std::mutex mu_;  // guards the sleep/wake handshake and error_
+  std::condition_variable cv_;
   std::exception_ptr error_;
 };
 

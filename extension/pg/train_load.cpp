@@ -315,6 +315,51 @@ void report_no_rows(const LoadSpec& spec, uint64 total, uint64 kept) {
                     errmsg("all values of target column \"%s\" are NULL", spec.target)));
 }
 
+// Direct scan of a small table in one pass (instead of a counting pass and
+// a reading pass): every row with a target into growable float columns,
+// categorical values with provisional codes that are counted and remapped
+// afterwards, as the SPI path does.  The codes, rows and bins are those the
+// two passes give.  Taken when the planner's estimate puts the table well
+// under the cut sample (every row is the sample) and no group or upper-bound
+// column is read; false (nothing kept, the dictionaries' provisional codes
+// unchanged, which the next scan finds again) when the table turns out
+// larger than the sample after all.
+bool load_small_table(const LoadSpec& spec, TablePasses* tp, FloatSink* fs, TrainCategories* tcat,
+                      Owned* owned, LoadResult* out, size_t sample_cap, uint64* skipped) {
+  const RelInfo* rel = spec.rel;
+  if (!(rel->reltuples > 0 && rel->reltuples <= 0.5 * (double)sample_cap)) return false;
+  check_memory_estimate(rel->reltuples, fs->nf, rel->reltuples, false, spec.memory);
+  fs->growable = true;
+  const double per_row = (training_bytes_estimate(1e6, fs->nf, 1e6, spec.memory) -
+                          training_bytes_estimate(0, fs->nf, 0, spec.memory)) / 1e6;
+  fs->max_rows = floor(max_memory_bytes() / per_row);
+  sink_alloc(fs, std::max<size_t>(1024, (size_t)rel->reltuples + 1));
+  uint64 sk = 0;
+  const uint64 n = table_pass(tp, nullptr, 0, float_row, fs, &sk);
+  if (n > sample_cap) {
+    sink_free(fs);
+    fs->n = 0;
+    fs->cap = 0;
+    fs->skipped = 0;
+    fs->growable = false;
+    return false;
+  }
+  report_no_rows(spec, n + sk, fs->n);
+  out->rows_read = n + sk;
+  out->passes = 1;
+  out->sample_rows = fs->n;
+  *skipped = sk + fs->skipped;
+  if (tcat != nullptr) {
+    float** ccols = category_columns(spec.features, fs->cols);
+    train_categories_count_columns(tcat, ccols, fs->n);
+    train_categories_finalize(tcat, ccols, fs->n);
+    pfree(ccols);
+  }
+  close_table_passes(tp);
+  bin_floats(spec, fs, owned, out, tcat);
+  return true;
+}
+
 }  // namespace
 
 void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out) {
@@ -399,6 +444,9 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
       pfree(ccols);
     }
     bin_floats(spec, &fs, owned, out, tcat);
+    seconds_bin = owned->data->seconds_bin;
+  } else if (groups == nullptr && upper == nullptr &&
+             load_small_table(spec, tp, &fs, tcat, owned, out, sample_cap, &skipped)) {
     seconds_bin = owned->data->seconds_bin;
   } else {
     if (rel->reltuples > 0)

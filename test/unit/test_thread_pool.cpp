@@ -1,0 +1,133 @@
+// ThreadPool (thread_pool.h): every task runs exactly once per run, task
+// errors reach the caller and leave the pool usable, workers that went to
+// sleep between runs wake up for the next one; and the size rules of
+// parallel_policy.h that split small tables' steps between threads.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "parallel_policy.h"
+#include "thread_pool.h"
+
+using namespace gbdt;
+
+TEST(ThreadPool, EveryTaskOnceOverManyRuns) {
+  ThreadPool pool(3);
+  std::vector<std::atomic<int>> hits(64);
+  for (int run = 0; run < 20000; ++run) {
+    const size_t n = 1 + (size_t)(run % 64);
+    for (size_t i = 0; i < n; ++i) hits[i].store(0);
+    pool.run(n, [&](size_t t, int tid) {
+      ASSERT_GE(tid, 0);
+      ASSERT_LT(tid, 3);
+      hits[t].fetch_add(1);
+    });
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(1, hits[i].load()) << "run " << run << " task " << i;
+  }
+}
+
+TEST(ThreadPool, ErrorsReachTheCallerAndThePoolStaysUsable) {
+  ThreadPool pool(2);
+  for (int rep = 0; rep < 200; ++rep) {
+    EXPECT_THROW(pool.run(16, [&](size_t t, int) {
+      if (t == (size_t)(rep % 16)) throw std::runtime_error("task failed");
+    }),
+                 std::runtime_error);
+    std::atomic<int> ran{0};
+    pool.run(16, [&](size_t, int) { ++ran; });
+    EXPECT_EQ(16, ran.load());
+  }
+}
+
+TEST(ThreadPool, SleepingWorkersWakeForTheNextRun) {
+  ThreadPool pool(2);
+  std::atomic<int> by_worker{0};
+  for (int run = 0; run < 20; ++run) {
+    // Longer than the workers' spin: they are asleep when the run starts.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    std::atomic<int> ran{0};
+    pool.run(8, [&](size_t, int tid) {
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+      if (tid != 0) ++by_worker;
+      ++ran;
+    });
+    EXPECT_EQ(8, ran.load());
+  }
+  // 20 runs of 8 half-millisecond tasks: a worker that wakes takes some.
+  EXPECT_GT(by_worker.load(), 0);
+}
+
+TEST(ThreadPool, StopAndJoinThenRunsOnTheCaller) {
+  ThreadPool pool(4);
+  std::atomic<int> ran{0};
+  pool.run(10, [&](size_t, int) { ++ran; });
+  pool.stop_and_join();
+  pool.run(10, [&](size_t, int tid) {
+    EXPECT_EQ(0, tid);
+    ++ran;
+  });
+  EXPECT_EQ(20, ran.load());
+}
+
+// A worker held up inside a task (as when it is descheduled on a busy
+// machine) makes the caller wait longer than it worked: the pool backs off,
+// and a sized step worth a few threads then runs on the caller alone.
+TEST(ThreadPool, StallsBackOffSizedRuns) {
+  ThreadPool pool(2);
+  EXPECT_EQ(0, pool.stall_level());
+  for (int rep = 0; rep < 2; ++rep) {
+    std::atomic<bool> worker_in{false};
+    pool.run(2, [&](size_t, int tid) {
+      if (tid != 0) {
+        worker_in = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return;
+      }
+      // The caller returns at once, once the worker holds the other task.
+      const auto t0 = std::chrono::steady_clock::now();
+      while (!worker_in && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2))
+        std::this_thread::yield();
+    });
+  }
+  ASSERT_GT(pool.stall_level(), 1);
+  std::atomic<int> off_caller{0};
+  pool.run_sized(3 * kMinWorkPerThread, 64, [&](size_t, int tid) { off_caller += tid != 0; });
+  EXPECT_EQ(0, off_caller.load());
+  // Clean runs bring it back down.
+  for (int i = 0; i < 2000 && pool.stall_level() > 0; ++i) pool.run(4, [](size_t, int) {});
+  EXPECT_EQ(0, pool.stall_level());
+}
+
+TEST(ParallelPolicy, HistogramRowParts) {
+  // One thread, or a node too small for a histogram of its own: one part.
+  EXPECT_EQ(1u, hist_row_parts(26000, 26000, 14, 800, 1));
+  EXPECT_EQ(1u, hist_row_parts(100, 100, 14, 800, 2));
+  // The root of a 26k-row, 14-feature table (census income) on 2 threads:
+  // split in two.
+  EXPECT_EQ(2u, hist_row_parts(26000, 26000, 14, 800, 2));
+  // Never more parts than threads.
+  EXPECT_EQ(2u, hist_row_parts(1000000, 1000000, 28, 7000, 2));
+  // A level of two nodes, 60/40: the larger one split, the smaller not.
+  EXPECT_EQ(2u, hist_row_parts(60000, 100000, 14, 800, 2));
+  EXPECT_EQ(1u, hist_row_parts(40000, 100000, 14, 800, 2));
+  // Many bins make extra histograms dear: the node stays whole.
+  EXPECT_EQ(1u, hist_row_parts(26000, 26000, 14, 1u << 20, 2));
+}
+
+TEST(ParallelPolicy, RowPiecesAndScanBlocks) {
+  EXPECT_EQ(1u, row_pieces(26000, 26000, 1, 1000));
+  EXPECT_EQ(4u, row_pieces(26000, 26000, 2, 1000));   // two per thread
+  EXPECT_EQ(2u, row_pieces(2500, 2500, 2, 1000));     // none under min_rows
+  EXPECT_EQ(1u, row_pieces(800, 2500, 2, 1000));
+  EXPECT_EQ(1u, row_pieces(100, 26000, 2, 10));       // a small node among large ones
+  // Split scan: 32 features per task, fewer when the level has few nodes.
+  EXPECT_EQ(32, scan_block_features(14, 1, 1));
+  EXPECT_EQ(4, scan_block_features(14, 1, 2));   // the root: 4 tasks
+  EXPECT_EQ(7, scan_block_features(14, 2, 2));
+  EXPECT_EQ(32, scan_block_features(14, 4, 2));  // enough nodes
+  EXPECT_EQ(1, scan_block_features(3, 1, 8));
+}
