@@ -37,6 +37,9 @@ struct BoostData {
   const int32_t* multiplicity = nullptr;  // n_rows
   size_t rows_represented = 0;
   SplitParams split{};
+  // The CPU backend's histograms skip each mostly-one-bin feature's dominant
+  // bin (sparse_bins.h; the same histograms either way).  Tests turn it off.
+  bool sparse_histograms = true;
   int max_depth = 6;
   double subsample = 1.0;
   uint64_t seed = 0;

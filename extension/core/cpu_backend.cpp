@@ -25,12 +25,12 @@
 #include "backend.h"
 #include "categorical_split.h"
 #include "categorical_split_cpu.h"
-#include "constant_features.h"
 #include "gradient_pass.h"
 #include "gradients.h"
 #include "last_level_update.h"
 #include "parallel_policy.h"
 #include "ranking_external.h"
+#include "sparse_bins.h"
 #include "thread_pool.h"
 #include "tree_growth.h"
 #include "tree_grower.h"
@@ -44,48 +44,81 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Adds the rows idx[b..e) of the row-major bin matrix to hst (one 16-byte
-// integer pair per bin).  Integer sums: the order does not matter.
-// Only features [f0, f1) are added (feature blocks: see build_histograms).
+// Adds the rows idx[b..e) of one feature block (sparse_bins.h) to hst (one
+// 16-byte integer pair per cell): its dense features from the row-major bin
+// matrix, its elided features' entries from the block's row lists (their
+// dominant cells are filled afterwards: fill_dominant_cells).  Integer sums:
+// the order does not matter.  Two rows per step.
 // BinT: the bin matrix's entry type (uint8_t, or uint16_t when wide).
 template <typename BinT>
-inline void accumulate_rows(GradSum* hst, const BinT* bins, int d, const uint32_t* off,
-                            const uint32_t* idx, size_t b, size_t e, const GradSum* gp,
-                            int f0, int f1) {
+inline void accumulate_block(GradSum* hst, const BinT* bins, int d, const uint32_t* off,
+                             const SparseBlock& blk, const uint32_t* idx, size_t b, size_t e,
+                             const GradSum* gp) {
+  GradSum* base[kHistFeatureBlock];
+  int fl[kHistFeatureBlock];
+  const int nd = (int)blk.dense.size();
+  for (int j = 0; j < nd; ++j) {
+    fl[j] = blk.dense[j];
+    base[j] = hst + off[fl[j]];
+  }
+  const bool sparse = !blk.elided.empty();
+  const uint32_t* rp = sparse ? blk.rowptr.data() : nullptr;
+  const uint32_t* ent = sparse ? blk.ent.data() : nullptr;
+  const int pf0 = nd > 0 ? blk.dense[0] : 0;
   const size_t pf = 24;  // prefetch distance (rows)
-  for (size_t i = b; i < e; ++i) {
-    if (i + pf < e) {
-      uint32_t rp = idx[i + pf];
-      __builtin_prefetch(bins + (size_t)rp * d + f0);
-      __builtin_prefetch(gp + rp);
+  size_t i = b;
+#if defined(__SSE2__)
+  auto add = [](GradSum* cell, __m128i g) {
+    __m128i* p = reinterpret_cast<__m128i*>(cell);
+    _mm_storeu_si128(p, _mm_add_epi64(_mm_loadu_si128(p), g));
+  };
+  for (; i + 2 <= e; i += 2) {
+    if (i + pf + 1 < e) {
+      const uint32_t q0 = idx[i + pf], q1 = idx[i + pf + 1];
+      if (nd > 0) {
+        __builtin_prefetch(bins + (size_t)q0 * d + pf0);
+        __builtin_prefetch(bins + (size_t)q1 * d + pf0);
+      }
+      __builtin_prefetch(gp + q0);
+      __builtin_prefetch(gp + q1);
+      if (sparse) {
+        __builtin_prefetch(ent + rp[q0]);
+        __builtin_prefetch(ent + rp[q1]);
+        if (i + 2 * pf + 1 < e) {
+          __builtin_prefetch(rp + idx[i + 2 * pf]);
+          __builtin_prefetch(rp + idx[i + 2 * pf + 1]);
+        }
+      }
     }
+    const uint32_t r0 = idx[i], r1 = idx[i + 1];
+    const BinT* rb0 = bins + (size_t)r0 * d;
+    const BinT* rb1 = bins + (size_t)r1 * d;
+    const __m128i g0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r0));
+    const __m128i g1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r1));
+    for (int j = 0; j < nd; ++j) {
+      add(base[j] + rb0[fl[j]], g0);
+      add(base[j] + rb1[fl[j]], g1);
+    }
+    if (sparse) {
+      for (uint32_t k = rp[r0], z = rp[r0 + 1]; k < z; ++k) add(hst + ent[k], g0);
+      for (uint32_t k = rp[r1], z = rp[r1 + 1]; k < z; ++k) add(hst + ent[k], g1);
+    }
+  }
+#endif
+  for (; i < e; ++i) {
     const uint32_t r = idx[i];
     const BinT* rb = bins + (size_t)r * d;
-#if defined(__SSE2__)
-    const __m128i g = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r));
-    int f = f0;
-    for (; f + 4 <= f1; f += 4) {
-      __m128i* p0 = reinterpret_cast<__m128i*>(hst + off[f] + rb[f]);
-      __m128i* p1 = reinterpret_cast<__m128i*>(hst + off[f + 1] + rb[f + 1]);
-      __m128i* p2 = reinterpret_cast<__m128i*>(hst + off[f + 2] + rb[f + 2]);
-      __m128i* p3 = reinterpret_cast<__m128i*>(hst + off[f + 3] + rb[f + 3]);
-      _mm_storeu_si128(p0, _mm_add_epi64(_mm_loadu_si128(p0), g));
-      _mm_storeu_si128(p1, _mm_add_epi64(_mm_loadu_si128(p1), g));
-      _mm_storeu_si128(p2, _mm_add_epi64(_mm_loadu_si128(p2), g));
-      _mm_storeu_si128(p3, _mm_add_epi64(_mm_loadu_si128(p3), g));
-    }
-    for (; f < f1; ++f) {
-      __m128i* p0 = reinterpret_cast<__m128i*>(hst + off[f] + rb[f]);
-      _mm_storeu_si128(p0, _mm_add_epi64(_mm_loadu_si128(p0), g));
-    }
-#else
     const GradSum g = gp[r];
-    for (int f = f0; f < f1; ++f) {
-      GradSum& s = hst[off[f] + rb[f]];
+    for (int j = 0; j < nd; ++j) {
+      GradSum& s = base[j][rb[fl[j]]];
       s.g += g.g;
       s.h += g.h;
     }
-#endif
+    if (sparse)
+      for (uint32_t k = rp[r], z = rp[r + 1]; k < z; ++k) {
+        hst[ent[k]].g += g.g;
+        hst[ent[k]].h += g.h;
+      }
   }
 }
 
@@ -94,44 +127,6 @@ inline void accumulate_rows(GradSum* hst, const BinT* bins, int d, const uint32_
 // the very IEEE double operations of split_math.h in the same order (no FMA:
 // the AVX2 target below does not enable it, and -ffp-contract=off holds), so
 // every gain has the bits of the scalar code.
-// Feature block [f0, f1) (at most 64 features) of the rows idx[b..e): the
-// block's histogram slices by pointer, two rows per step.  Integer sums.
-template <typename BinT>
-inline void accumulate_block(GradSum* hst, const BinT* bins, int d, const uint32_t* off,
-                             const uint32_t* idx, size_t b, size_t e, const GradSum* gp,
-                             int f0, int f1) {
-#if defined(__SSE2__)
-  GradSum* base[64];
-  const int nf = f1 - f0;
-  for (int j = 0; j < nf; ++j) base[j] = hst + off[f0 + j];
-  const size_t pf = 24;
-  size_t i = b;
-  for (; i + 2 <= e; i += 2) {
-    if (i + pf + 1 < e) {
-      const uint32_t q0 = idx[i + pf], q1 = idx[i + pf + 1];
-      __builtin_prefetch(bins + (size_t)q0 * d + f0);
-      __builtin_prefetch(bins + (size_t)q1 * d + f0);
-      __builtin_prefetch(gp + q0);
-      __builtin_prefetch(gp + q1);
-    }
-    const uint32_t r0 = idx[i], r1 = idx[i + 1];
-    const BinT* rb0 = bins + (size_t)r0 * d + f0;
-    const BinT* rb1 = bins + (size_t)r1 * d + f0;
-    const __m128i g0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r0));
-    const __m128i g1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r1));
-    for (int j = 0; j < nf; ++j) {
-      __m128i* p0 = reinterpret_cast<__m128i*>(base[j] + rb0[j]);
-      _mm_storeu_si128(p0, _mm_add_epi64(_mm_loadu_si128(p0), g0));
-      __m128i* p1 = reinterpret_cast<__m128i*>(base[j] + rb1[j]);
-      _mm_storeu_si128(p1, _mm_add_epi64(_mm_loadu_si128(p1), g1));
-    }
-  }
-  if (i < e) accumulate_rows(hst, bins, d, off, idx, i, e, gp, f0, f1);
-#else
-  accumulate_rows(hst, bins, d, off, idx, b, e, gp, f0, f1);
-#endif
-}
-
 struct GainConsts {
   double g_inv, h_inv, mcw, lambda, alpha, pg;
   int64_t pgs, phs;  // parent sums
@@ -298,7 +293,7 @@ class CpuBackend final : public TreeBackend {
  public:
   std::string name() const override { return "cpu"; }
   ~CpuBackend() override {
-    if (data_.budget) data_.budget->release(hist_charged_);
+    if (data_.budget) data_.budget->release(hist_charged_ + sparse_charged_);
     // Benchmarks: GBDT_PHASES=1 prints the phase times to stderr.
     const char* e = std::getenv("GBDT_PHASES");
     if (e && *e == '1') {
@@ -347,9 +342,18 @@ class CpuBackend final : public TreeBackend {
       }
     cat_scratch_.assign(any_cat_ ? (size_t)pool_->size() : 0, CatScanScratch{});
     for (CatScanScratch& cs : cat_scratch_) cs.reserve(max_nb);
-    d.matrix->visit([&](auto* bins) { const_bin_ = constant_feature_bins(bins, n_, nf_); });
-    varying_runs_ = varying_feature_runs(const_bin_, nf_);
-    any_const_ = varying_runs_.size() != 1 || varying_runs_[0] != std::make_pair(0, nf_);
+    // Features mostly in one bin (sparse_bins.h): their dominant cells are
+    // filled from the node's sum; the row lists are charged to the budget
+    // (a block that does not fit stays dense).
+    cells_.resize(nf_);
+    for (int f = 0; f < nf_; ++f) cells_[f] = (f + 1 < nf_ ? off_[f + 1] : (uint32_t)total_bins_) - off_[f];
+    d.matrix->visit([&](auto* bins) {
+      const double share = d.sparse_histograms ? kSparseMinShare : 2.0;
+      sparse_ = build_sparse_bins(bins, n_, nf_, off_.data(),
+                                  dominant_bins(bins, n_, nf_, cells_.data(), share),
+                                  [&](double bytes) { return !d.budget || d.budget->try_charge(bytes); });
+    });
+    if (d.budget) sparse_charged_ = sparse_.bytes;
   }
 
   void margins(std::vector<float>* out) override { *out = margins_; }
@@ -512,33 +516,24 @@ class CpuBackend final : public TreeBackend {
     for (const LevelNode* ln : nodes) rows_all += ln->end - ln->begin;
     const size_t work = rows_all * (size_t)nf_ * kCostHistCell;
     const int nt = threads_for_work(work, pool_->size());
+    const int d = nf_;
+    const uint32_t* off = off_.data();
+    const uint32_t* idx = row_idx_.data();
+    const size_t T = total_bins_;
+    const std::vector<SparseBlock>& blocks = sparse_.blocks;
     // Wide data: (node, block of features) tasks, each filling its own slice
     // of the node's histogram (a slice that stays in cache; no per-thread
     // copies to merge).  Integer sums: the same histograms.
-    const int fb = 64;
-    const int nblk = (nf_ + fb - 1) / fb;
-    if (nblk >= 2 * nt) {
+    const size_t nblk = blocks.size();
+    if (nblk >= 2 * (size_t)nt) {
       data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
-      const int d = nf_;
-      const uint32_t* off = off_.data();
-      const uint32_t* idx = row_idx_.data();
-      const size_t T = total_bins_;
-      pool_->run_sized(work, nodes.size() * (size_t)nblk, [&](size_t t, int) {
+      pool_->run_sized(work, nodes.size() * nblk, [&](size_t t, int) {
         const LevelNode* ln = nodes[t / nblk];
-        const int f0 = (int)(t % nblk) * fb, f1 = std::min(nf_, f0 + fb);
-        const size_t s0 = off[f0], s1 = f1 < nf_ ? off[f1] : T;
+        const SparseBlock& blk = blocks[t % nblk];
+        const size_t s0 = off[blk.f0], s1 = blk.f1 < nf_ ? off[blk.f1] : T;
         std::memset(ln->hist + s0, 0, sizeof(GradSum) * (s1 - s0));
-        if (!any_const_) {
-          accumulate_block(ln->hist, bins, d, off, idx, ln->begin, ln->end, gp, f0, f1);
-          return;
-        }
-        // Constant features (constant_features.h): skipped, one cell = the node's sum.
-        for (const auto& run : varying_runs_) {
-          const int a = std::max(f0, run.first), z = std::min(f1, run.second);
-          if (a < z) accumulate_block(ln->hist, bins, d, off, idx, ln->begin, ln->end, gp, a, z);
-        }
-        for (int f = f0; f < f1; ++f)
-          if (const_bin_[f] >= 0) ln->hist[off[f] + const_bin_[f]] = ln->sum;
+        accumulate_block(ln->hist, bins, d, off, blk, idx, ln->begin, ln->end, gp);
+        fill_dominant_cells(ln->hist, blk, sparse_.dominant, off, cells_.data(), ln->sum);
       });
       });
       return;
@@ -561,21 +556,13 @@ class CpuBackend final : public TreeBackend {
       }
       if (!extra.empty()) merges.emplace_back(ln, std::move(extra));
     }
-    const int d = nf_;
-    const uint32_t* off = off_.data();
-    const uint32_t* idx = row_idx_.data();
-    const size_t T = total_bins_;
     data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
     pool_->run_sized(work, parts.size(), [&](size_t pi, int) {
       const Part& p = parts[pi];
       GradSum* hst = p.dst;
       std::memset(hst, 0, sizeof(GradSum) * T);
-      if (!any_const_) {
-        accumulate_rows(hst, bins, d, off, idx, p.begin, p.end, gp, 0, d);
-        return;
-      }
-      for (const auto& run : varying_runs_)  // constant features: set below
-        accumulate_rows(hst, bins, d, off, idx, p.begin, p.end, gp, run.first, run.second);
+      for (const SparseBlock& blk : blocks)
+        accumulate_block(hst, bins, d, off, blk, idx, p.begin, p.end, gp);
     });
     });
     for (auto& mg : merges) {
@@ -590,11 +577,11 @@ class CpuBackend final : public TreeBackend {
       });
       for (GradSum* s : src) hist_pool_->put(s);
     }
-    // Constant features (constant_features.h): their one cell is the node's sum.
-    if (any_const_)
+    // Elided features (sparse_bins.h): their dominant cell from the node's sum.
+    if (sparse_.any_elided)
       for (LevelNode* ln : nodes)
-        for (int f = 0; f < nf_; ++f)
-          if (const_bin_[f] >= 0) ln->hist[off[f] + const_bin_[f]] = ln->sum;
+        for (const SparseBlock& blk : blocks)
+          fill_dominant_cells(ln->hist, blk, sparse_.dominant, off, cells_.data(), ln->sum);
   }
 
   // ---- split evaluation ----
@@ -1148,9 +1135,9 @@ class CpuBackend final : public TreeBackend {
   std::vector<size_t> cat_woff_;
   std::vector<int> cat_nw_;
   std::vector<CatScanScratch> cat_scratch_;  // best_categorical_split_cpu's, per thread
-  std::vector<int> const_bin_;                     // per feature: the bin of every row, or -1
-  std::vector<std::pair<int, int>> varying_runs_;  // runs of non-constant features
-  bool any_const_ = false;
+  SparseBins sparse_;             // feature blocks, elided features' row lists (sparse_bins.h)
+  std::vector<uint32_t> cells_;   // per feature: its histogram cells (value bins + missing)
+  double sparse_charged_ = 0;     // bytes of sparse_ charged to data_.budget
   int round_ = 0;  // T: the round being built (column sampling seeds)
   double t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };

@@ -123,7 +123,21 @@ def suite_numeric(name):
     return x, y, "binary:logistic" if t["task"] == "binary" else "reg:squarederror"
 
 
+def shape(name, rows, feats):
+    """A synthetic real-like shape of shapes.py (its first 80% of rows, as
+    suite.py trains on)."""
+    import shapes
+    d = shapes.make(name, rows, feats)
+    keep = np.arange(rows) % 5 != 4
+    obj = "binary:logistic" if d["task"] == "binary" else "reg:squarederror"
+    return d["X"][keep], d["y"][keep].astype(np.float32), obj
+
+
 TABLES = {
+    "sparse400k": lambda: shape("sparse", 400000, 41),
+    "lowcard200k": lambda: shape("lowcard", 200000, 14),
+    "missing300k": lambda: shape("missing", 300000, 16),
+    "wide50k": lambda: shape("wide", 50000, 500),
     "military_num": lambda: suite_numeric("military_num"),
     "flights_weather": lambda: suite_numeric("flights_weather"),
     "movies": lambda: suite_numeric("movies"),

@@ -1,6 +1,6 @@
-// Issue 15: the CPU backend skips features whose bin is the same on every
-// row (constant_features.h) while accumulating histograms.  Detection, the
-// runs of varying features, and training: constant columns anywhere (first,
+// Issue 15: the CPU backend does not accumulate features whose bin is the
+// same on every row (the extreme case of sparse_bins.h: no entries, the one
+// cell filled from the node's sum).  Constant columns anywhere (first,
 // between, last, all missing) change no tree and no prediction, on the
 // row-parts path (few features) and on the feature-block path (many).
 #include <gtest/gtest.h>
@@ -9,35 +9,12 @@
 #include <cstring>
 #include <vector>
 
-#include "constant_features.h"
 #include "model.h"
 #include "test_util.h"
 
 using namespace gbdt;
 using gbdt_test::Data;
 using gbdt_test::Task;
-
-TEST(ConstantFeatures, DetectsTheBinOfEveryRow) {
-  // 4 rows x 4 features: f0 constant 3, f1 varies on the last row only,
-  // f2 constant 0, f3 varies on the second row.
-  const uint8_t bins[] = {3, 1, 0, 7,  //
-                          3, 1, 0, 8,  //
-                          3, 1, 0, 7,  //
-                          3, 2, 0, 7};
-  EXPECT_EQ(constant_feature_bins(bins, 4, 4), (std::vector<int>{3, -1, 0, -1}));
-  // One row: every feature is constant.
-  EXPECT_EQ(constant_feature_bins(bins, 1, 4), (std::vector<int>{3, 1, 0, 7}));
-  // No rows: none is.
-  EXPECT_EQ(constant_feature_bins(bins, 0, 4), (std::vector<int>{-1, -1, -1, -1}));
-}
-
-TEST(ConstantFeatures, VaryingRuns) {
-  using Runs = std::vector<std::pair<int, int>>;
-  EXPECT_EQ(varying_feature_runs({-1, -1, -1}, 3), (Runs{{0, 3}}));
-  EXPECT_EQ(varying_feature_runs({0, -1, -1, 2, -1, 5}, 6), (Runs{{1, 3}, {4, 5}}));
-  EXPECT_EQ(varying_feature_runs({-1, 4}, 2), (Runs{{0, 1}}));
-  EXPECT_EQ(varying_feature_runs({1, 1}, 2), Runs{});
-}
 
 namespace {
 

@@ -1,0 +1,198 @@
+// Issue 15: the CPU backend's histograms skip the dominant bin of features
+// that are mostly one value (sparse_bins.h) and fill it from the node's sum.
+// The row lists themselves, and training: the same model bytes with the
+// elision on and off, on the row-parts path (few features) and the
+// feature-block path (many), with NULLs, weights, sampling, several output
+// groups, duplicate rows (row_dedup) and 2-byte bins.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "model.h"
+#include "sparse_bins.h"
+#include "test_util.h"
+
+using namespace gbdt;
+using gbdt_test::Data;
+using gbdt_test::Task;
+using gbdt_test::unif;
+
+TEST(SparseBins, DominantBinFromTheShare) {
+  // 10 rows x 3 features, cells 4 each: f0 bin 2 on 8 rows, f1 spread out,
+  // f2 missing (cell 3) on 6 rows.
+  std::vector<uint8_t> bins;
+  for (int r = 0; r < 10; ++r) {
+    bins.push_back(r < 8 ? 2 : 1);
+    bins.push_back((uint8_t)(r % 3));
+    bins.push_back(r < 6 ? 3 : 0);
+  }
+  const uint32_t cells[] = {4, 4, 4};
+  EXPECT_EQ(dominant_bins(bins.data(), 10, 3, cells, 0.5), (std::vector<int>{2, -1, 3}));
+  EXPECT_EQ(dominant_bins(bins.data(), 10, 3, cells, 0.7), (std::vector<int>{2, -1, -1}));
+  EXPECT_EQ(dominant_bins(bins.data(), 10, 3, cells, 2.0), (std::vector<int>{-1, -1, -1}));
+  EXPECT_EQ(dominant_bins(bins.data(), 0, 3, cells, 0.5), (std::vector<int>{-1, -1, -1}));
+}
+
+TEST(SparseBins, RowListsHoldTheOtherCells) {
+  // 4 rows x 3 features; f0 and f2 elided (dominant 0 and 3).
+  const uint8_t bins[] = {0, 1, 3,  //
+                          2, 0, 3,  //
+                          0, 2, 1,  //
+                          1, 1, 0};
+  const uint32_t off[] = {0, 4, 8};
+  SparseBins s = build_sparse_bins(bins, 4, 3, off, std::vector<int>{0, -1, 3},
+                                   [](double) { return true; });
+  ASSERT_EQ(s.blocks.size(), 1u);
+  const SparseBlock& b = s.blocks[0];
+  EXPECT_TRUE(s.any_elided);
+  EXPECT_EQ(b.dense, (std::vector<int>{1}));
+  EXPECT_EQ(b.elided, (std::vector<int>{0, 2}));
+  EXPECT_EQ(b.rowptr, (std::vector<uint32_t>{0, 0, 1, 2, 4}));
+  EXPECT_EQ(b.ent, (std::vector<uint32_t>{0 + 2, 8 + 1, 0 + 1, 8 + 0}));
+  EXPECT_EQ(s.bytes, 4.0 * (5 + 4));
+
+  // A refused memory charge: the block stays dense.
+  SparseBins r = build_sparse_bins(bins, 4, 3, off, std::vector<int>{0, -1, 3},
+                                   [](double) { return false; });
+  EXPECT_FALSE(r.any_elided);
+  EXPECT_EQ(r.blocks[0].dense, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(r.dominant, (std::vector<int>{-1, -1, -1}));
+  EXPECT_EQ(r.bytes, 0.0);
+
+  // fill_dominant_cells: node sum - the other cells.
+  GradSum hist[12] = {};
+  hist[2] = GradSum{5, 1};
+  hist[1] = GradSum{-3, 2};
+  hist[9] = GradSum{7, 4};
+  hist[8] = GradSum{1, 1};
+  fill_dominant_cells(hist, b, s.dominant, off, std::vector<uint32_t>{4, 4, 4}.data(), GradSum{100, 50});
+  EXPECT_EQ(hist[0].g, 100 - 5 + 3);
+  EXPECT_EQ(hist[0].h, 50 - 1 - 2);
+  EXPECT_EQ(hist[11].g, 100 - 7 - 1);
+  EXPECT_EQ(hist[11].h, 50 - 4 - 1);
+}
+
+namespace {
+
+// Columns like real ones: mostly zero (share 0.9-0.99), rare flags,
+// mostly missing, constant, a skewed code, and plain uniform ones.
+Data sparse_data(size_t n, int d, Task task, uint64_t seed) {
+  Data D = gbdt_test::make_data(n, d, task, 0.0, seed);
+  for (int f = 0; f < d; ++f) {
+    const int kind = f % 6;
+    std::vector<float>& c = D.cols[f];
+    for (size_t r = 0; r < n; ++r) {
+      const double u = unif(seed * 97 + (uint64_t)f, r);
+      switch (kind) {
+        case 0: c[r] = u < 0.9 + 0.015 * (f % 7) ? 0.0f : (float)(1 + 10 * u); break;
+        case 1: c[r] = u < 0.05 ? 1.0f : 0.0f; break;
+        case 2: c[r] = u < 0.8 ? NAN : (float)std::floor(8 * u); break;
+        case 3: c[r] = 2.5f; break;
+        case 4: c[r] = (float)std::floor(-std::log(1.0 - u * 0.999) * 2); break;  // skewed code
+        default: break;                                                        // uniform
+      }
+    }
+  }
+  // The label reads the sparse columns too.
+  for (size_t r = 0; r < n; ++r) {
+    double s = 0;
+    for (int f = 0; f < d && f < 12; ++f) {
+      const float v = D.cols[f][r];
+      s += std::isnan(v) ? 0.3 : 0.2 * v * ((f % 2) ? 1 : -1);
+    }
+    if (task == Task::kBinary) D.y[r] = s + (unif(seed + 5, r) - 0.5) > 0 ? 1.0f : 0.0f;
+    else if (task == Task::kMulticlass) D.y[r] = (float)((int)(std::fabs(s) * 2) % 3);
+    else D.y[r] = (float)(s + unif(seed + 5, r));
+  }
+  return D;
+}
+
+std::vector<uint8_t> model_bytes(const Data& D, TrainParams p, bool sparse,
+                                 const std::vector<float>* w = nullptr) {
+  p.sparse_histograms = sparse;
+  TrainHooks hooks;
+  hooks.default_device = "cpu";
+  TrainInput in = D.input();
+  if (w) in.weights = w->data();
+  Model m = train_model(in, p, hooks, "label");
+  m.report.seconds_load = m.report.seconds_bin = m.report.seconds_train = 0;
+  return serialize_model(m);
+}
+
+void expect_same(const Data& D, const TrainParams& p, const std::vector<float>* w = nullptr) {
+  const std::vector<uint8_t> on = model_bytes(D, p, true, w), off = model_bytes(D, p, false, w);
+  ASSERT_EQ(on.size(), off.size());
+  EXPECT_EQ(std::memcmp(on.data(), off.data(), on.size()), 0);
+}
+
+}  // namespace
+
+TEST(SparseBins, SameModelFewFeatures) {
+  // 60k rows, 14 features: one block, row parts at 2 threads.
+  const Data D = sparse_data(60000, 14, Task::kBinary, 3);
+  for (int nt : {1, 2}) {
+    TrainParams p = gbdt_test::params_for(Task::kBinary, 6, nt);
+    p.max_depth = 6;
+    expect_same(D, p);
+  }
+}
+
+TEST(SparseBins, SameModelManyFeatures) {
+  // 200 features: (node, block of 64) tasks; sparse columns in every block.
+  const Data D = sparse_data(4000, 200, Task::kRegression, 4);
+  for (int nt : {1, 2}) {
+    TrainParams p = gbdt_test::params_for(Task::kRegression, 5, nt);
+    p.max_depth = 5;
+    expect_same(D, p);
+  }
+}
+
+TEST(SparseBins, SameModelWeightsSamplingMulticlass) {
+  const Data D = sparse_data(20000, 20, Task::kMulticlass, 5);
+  std::vector<float> w(D.n);
+  for (size_t r = 0; r < D.n; ++r) w[r] = (float)(0.25 + unif(77, r));
+  TrainParams p = gbdt_test::params_for(Task::kMulticlass, 4, 2);
+  expect_same(D, p, &w);
+  p.subsample = 0.6;
+  p.reg_alpha = 0.5;
+  p.max_delta_step = 0.7;  // the scalar split scan
+  expect_same(D, p);
+}
+
+TEST(SparseBins, SameModelWithDuplicateRows) {
+  // Few levels per column: row_dedup trains the distinct rows with counts.
+  Data D = sparse_data(30000, 6, Task::kRegression, 6);
+  for (size_t r = 0; r < D.n; ++r) D.cols[5][r] = std::floor(D.cols[5][r] * 2);
+  TrainParams p = gbdt_test::params_for(Task::kRegression, 5, 2);
+  expect_same(D, p);
+}
+
+TEST(SparseBins, SameModelWideBins) {
+  // A categorical column of 300 categories, one of them on 95% of the rows:
+  // 2-byte bins, and its dominant bin elided.
+  Data D = sparse_data(8000, 10, Task::kBinary, 7);
+  std::vector<std::vector<std::string>> cats(D.d);
+  for (int c = 0; c < 300; ++c) cats[0].push_back("c" + std::to_string(c));
+  for (size_t r = 0; r < D.n; ++r) {
+    const double u = unif(99, r);
+    D.cols[0][r] = u < 0.95 ? 7.0f : (float)(int)(u * 6000 - 5700);
+    if (D.cols[0][r] > 7 && unif(100, r) < 0.5) D.y[r] = 1.0f - D.y[r];
+  }
+  TrainParams p = gbdt_test::params_for(Task::kBinary, 4, 2);
+  for (bool sparse : {true, false}) {
+    p.sparse_histograms = sparse;
+    TrainHooks hooks;
+    hooks.default_device = "cpu";
+    TrainInput in = D.input();
+    in.feature_types[0] = FeatureType::kCategorical;
+    in.categories = cats;
+    Model m = train_model(in, p, hooks, "label");
+    m.report.seconds_load = m.report.seconds_bin = m.report.seconds_train = 0;
+    static std::vector<uint8_t> first;
+    if (sparse) first = serialize_model(m);
+    else EXPECT_EQ(serialize_model(m), first);
+  }
+}
