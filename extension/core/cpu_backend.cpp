@@ -45,81 +45,88 @@ double since(Clock::time_point t) {
 }
 
 // Adds the rows idx[b..e) of one feature block (sparse_bins.h) to hst (one
-// 16-byte integer pair per cell): its dense features from the row-major bin
-// matrix, its elided features' entries from the block's row lists (their
-// dominant cells are filled afterwards: fill_dominant_cells).  Integer sums:
-// the order does not matter.  Two rows per step.
+// 16-byte integer pair per cell).  Without elided features: the block's
+// bins in the row-major matrix (row stride d).  With: the block's row
+// records (dense bins, then K slots of the elided features' other cells;
+// their dominant cells are filled afterwards: fill_dominant_cells).
+// Integer sums: the order does not matter.
 // BinT: the bin matrix's entry type (uint8_t, or uint16_t when wide).
+template <typename BinT, bool kRecords>
+inline void accumulate_block_t(GradSum* hst, const BinT* bins, int d, const uint32_t* off,
+                               const SparseBlock& blk, const uint32_t* idx, size_t b, size_t e,
+                               const GradSum* gp) {
+  GradSum* base[kHistFeatureBlock];
+  const int nd = (int)blk.dense.size();
+  for (int j = 0; j < nd; ++j) base[j] = hst + off[blk.dense[j]];
+  const int K = kRecords ? blk.K : 0;
+  // Row r's bins at rows + r * stride (bytes).
+  const uint8_t* rows = kRecords ? blk.rec.data() : (const uint8_t*)(bins + blk.f0);
+  const size_t stride = kRecords ? blk.stride : (size_t)d * sizeof(BinT);
+  const size_t slot_at = blk.slot_at;
+  GradSum* hb = hst + off[blk.f0];  // slots are relative to the block's first cell
+  const size_t pf = 24;  // prefetch distance (rows)
+  for (size_t i = b; i < e; ++i) {
+    if (i + pf < e) {
+      const uint32_t q = idx[i + pf];
+      __builtin_prefetch(rows + (size_t)q * stride);
+      __builtin_prefetch(gp + q);
+    }
+    const uint32_t r = idx[i];
+    const uint8_t* rr = rows + (size_t)r * stride;
+    const BinT* rb = (const BinT*)rr;
+#if defined(__SSE2__)
+    const __m128i g = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r));
+    auto add = [&g](GradSum* cell) {
+      __m128i* p = reinterpret_cast<__m128i*>(cell);
+      _mm_storeu_si128(p, _mm_add_epi64(_mm_loadu_si128(p), g));
+    };
+#else
+    const GradSum g = gp[r];
+    auto add = [&g](GradSum* cell) {
+      cell->g += g.g;
+      cell->h += g.h;
+    };
+#endif
+    int j = 0;
+    for (; j + 4 <= nd; j += 4) {
+      GradSum* c0 = base[j] + rb[j];
+      GradSum* c1 = base[j + 1] + rb[j + 1];
+      GradSum* c2 = base[j + 2] + rb[j + 2];
+      GradSum* c3 = base[j + 3] + rb[j + 3];
+      add(c0);
+      add(c1);
+      add(c2);
+      add(c3);
+    }
+    for (; j < nd; ++j) add(base[j] + rb[j]);
+    if (K > 0) {
+      // The slots; an overflowing row's last one leads to its other entries.
+      const uint8_t* sl = rr + slot_at;
+      auto slot = [sl](int k) {
+        uint16_t v;
+        std::memcpy(&v, sl + 2 * k, 2);
+        return v;
+      };
+      for (int k = 0; k < K - 1; ++k) add(hb + slot(k));
+      const uint16_t last = slot(K - 1);
+      if (__builtin_expect(last != kOverflowSlot, 1)) {
+        add(hb + last);
+      } else {
+        const uint16_t* end;
+        for (const uint16_t* c = overflow_cells(blk, r, &end); c < end; ++c) add(hb + *c);
+      }
+    }
+  }
+}
+
 template <typename BinT>
 inline void accumulate_block(GradSum* hst, const BinT* bins, int d, const uint32_t* off,
                              const SparseBlock& blk, const uint32_t* idx, size_t b, size_t e,
                              const GradSum* gp) {
-  GradSum* base[kHistFeatureBlock];
-  int fl[kHistFeatureBlock];
-  const int nd = (int)blk.dense.size();
-  for (int j = 0; j < nd; ++j) {
-    fl[j] = blk.dense[j];
-    base[j] = hst + off[fl[j]];
-  }
-  const bool sparse = !blk.elided.empty();
-  const uint32_t* rp = sparse ? blk.rowptr.data() : nullptr;
-  const uint32_t* ent = sparse ? blk.ent.data() : nullptr;
-  const int pf0 = nd > 0 ? blk.dense[0] : 0;
-  const size_t pf = 24;  // prefetch distance (rows)
-  size_t i = b;
-#if defined(__SSE2__)
-  auto add = [](GradSum* cell, __m128i g) {
-    __m128i* p = reinterpret_cast<__m128i*>(cell);
-    _mm_storeu_si128(p, _mm_add_epi64(_mm_loadu_si128(p), g));
-  };
-  for (; i + 2 <= e; i += 2) {
-    if (i + pf + 1 < e) {
-      const uint32_t q0 = idx[i + pf], q1 = idx[i + pf + 1];
-      if (nd > 0) {
-        __builtin_prefetch(bins + (size_t)q0 * d + pf0);
-        __builtin_prefetch(bins + (size_t)q1 * d + pf0);
-      }
-      __builtin_prefetch(gp + q0);
-      __builtin_prefetch(gp + q1);
-      if (sparse) {
-        __builtin_prefetch(ent + rp[q0]);
-        __builtin_prefetch(ent + rp[q1]);
-        if (i + 2 * pf + 1 < e) {
-          __builtin_prefetch(rp + idx[i + 2 * pf]);
-          __builtin_prefetch(rp + idx[i + 2 * pf + 1]);
-        }
-      }
-    }
-    const uint32_t r0 = idx[i], r1 = idx[i + 1];
-    const BinT* rb0 = bins + (size_t)r0 * d;
-    const BinT* rb1 = bins + (size_t)r1 * d;
-    const __m128i g0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r0));
-    const __m128i g1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gp + r1));
-    for (int j = 0; j < nd; ++j) {
-      add(base[j] + rb0[fl[j]], g0);
-      add(base[j] + rb1[fl[j]], g1);
-    }
-    if (sparse) {
-      for (uint32_t k = rp[r0], z = rp[r0 + 1]; k < z; ++k) add(hst + ent[k], g0);
-      for (uint32_t k = rp[r1], z = rp[r1 + 1]; k < z; ++k) add(hst + ent[k], g1);
-    }
-  }
-#endif
-  for (; i < e; ++i) {
-    const uint32_t r = idx[i];
-    const BinT* rb = bins + (size_t)r * d;
-    const GradSum g = gp[r];
-    for (int j = 0; j < nd; ++j) {
-      GradSum& s = base[j][rb[fl[j]]];
-      s.g += g.g;
-      s.h += g.h;
-    }
-    if (sparse)
-      for (uint32_t k = rp[r], z = rp[r + 1]; k < z; ++k) {
-        hst[ent[k]].g += g.g;
-        hst[ent[k]].h += g.h;
-      }
-  }
+  if (blk.elided.empty())
+    accumulate_block_t<BinT, false>(hst, bins, d, off, blk, idx, b, e, gp);
+  else
+    accumulate_block_t<BinT, true>(hst, bins, d, off, blk, idx, b, e, gp);
 }
 
 // ---- vectorized split scan (max_delta_step == 0) ----
@@ -349,11 +356,16 @@ class CpuBackend final : public TreeBackend {
     for (int f = 0; f < nf_; ++f) cells_[f] = (f + 1 < nf_ ? off_[f + 1] : (uint32_t)total_bins_) - off_[f];
     d.matrix->visit([&](auto* bins) {
       const double share = d.sparse_histograms ? kSparseMinShare : 2.0;
-      sparse_ = build_sparse_bins(bins, n_, nf_, off_.data(),
-                                  dominant_bins(bins, n_, nf_, cells_.data(), share),
+      sparse_ = build_sparse_bins(bins, n_, nf_, off_.data(), cells_.data(), share,
                                   [&](double bytes) { return !d.budget || d.budget->try_charge(bytes); });
     });
     if (d.budget) sparse_charged_ = sparse_.bytes;
+    // Benchmarks: GBDT_PHASES=1 also prints the histogram blocks.
+    const char* ph = std::getenv("GBDT_PHASES");
+    if (ph && *ph == '1')
+      for (const SparseBlock& b : sparse_.blocks)
+        std::fprintf(stderr, "hist block %d-%d: dense %zu, elided %zu, slots %d, overflow rows %zu\n", b.f0,
+                     b.f1, b.dense.size(), b.elided.size(), b.K, b.over_rows.size());
   }
 
   void margins(std::vector<float>* out) override { *out = margins_; }

@@ -20,59 +20,93 @@ using gbdt_test::Data;
 using gbdt_test::Task;
 using gbdt_test::unif;
 
-TEST(SparseBins, DominantBinFromTheShare) {
-  // 10 rows x 3 features, cells 4 each: f0 bin 2 on 8 rows, f1 spread out,
-  // f2 missing (cell 3) on 6 rows.
-  std::vector<uint8_t> bins;
-  for (int r = 0; r < 10; ++r) {
-    bins.push_back(r < 8 ? 2 : 1);
-    bins.push_back((uint8_t)(r % 3));
-    bins.push_back(r < 6 ? 3 : 0);
-  }
-  const uint32_t cells[] = {4, 4, 4};
-  EXPECT_EQ(dominant_bins(bins.data(), 10, 3, cells, 0.5), (std::vector<int>{2, -1, 3}));
-  EXPECT_EQ(dominant_bins(bins.data(), 10, 3, cells, 0.7), (std::vector<int>{2, -1, -1}));
-  EXPECT_EQ(dominant_bins(bins.data(), 10, 3, cells, 2.0), (std::vector<int>{-1, -1, -1}));
-  EXPECT_EQ(dominant_bins(bins.data(), 0, 3, cells, 0.5), (std::vector<int>{-1, -1, -1}));
-}
-
-TEST(SparseBins, RowListsHoldTheOtherCells) {
-  // 4 rows x 3 features; f0 and f2 elided (dominant 0 and 3).
-  const uint8_t bins[] = {0, 1, 3,  //
-                          2, 0, 3,  //
-                          0, 2, 1,  //
-                          1, 1, 0};
-  const uint32_t off[] = {0, 4, 8};
-  SparseBins s = build_sparse_bins(bins, 4, 3, off, std::vector<int>{0, -1, 3},
-                                   [](double) { return true; });
+TEST(SparseBins, SlotsHoldTheOtherCells) {
+  // 64 rows x 5 features, 4 cells each: f0-f3 mostly bin 0, f4 spread out.
+  // Row 1: f0 bin 2; row 2: f2 bin 1; row 5: f1 bin 1 and f3 bin 2.
+  const int n = 64, d = 5;
+  std::vector<uint8_t> bins(n * d, 0);
+  for (int r = 0; r < n; ++r) bins[r * d + 4] = (uint8_t)(r % 4);
+  bins[1 * d + 0] = 2;
+  bins[2 * d + 2] = 1;
+  bins[5 * d + 1] = 1;
+  bins[5 * d + 3] = 2;
+  const uint32_t off[] = {0, 4, 8, 12, 16}, cells[] = {4, 4, 4, 4, 4};
+  auto yes = [](double) { return true; };
+  SparseBins s = build_sparse_bins(bins.data(), n, d, off, cells, 0.5, yes);
   ASSERT_EQ(s.blocks.size(), 1u);
   const SparseBlock& b = s.blocks[0];
   EXPECT_TRUE(s.any_elided);
-  EXPECT_EQ(b.dense, (std::vector<int>{1}));
-  EXPECT_EQ(b.elided, (std::vector<int>{0, 2}));
-  EXPECT_EQ(b.rowptr, (std::vector<uint32_t>{0, 0, 1, 2, 4}));
-  EXPECT_EQ(b.ent, (std::vector<uint32_t>{0 + 2, 8 + 1, 0 + 1, 8 + 0}));
-  EXPECT_EQ(s.bytes, 4.0 * (5 + 4));
+  EXPECT_EQ(s.dominant, (std::vector<int>{0, 0, 0, 0, -1}));
+  EXPECT_EQ(b.dense, (std::vector<int>{4}));
+  EXPECT_EQ(b.elided, (std::vector<int>{0, 1, 2, 3}));
+  // One slot: 1 row in 64 has two entries (<= 1/32 of the rows), and
+  // 4 features elided for 1 slot + 1 saves cells.
+  ASSERT_EQ(b.K, 1);
+  // Records: f4's bin, then one slot (padding: f0's dominant cell 0).
+  ASSERT_EQ(b.stride, 3u);
+  ASSERT_EQ(b.slot_at, 1u);
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(b.rec[r * 3], r % 4) << r;
+    uint16_t v;
+    std::memcpy(&v, &b.rec[r * 3 + 1], 2);
+    EXPECT_EQ(v, r == 1 ? 2 : r == 2 ? 8 + 1 : r == 5 ? kOverflowSlot : 0) << r;
+  }
+  EXPECT_EQ(b.over_rows, (std::vector<uint32_t>{5}));
+  EXPECT_EQ(b.over_cells, (std::vector<uint16_t>{4 + 1, 12 + 2}));
+  EXPECT_EQ(s.bytes, 3.0 * n + 8.0 + 4.0 + 2.0 * 2);
 
-  // A refused memory charge: the block stays dense.
-  SparseBins r = build_sparse_bins(bins, 4, 3, off, std::vector<int>{0, -1, 3},
-                                   [](double) { return false; });
-  EXPECT_FALSE(r.any_elided);
-  EXPECT_EQ(r.blocks[0].dense, (std::vector<int>{0, 1, 2}));
-  EXPECT_EQ(r.dominant, (std::vector<int>{-1, -1, -1}));
-  EXPECT_EQ(r.bytes, 0.0);
+  // Nothing elided: min_share above 1, a refused memory charge, or too
+  // few features for the slots (two features of the four).
+  std::vector<uint8_t> two = bins;
+  for (int r = 0; r < n; ++r) two[r * d + 0] = two[r * d + 1] = (uint8_t)(r % 3);
+  for (SparseBins r : {build_sparse_bins(bins.data(), n, d, off, cells, 2.0, yes),
+                       build_sparse_bins(bins.data(), n, d, off, cells, 0.5, [](double) { return false; }),
+                       build_sparse_bins(two.data(), n, d, off, cells, 0.5, yes)}) {
+    EXPECT_FALSE(r.any_elided);
+    EXPECT_EQ(r.blocks[0].dense, (std::vector<int>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(r.dominant, (std::vector<int>{-1, -1, -1, -1, -1}));
+  }
 
-  // fill_dominant_cells: node sum - the other cells.
-  GradSum hist[12] = {};
+  // fill_dominant_cells: node sum - the other cells, whatever padding left.
+  GradSum hist[20] = {};
+  hist[0] = GradSum{1000, 1000};  // padding
   hist[2] = GradSum{5, 1};
   hist[1] = GradSum{-3, 2};
   hist[9] = GradSum{7, 4};
-  hist[8] = GradSum{1, 1};
-  fill_dominant_cells(hist, b, s.dominant, off, std::vector<uint32_t>{4, 4, 4}.data(), GradSum{100, 50});
+  hist[10] = GradSum{1, 1};
+  fill_dominant_cells(hist, b, s.dominant, off, cells, GradSum{100, 50});
   EXPECT_EQ(hist[0].g, 100 - 5 + 3);
   EXPECT_EQ(hist[0].h, 50 - 1 - 2);
-  EXPECT_EQ(hist[11].g, 100 - 7 - 1);
-  EXPECT_EQ(hist[11].h, 50 - 4 - 1);
+  EXPECT_EQ(hist[4].g, 100);
+  EXPECT_EQ(hist[8].g, 100 - 7 - 1);
+  EXPECT_EQ(hist[8].h, 50 - 4 - 1);
+  EXPECT_EQ(hist[12].h, 50);
+}
+
+TEST(SparseBins, OverflowRowsKeepTheirEntries) {
+  // 200 rows x 6 features (cells 3): all mostly bin 0; rows 7 and 150 have
+  // entries in every feature (more than K slots).
+  const int d = 6;
+  std::vector<uint8_t> bins(200 * d, 0);
+  for (int r = 0; r < 200; ++r) {
+    if (r % 10 == 3) bins[r * d + r % d] = 1;
+    if (r == 7 || r == 150)
+      for (int f = 0; f < d; ++f) bins[r * d + f] = (uint8_t)(1 + f % 2);
+  }
+  std::vector<uint32_t> off(d), cells(d, 3);
+  for (int f = 0; f < d; ++f) off[f] = 3 * f;
+  SparseBins s = build_sparse_bins(bins.data(), 200, d, off.data(), cells.data(), 0.5,
+                                   [](double) { return true; });
+  const SparseBlock& b = s.blocks[0];
+  ASSERT_EQ((int)b.elided.size(), d);
+  ASSERT_EQ(b.K, 1);
+  EXPECT_EQ(b.over_rows, (std::vector<uint32_t>{7, 150}));
+  ASSERT_EQ(b.stride, 2u);  // no dense feature: one slot
+  EXPECT_EQ(b.rec[14] | b.rec[15] << 8, kOverflowSlot);
+  const uint16_t* end;
+  const uint16_t* c = overflow_cells(b, 150, &end);
+  EXPECT_EQ(std::vector<uint16_t>(c, end), (std::vector<uint16_t>{1, 5, 7, 11, 13, 17}));
+  EXPECT_EQ(b.rec[26] | b.rec[27] << 8, 1 + 3 * 1);  // row 13: feature 1, bin 1
 }
 
 namespace {
