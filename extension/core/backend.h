@@ -37,9 +37,11 @@ struct BoostData {
   const int32_t* multiplicity = nullptr;  // n_rows
   size_t rows_represented = 0;
   SplitParams split{};
-  // The CPU backend's histograms skip each mostly-one-bin feature's dominant
-  // bin (sparse_bins.h; the same histograms either way).  Tests turn it off.
-  bool sparse_histograms = true;
+  // The CPU backend's copies of the bins in other layouts: row records that
+  // skip each mostly-one-bin feature's dominant bin (sparse_bins.h) and a
+  // feature-major copy for routing rows.  The same model either way; tests
+  // turn them off.
+  bool cpu_bin_copies = true;
   int max_depth = 6;
   double subsample = 1.0;
   uint64_t seed = 0;

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -300,7 +301,7 @@ class CpuBackend final : public TreeBackend {
  public:
   std::string name() const override { return "cpu"; }
   ~CpuBackend() override {
-    if (data_.budget) data_.budget->release(hist_charged_ + sparse_charged_);
+    if (data_.budget) data_.budget->release(hist_charged_ + sparse_charged_ + cols_charged_);
     // Benchmarks: GBDT_PHASES=1 prints the phase times to stderr.
     const char* e = std::getenv("GBDT_PHASES");
     if (e && *e == '1') {
@@ -355,11 +356,36 @@ class CpuBackend final : public TreeBackend {
     cells_.resize(nf_);
     for (int f = 0; f < nf_; ++f) cells_[f] = (f + 1 < nf_ ? off_[f + 1] : (uint32_t)total_bins_) - off_[f];
     d.matrix->visit([&](auto* bins) {
-      const double share = d.sparse_histograms ? kSparseMinShare : 2.0;
+      const double share = d.cpu_bin_copies ? kSparseMinShare : 2.0;
       sparse_ = build_sparse_bins(bins, n_, nf_, off_.data(), cells_.data(), share,
                                   [&](double bytes) { return !d.budget || d.budget->try_charge(bytes); });
     });
     if (d.budget) sparse_charged_ = sparse_.bytes;
+    // A feature-major copy of the bins for routing rows, as XGBoost keeps
+    // its column matrix beside the row-major index: a split reads one
+    // column, its rows in increasing order.  Only with ample memory: at most
+    // half the budget in use after it.
+    {
+      const double bytes = (double)n_ * nf_ * (d.matrix->wide ? 2.0 : 1.0);
+      const bool room = !d.budget || d.budget->limit() <= 0 || d.budget->used() + bytes <= 0.5 * d.budget->limit();
+      has_cols_ = d.cpu_bin_copies && n_ > 0 && room && (!d.budget || d.budget->try_charge(bytes));
+      if (has_cols_) {
+        cols_charged_ = d.budget ? bytes : 0;
+        d.matrix->visit([&](auto* bins) {
+          using BinT = std::remove_const_t<std::remove_pointer_t<decltype(bins)>>;
+          std::vector<BinT>& cols = column_store(BinT{});
+          cols.resize(n_ * (size_t)nf_);
+          const size_t nf = (size_t)nf_, n = n_;
+          // Tiles of 64 rows x 64 features: both sides stay in cache.
+          pool_->run_blocks_sized(n * nf, (n + 63) / 64, [&](size_t b, size_t e, int) {
+            for (size_t r0 = b * 64; r0 < std::min(n, e * 64); r0 += 64)
+              for (size_t f0 = 0; f0 < nf; f0 += 64)
+                for (size_t f = f0; f < std::min(nf, f0 + 64); ++f)
+                  for (size_t r = r0; r < std::min(n, r0 + 64); ++r) cols[f * n + r] = bins[r * nf + f];
+          });
+        });
+      }
+    }
     // Benchmarks: GBDT_PHASES=1 also prints the histogram blocks.
     const char* ph = std::getenv("GBDT_PHASES");
     if (ph && *ph == '1')
@@ -711,6 +737,20 @@ class CpuBackend final : public TreeBackend {
     return l - b;
   }
 
+  // Feature f's bins for routing rows (partition, last level): its column
+  // in the feature-major copy when there is one (stride 1: a node's rows,
+  // in increasing order, read nearby bytes), else in the row-major matrix.
+  template <typename BinT>
+  const BinT* feature_column(const BinT* bins, int f, size_t* stride) const {
+    const void* cols = data_.matrix->wide ? (const void*)cols16_.data() : (const void*)cols8_.data();
+    if (has_cols_) {
+      *stride = 1;
+      return (const BinT*)cols + (size_t)f * n_;
+    }
+    *stride = (size_t)nf_;
+    return bins + f;
+  }
+
   // Pieces of the nodes' row segments for a row-routing step (partition,
   // last level): at most 65536 rows, and several per node when the step is
   // worth more than one thread (parallel_policy.h).  emit(node, begin, end).
@@ -771,18 +811,19 @@ class CpuBackend final : public TreeBackend {
       Piece& p = pieces[pi];
       const SplitCandidate& s = splits[p.node];
       const int nb = c.nbins(s.feature);
-      const auto* col = bins + s.feature;
+      size_t cs;  // the column's row stride
+      const auto* col = feature_column(bins, s.feature, &cs);
       const unsigned split_bin = (unsigned)s.bin;
       const bool dl = s.default_left != 0;
       size_t l = p.begin, r = p.end;
       const size_t pf = 32;
       if (split_sets[p.node]) {
-        p.nleft = partition_categorical(*split_sets[p.node], nb, dl, col, d, idx, tmp, p.begin, p.end);
+        p.nleft = partition_categorical(*split_sets[p.node], nb, dl, col, cs, idx, tmp, p.begin, p.end);
       } else {
         for (size_t i = p.begin; i < p.end; ++i) {
-          if (i + pf < p.end) __builtin_prefetch(col + (size_t)idx[i + pf] * d);
+          if (i + pf < p.end) __builtin_prefetch(col + (size_t)idx[i + pf] * cs);
           const uint32_t row = idx[i];
-          const unsigned b = col[(size_t)row * d];
+          const unsigned b = col[(size_t)row * cs];
           const bool left = b == (unsigned)nb ? dl : b <= split_bin;
           // Branch-free: write to both ends, advance one.
           tmp[l] = row;
@@ -861,7 +902,9 @@ class CpuBackend final : public TreeBackend {
     pool_->run_sized(rows_all * kCostPartitionRow, pieces.size(), [&](size_t pi, int) {
       const Piece& p = pieces[pi];
       const SplitCandidate& s = splits[p.node];
-      add_last_level_values(bins + s.feature, d, c.nbins(s.feature), (unsigned)s.bin,
+      size_t cs;
+      const auto* col = feature_column(bins, s.feature, &cs);
+      add_last_level_values(col, cs, c.nbins(s.feature), (unsigned)s.bin,
                             s.default_left != 0, split_sets[p.node], idx, p.begin, p.end,
                             vl[p.node], vr[p.node], m, K, k);
     });
@@ -1150,6 +1193,13 @@ class CpuBackend final : public TreeBackend {
   SparseBins sparse_;             // feature blocks, elided features' row lists (sparse_bins.h)
   std::vector<uint32_t> cells_;   // per feature: its histogram cells (value bins + missing)
   double sparse_charged_ = 0;     // bytes of sparse_ charged to data_.budget
+  // The bins feature-major (feature_column), when has_cols_.
+  std::vector<uint8_t> cols8_;
+  std::vector<uint16_t> cols16_;
+  bool has_cols_ = false;
+  double cols_charged_ = 0;
+  std::vector<uint8_t>& column_store(uint8_t) { return cols8_; }
+  std::vector<uint16_t>& column_store(uint16_t) { return cols16_; }
   int round_ = 0;  // T: the round being built (column sampling seeds)
   double t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };

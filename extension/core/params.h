@@ -72,9 +72,10 @@ struct TrainParams {
   // M: train on the distinct rows with their multiplicity where that is
   // exact (row_dedup.h); not recorded (the model is the same either way).
   bool row_dedup = true;
-  // Not a parameter (tests only): the CPU backend's sparse histograms
-  // (sparse_bins.h), which give the same model either way.
-  bool sparse_histograms = true;
+  // Not a parameter (tests only): the CPU backend's copies of the bins in
+  // other layouts (sparse_bins.h's row records, the feature-major copy for
+  // routing rows), which give the same model either way.
+  bool cpu_bin_copies = true;
   // B (categorical columns, read by the PostgreSQL loader): integer columns
   // declared categorical (text/enum/bool columns are categorical anyway),
   // and the most distinct values a categorical column may have.

@@ -693,7 +693,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.subsample = p.subsample;
   bd.seed = p.seed;
   bd.nthread = nthread;
-  bd.sparse_histograms = p.sparse_histograms;
+  bd.cpu_bin_copies = p.cpu_bin_copies;
   bd.cancel = hooks.cancel;
   bd.budget = hooks.budget;
   if (!n_categories.empty()) bd.n_categories = &n_categories;

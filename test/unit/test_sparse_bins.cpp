@@ -1,7 +1,8 @@
 // Issue 15: the CPU backend's histograms skip the dominant bin of features
-// that are mostly one value (sparse_bins.h) and fill it from the node's sum.
-// The row lists themselves, and training: the same model bytes with the
-// elision on and off, on the row-parts path (few features) and the
+// that are mostly one value (sparse_bins.h) and fill it from the node's sum,
+// and rows are routed from a feature-major copy of the bins.  The row
+// records themselves, and training: the same model bytes with these copies
+// on and off (cpu_bin_copies), on the row-parts path (few features) and the
 // feature-block path (many), with NULLs, weights, sampling, several output
 // groups, duplicate rows (row_dedup) and 2-byte bins.
 #include <gtest/gtest.h>
@@ -146,7 +147,7 @@ Data sparse_data(size_t n, int d, Task task, uint64_t seed) {
 
 std::vector<uint8_t> model_bytes(const Data& D, TrainParams p, bool sparse,
                                  const std::vector<float>* w = nullptr) {
-  p.sparse_histograms = sparse;
+  p.cpu_bin_copies = sparse;
   TrainHooks hooks;
   hooks.default_device = "cpu";
   TrainInput in = D.input();
@@ -217,7 +218,7 @@ TEST(SparseBins, SameModelWideBins) {
   }
   TrainParams p = gbdt_test::params_for(Task::kBinary, 4, 2);
   for (bool sparse : {true, false}) {
-    p.sparse_histograms = sparse;
+    p.cpu_bin_copies = sparse;
     TrainHooks hooks;
     hooks.default_device = "cpu";
     TrainInput in = D.input();
