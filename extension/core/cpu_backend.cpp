@@ -310,17 +310,27 @@ class CpuBackend final : public TreeBackend {
   }
 
   void init(const BoostData& d, const std::vector<float>& init_margins) override {
+    // A restart on the same data (refit leaves, parallel trees: the trainer
+    // calls init again with new margins) keeps the thread pool, the
+    // histograms and the bin copies, and charges nothing again.
+    const bool same = pool_ && data_.matrix == d.matrix && data_.cuts == d.cuts && n_ == d.n_rows &&
+                      data_.nthread == d.nthread && data_.budget == d.budget &&
+                      data_.cpu_bin_copies == d.cpu_bin_copies;
+    if (!same && data_.budget) {
+      data_.budget->release(hist_charged_ + sparse_charged_ + cols_charged_);
+      hist_charged_ = sparse_charged_ = cols_charged_ = 0;
+    }
     data_ = d;
     n_ = d.n_rows;
     nf_ = d.matrix->n_features;
     K_ = d.num_group;
     margins_ = init_margins;
-    pool_.reset(new ThreadPool(d.nthread));
+    if (!same) pool_.reset(new ThreadPool(d.nthread));
     const Cuts& c = *d.cuts;
     off_.resize(nf_);
     for (int f = 0; f < nf_; ++f) off_[f] = c.hist_offset(f);
     total_bins_ = c.total_hist_bins();
-    hist_pool_.reset(new HistPool(total_bins_));
+    if (!same) hist_pool_.reset(new HistPool(total_bins_));
     int max_nb = 0;
     for (int f = 0; f < nf_; ++f) max_nb = std::max(max_nb, c.nbins(f));
     scratch_.resize((size_t)pool_->size());
@@ -353,6 +363,7 @@ class CpuBackend final : public TreeBackend {
     // Features mostly in one bin (sparse_bins.h): their dominant cells are
     // filled from the node's sum; the row lists are charged to the budget
     // (a block that does not fit stays dense).
+    if (same) return;
     cells_.resize(nf_);
     for (int f = 0; f < nf_; ++f) cells_[f] = (f + 1 < nf_ ? off_[f + 1] : (uint32_t)total_bins_) - off_[f];
     d.matrix->visit([&](auto* bins) {

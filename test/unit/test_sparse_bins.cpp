@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model.h"
+#include "memory_budget.h"
 #include "sparse_bins.h"
 #include "test_util.h"
 
@@ -229,5 +230,33 @@ TEST(SparseBins, SameModelWideBins) {
     static std::vector<uint8_t> first;
     if (sparse) first = serialize_model(m);
     else EXPECT_EQ(serialize_model(m), first);
+  }
+}
+
+// The trainer restarts the backend with new margins after every round of
+// an objective with refit leaves, and after every tree of a forest: a
+// restart on the same data keeps the histograms and the bin copies and
+// charges nothing more, so the budget's peak grows with the rounds only by
+// the trees, and everything is released at the end.
+TEST(SparseBins, BackendRestartsChargeOnce) {
+  const Data D = sparse_data(20000, 30, Task::kRegression, 8);
+  auto peak_for = [&](int rounds, int parallel) {
+    TrainParams p = gbdt_test::params_for(Task::kRegression, rounds, 2);
+    p.objective = Objective::kAbsoluteError;
+    p.num_parallel_tree = parallel;
+    MemoryBudget b(1e12, "limit");
+    TrainHooks hooks;
+    hooks.default_device = "cpu";
+    hooks.budget = &b;
+    train_model(D.input(), p, hooks, "label");
+    EXPECT_EQ(b.used(), 0.0) << "everything charged is released at the end";
+    return b.peak();
+  };
+  for (int parallel : {1, 3}) {
+    const double p5 = peak_for(5, parallel), p25 = peak_for(25, parallel);
+    // 20 more rounds: at most their trees (depth 6: 127 nodes each), and a
+    // few more histograms live at once in some later tree (16 bytes a bin).
+    const double hist = 16.0 * 30 * 257;
+    EXPECT_LE(p25 - p5, 20.0 * parallel * 127 * kTreeNodeBytes + 4 * hist) << "num_parallel_tree " << parallel;
   }
 }
