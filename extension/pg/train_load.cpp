@@ -10,6 +10,7 @@
 #include "category_dict.h"
 #include "guard.h"
 #include "quantile.h"
+#include "parallel_policy.h"
 #include "thread_pool.h"
 #include "module.h"
 #include "train_data.h"
@@ -280,9 +281,11 @@ void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows
         labels[i] = s->labels[rows[i]];
       }
     }
-    gbdt::ThreadPool pool(spec.nthread);
+    // No worker thread is started for a step too small to share.
+    const size_t work = m * (size_t)nf * 4;
+    gbdt::ThreadPool pool(gbdt::threads_for_work(work, spec.nthread));
     std::vector<std::vector<float>> buf(sampled ? (size_t)pool.size() : 0);
-    pool.run_sized(m * (size_t)nf * 4, (size_t)nf, [&](size_t f, int t) {
+    pool.run_sized(work, (size_t)nf, [&](size_t f, int t) {
       const float* col = s->cols[f];
       if (sampled) {
         std::vector<float>& b = buf[(size_t)t];
