@@ -14,30 +14,37 @@ namespace {
 
 // Cuts of one feature padded to 256 entries with +inf, for a branch-free
 // search that returns exactly Cuts::bin_of: the number of cuts <= v, clamped
-// to nbins-1; NaN -> nbins (the missing bin).
+// to nbins-1; NaN -> nbins (the missing bin).  The search looks at the
+// first 2^levels - 1 entries only, levels = ceil(log2(nbins)): every entry
+// past the nbins cuts is +inf, and a count of nbins-1 or more is clamped to
+// nbins-1 anyway, so the result is that of the full 8-level search.
 struct PaddedCuts {
   alignas(64) float c[256];
   int nb;
+  int levels;  // 0 .. 8
   void init(const Cuts& cuts, int f) {
     nb = cuts.nbins(f);
     const float* src = cuts.feature_cuts(f);
     for (int i = 0; i < 256; ++i) c[i] = i < nb ? src[i] : INFINITY;
+    levels = 0;
+    while (levels < 8 && (1 << levels) < nb) ++levels;
   }
-  inline uint8_t bin(float v) const {
-    if (v != v) return (uint8_t)nb;
-    // Count of entries <= v (saturates at 255; every count >= nb is clamped).
+  template <int L>
+  inline uint32_t bin_l(float v) const {
+    if (v != v) return (uint32_t)nb;
     unsigned pos = 0;
-    pos += (c[pos + 127] <= v) ? 128u : 0u;
-    pos += (c[pos + 63] <= v) ? 64u : 0u;
-    pos += (c[pos + 31] <= v) ? 32u : 0u;
-    pos += (c[pos + 15] <= v) ? 16u : 0u;
-    pos += (c[pos + 7] <= v) ? 8u : 0u;
-    pos += (c[pos + 3] <= v) ? 4u : 0u;
-    pos += (c[pos + 1] <= v) ? 2u : 0u;
-    pos += (c[pos] <= v) ? 1u : 0u;
-    unsigned last = (unsigned)nb - 1;
-    return (uint8_t)(pos < last ? pos : last);
+    if (L >= 8) pos += (c[pos + 127] <= v) ? 128u : 0u;
+    if (L >= 7) pos += (c[pos + 63] <= v) ? 64u : 0u;
+    if (L >= 6) pos += (c[pos + 31] <= v) ? 32u : 0u;
+    if (L >= 5) pos += (c[pos + 15] <= v) ? 16u : 0u;
+    if (L >= 4) pos += (c[pos + 7] <= v) ? 8u : 0u;
+    if (L >= 3) pos += (c[pos + 3] <= v) ? 4u : 0u;
+    if (L >= 2) pos += (c[pos + 1] <= v) ? 2u : 0u;
+    if (L >= 1) pos += (c[pos] <= v) ? 1u : 0u;
+    const unsigned last = (unsigned)nb - 1;
+    return pos < last ? pos : last;
   }
+  inline uint8_t bin(float v) const { return (uint8_t)bin_l<8>(v); }
 };
 
 // Bin of v for any feature: PaddedCuts for features with at most 255 value
@@ -62,6 +69,36 @@ struct FeatureBinner {
     return (uint32_t)(lo < nb ? lo : nb - 1);
   }
 };
+
+// Bins n values of one feature, src[i * in_stride] -> dst[i * out_stride],
+// with a search of L levels.
+template <int L, class BinT>
+void bin_run_l(const PaddedCuts& pc, const float* src, size_t in_stride, BinT* dst,
+               size_t out_stride, size_t n) {
+  for (size_t i = 0; i < n; ++i) dst[i * out_stride] = (BinT)pc.bin_l<L>(src[i * in_stride]);
+}
+
+// The same for any feature: one dispatch per run, not per value.
+template <class BinT>
+void bin_run(const FeatureBinner& fb, const float* src, size_t in_stride, BinT* dst,
+             size_t out_stride, size_t n) {
+  if (fb.cuts) {
+    for (size_t i = 0; i < n; ++i) dst[i * out_stride] = (BinT)fb.bin(src[i * in_stride]);
+    return;
+  }
+  const PaddedCuts& pc = fb.pc;
+  switch (pc.levels) {
+    case 0: bin_run_l<0>(pc, src, in_stride, dst, out_stride, n); break;
+    case 1: bin_run_l<1>(pc, src, in_stride, dst, out_stride, n); break;
+    case 2: bin_run_l<2>(pc, src, in_stride, dst, out_stride, n); break;
+    case 3: bin_run_l<3>(pc, src, in_stride, dst, out_stride, n); break;
+    case 4: bin_run_l<4>(pc, src, in_stride, dst, out_stride, n); break;
+    case 5: bin_run_l<5>(pc, src, in_stride, dst, out_stride, n); break;
+    case 6: bin_run_l<6>(pc, src, in_stride, dst, out_stride, n); break;
+    case 7: bin_run_l<7>(pc, src, in_stride, dst, out_stride, n); break;
+    default: bin_run_l<8>(pc, src, in_stride, dst, out_stride, n); break;
+  }
+}
 
 }  // namespace
 
@@ -90,7 +127,7 @@ BinnedMatrix bin_matrix(const ColumnInput& in, const Cuts& cuts, int nthread,
           const uint32_t* ri = rows->data();
           for (size_t i = begin; i < end; ++i) out[i * d] = (BinT)p.bin(col[ri[i]]);
         } else {
-          for (size_t i = begin; i < end; ++i) out[i * d] = (BinT)p.bin(col[i]);
+          bin_run(p, col + begin, 1, out + begin * d, (size_t)d, end - begin);
         }
       }
     });
@@ -137,13 +174,17 @@ void RowBinner::flush() {
     im->pool.run(nblocks, [&](size_t b, int t) {
       ValueRange& vr = im->ranges[t];
       const size_t begin = b * block, end = std::min(rows, begin + block);
-      for (size_t i = begin; i < end; ++i) {
-        const float* x = src + i * d;
-        BinT* o = dst + i * d;
-        for (int f = 0; f < d; ++f) {
-          o[f] = (BinT)im->pc[f].bin(x[f]);
-          vr.add(f, x[f]);
+      for (int f = 0; f < d; ++f) {
+        const float* x = src + begin * d + f;
+        bin_run(im->pc[f], x, (size_t)d, dst + begin * d + f, (size_t)d, end - begin);
+        float lo = vr.lo[f], hi = vr.hi[f];
+        for (size_t i = 0; i < end - begin; ++i) {
+          const float v = x[i * d];
+          lo = v < lo ? v : lo;
+          hi = v > hi ? v : hi;
         }
+        vr.lo[f] = lo;
+        vr.hi[f] = hi;
       }
     });
   });

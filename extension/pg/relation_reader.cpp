@@ -153,7 +153,24 @@ struct FastScan {
   FmgrInfo* outfns;     // per requested column (pass-through columns)
   bool* is_text;        // pass-through column already of type text
   AttrNumber maxatt;
+  // Every column a plain number (float8, float4, int2, int4, int8, bool):
+  // converted by convert_plain_row without any PostgreSQL call.
+  bool plain;
 };
+
+bool plain_kind(ValKind k) {
+  switch (k) {
+    case ValKind::kFloat8:
+    case ValKind::kFloat4:
+    case ValKind::kInt2:
+    case ValKind::kInt4:
+    case ValKind::kInt8:
+    case ValKind::kBool:
+      return true;
+    default:
+      return false;
+  }
+}
 
 bool plan_fast_scan(const RelInfo* rel, const ReaderColumn* cols, int ncols, FastScan* fs) {
   if (!relation_readable_directly(rel)) return false;
@@ -161,7 +178,9 @@ bool plan_fast_scan(const RelInfo* rel, const ReaderColumn* cols, int ncols, Fas
   fs->outfns = (FmgrInfo*)palloc0(sizeof(FmgrInfo) * (ncols > 0 ? ncols : 1));
   fs->is_text = (bool*)palloc0(sizeof(bool) * (ncols > 0 ? ncols : 1));
   fs->maxatt = 0;
+  fs->plain = true;
   for (int i = 0; i < ncols; i++) {
+    if (!plain_kind(cols[i].kind)) fs->plain = false;
     Form_pg_attribute a = find_column(rel, cols[i].name);
     if (a == nullptr) return false;  // the SPI path reports it
     Oid t = a->atttypid;
@@ -234,6 +253,54 @@ TablePasses* open_table_passes(const RelInfo* rel, const ReaderColumn* cols, int
 
 namespace {
 
+// The value of a plain-number column (plain_kind) as float, as
+// (float)datum_to_double.
+inline float plain_value(Datum d, ValKind k, double* v) {
+  switch (k) {
+    case ValKind::kFloat8: *v = DatumGetFloat8(d); break;
+    case ValKind::kFloat4: *v = (double)DatumGetFloat4(d); break;
+    case ValKind::kInt2: *v = (double)DatumGetInt16(d); break;
+    case ValKind::kInt4: *v = (double)DatumGetInt32(d); break;
+    case ValKind::kInt8: *v = (double)DatumGetInt64(d); break;
+    default: *v = DatumGetBool(d) ? 1.0 : 0.0; break;
+  }
+  return (float)*v;
+}
+
+// convert_row for tables whose columns are all plain numbers: no memory
+// context switch, no call per value, pointers held in locals.
+void convert_plain_row(TablePasses* tp) {
+  const AttrNumber* attnums = tp->fs.attnums;
+  const ReaderColumn* cols = tp->cols;
+  const Datum* sv = tp->slot->tts_values;
+  const bool* sn = tp->slot->tts_isnull;
+  TupleTableSlot* out = tp->out;
+  ExecClearTuple(out);
+  Datum* ov = out->tts_values;
+  bool* on = out->tts_isnull;
+  float* vals = tp->vals;
+  bool* nulls = tp->nulls;
+  const int ncols = tp->ncols;
+  for (int i = 0; i < ncols; i++) {
+    const int att = attnums[i] - 1;
+    const bool isnull = sn[att];
+    const Datum d = sv[att];
+    nulls[i] = isnull;
+    on[i] = isnull;
+    ov[i] = d;
+    if (isnull) {
+      vals[i] = NAN;
+      continue;
+    }
+    double v;
+    const float f = plain_value(d, cols[i].kind, &v);
+    if (unlikely(std::isinf(f)) && cols[i].reject_infinity)
+      report_nonfinite(cols[i].name, cols[i].is_target, d, cols[i].kind, v);
+    vals[i] = f;
+  }
+  ExecStoreVirtualTuple(out);
+}
+
 // Converts the requested columns of the (deformed) current tuple.
 void convert_row(TablePasses* tp) {
   const FastScan* fs = &tp->fs;
@@ -273,6 +340,17 @@ void convert_row(TablePasses* tp) {
 // Deforms and converts the current tuple and hands it to fn, in the
 // per-row memory context.
 void deliver_row(TablePasses* tp, ReaderRowFn fn, void* arg) {
+  if (tp->fs.plain) {
+    // Nothing is allocated converting plain numbers; the row function
+    // still runs in the per-row context (it may allocate).
+    slot_getsomeattrs(tp->slot, tp->fs.maxatt);
+    convert_plain_row(tp);
+    MemoryContext old = MemoryContextSwitchTo(tp->row_cxt);
+    fn(arg, tp->out, tp->vals, tp->nulls);
+    MemoryContextSwitchTo(old);
+    if (!tp->row_cxt->isReset) MemoryContextReset(tp->row_cxt);
+    return;
+  }
   MemoryContextReset(tp->row_cxt);
   MemoryContext old = MemoryContextSwitchTo(tp->row_cxt);
   slot_getsomeattrs(tp->slot, tp->fs.maxatt);

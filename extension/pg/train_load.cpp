@@ -10,6 +10,8 @@
 #include "category_dict.h"
 #include "guard.h"
 #include "quantile.h"
+#include "parallel_policy.h"
+#include "thread_pool.h"
 #include "module.h"
 #include "train_data.h"
 #include "train_bounds.h"  // X
@@ -95,6 +97,11 @@ struct FloatSink {
   size_t cap;
   bool growable;    // one-pass (SPI) load of unknown size
   double max_rows;  // growable: rows at which the memory estimate exceeds the limit
+  // One-pass direct scan (load_one_pass): instead of growing past
+  // bail_rows (or past what gbdt.max_memory admits with the float copy),
+  // stop keeping rows and set overflow (the caller falls back to passes).
+  size_t bail_rows;
+  bool overflow;
   const MemoryShape* memory;
   uint64 skipped;
   GroupCoder* groups;  // R: codes the group column of each row kept (null: none)
@@ -127,15 +134,28 @@ void sink_free(FloatSink* s) {
 void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   FloatSink* s = (FloatSink*)arg;
   const bool text_label = s->spec->labels != nullptr && s->spec->labels->text;
+  if (s->overflow) return;
   if (nulls[0] || (!text_label && std::isnan(vals[0]))) {
     s->skipped++;
     return;
   }
+  if (s->bail_rows > 0 && s->n >= s->bail_rows) {
+    s->overflow = true;
+    return;
+  }
   if (s->n == s->cap) {
     if (!s->growable) relation_changed(s->rel);
-    if ((double)s->n >= s->max_rows)
-      check_memory_estimate((double)s->n + 1, s->nf, (double)s->n + 1, true, *s->memory);
     size_t cap = s->cap * 2;
+    if (s->bail_rows > 0) {
+      cap = std::min(cap, s->bail_rows);
+      if (training_bytes_estimate((double)cap, s->nf, (double)cap, *s->memory) >
+              max_memory_bytes()) {
+        s->overflow = true;
+        return;
+      }
+    } else if ((double)s->n >= s->max_rows) {
+      check_memory_estimate((double)s->n + 1, s->nf, (double)s->n + 1, true, *s->memory);
+    }
     s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
     if (s->weights != nullptr) s->weights = (float*)repalloc_huge(s->weights, sizeof(float) * cap);
     for (int f = 0; f < s->nf; f++)
@@ -236,13 +256,47 @@ void set_names(const LoadSpec& spec, const LoadResult* out, Input* d, const Trai
   }
 }
 
-// Column checks on the float rows; with every row in hand, constant columns
-// are dropped when the spec asks (unless every column is constant).
-void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows, LoadResult* out) {
+// Column checks on the float rows (column_checks.h), one feature per task
+// on spec.nthread threads: on all s->n rows, or when take < s->n (a table
+// held whole but larger than its cut sample) on the sample rows
+// gbdt::cut_sample_row(i, s->n, take), exactly the rows the passes would
+// have read into floats.  With every row in hand (all_rows), constant
+// columns are dropped when the spec asks (unless every column is constant).
+void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows, size_t take,
+                         LoadResult* out) {
   const int nf = s->nf;
   out->checks = (ColumnCheck*)palloc0(sizeof(ColumnCheck) * (nf > 0 ? nf : 1));
-  out->checked_all_rows = all_rows;
-  check_columns(s->cols, nf, s->labels, s->n, out->checks);
+  out->checked_all_rows = all_rows && take >= s->n;
+  ColumnCheck* checks = out->checks;
+  run_engine([&] {
+    const bool sampled = take < s->n;
+    const size_t m = sampled ? take : s->n;
+    std::vector<float> labels;
+    std::vector<size_t> rows;  // the sample's row numbers
+    if (sampled) {
+      labels.resize(take);
+      rows.resize(take);
+      for (size_t i = 0; i < take; i++) {
+        rows[i] = gbdt::cut_sample_row(i, s->n, take);
+        labels[i] = s->labels[rows[i]];
+      }
+    }
+    // No worker thread is started for a step too small to share.
+    const size_t work = m * (size_t)nf * 4;
+    gbdt::ThreadPool pool(gbdt::threads_for_work(work, spec.nthread));
+    std::vector<std::vector<float>> buf(sampled ? (size_t)pool.size() : 0);
+    pool.run_sized(work, (size_t)nf, [&](size_t f, int t) {
+      const float* col = s->cols[f];
+      if (sampled) {
+        std::vector<float>& b = buf[(size_t)t];
+        b.resize(take);
+        for (size_t i = 0; i < take; i++) b[i] = col[rows[i]];
+        col = b.data();
+      }
+      check_columns(&col, 1, sampled ? labels.data() : s->labels, m, &checks[f]);
+    });
+  });
+  all_rows = out->checked_all_rows;
   out->kept = (int*)palloc(sizeof(int) * (nf > 0 ? nf : 1));
   out->n_kept = 0;
   // L: array elements are never left out: their positions give the array's
@@ -286,11 +340,14 @@ void count_categories_row(void* arg, TupleTableSlot* slot, const float* vals, co
   train_categories_count_row(cp->tcat, vals + cp->first);
 }
 
-// Bins float columns as the in-memory engine does; frees them.
+// Bins float columns as the in-memory engine does; frees them.  The
+// column checks see every row unless check_sample (a plain table read
+// whole in one pass): then the cut sample, as the passes would.
 void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned, LoadResult* out,
-                const TrainCategories* tcat) {
+                const TrainCategories* tcat, bool check_sample = false) {
   const FloatSink* cs = s;
-  check_float_columns(spec, s, true, out);
+  const size_t cap = spec.sample_rows > 0 ? spec.sample_rows : gbdt::cut_sample_rows(s->nf);
+  check_float_columns(spec, s, true, check_sample ? std::min(s->n, cap) : s->n, out);
   run_engine([&] {
     gbdt::TrainInput in;
     in.features.n_rows = cs->n;
@@ -315,39 +372,56 @@ void report_no_rows(const LoadSpec& spec, uint64 total, uint64 kept) {
                     errmsg("all values of target column \"%s\" are NULL", spec.target)));
 }
 
-// Direct scan of a small table in one pass (instead of a counting pass and
-// a reading pass): every row with a target into growable float columns,
-// categorical values with provisional codes that are counted and remapped
-// afterwards, as the SPI path does.  The codes, rows and bins are those the
-// two passes give.  Taken when the planner's estimate puts the table well
-// under the cut sample (every row is the sample) and no group or upper-bound
-// column is read; false (nothing kept, the dictionaries' provisional codes
-// unchanged, which the next scan finds again) when the table turns out
-// larger than the sample after all.
-bool load_small_table(const LoadSpec& spec, TablePasses* tp, FloatSink* fs, TrainCategories* tcat,
-                      Owned* owned, LoadResult* out, size_t sample_cap, uint64* skipped) {
+// Floats a one-pass load may hold: the cut sample's own bound (64 MiB,
+// gbdt::cut_sample_rows), for the whole table instead of its sample.
+constexpr double kOnePassFloats = (double)(1u << 24);
+
+// Direct scan of a plain table in one pass (instead of a counting pass, a
+// sample pass and, for a table larger than its cut sample, a binning pass):
+// every row with a target into growable float columns, categorical values
+// with provisional codes that are counted and remapped afterwards, as the
+// SPI path does.  The codes, rows, column checks (on the cut sample's rows
+// when the table is larger than it), cuts and bins are those the passes
+// give.  Taken when no group or upper-bound column is read and the
+// planner's estimate puts the table well under the cut sample (every row is
+// the sample), or its float copy within the cut sample's bound
+// (kOnePassFloats) and, with it, within gbdt.max_memory; false (nothing
+// kept, the dictionaries' provisional codes unchanged, which the next scan
+// finds again) when the table turns out larger than that after all: more
+// rows than the cut sample and than twice the estimate, more floats than
+// the bound, or more memory than gbdt.max_memory.
+bool load_one_pass(const LoadSpec& spec, TablePasses* tp, FloatSink* fs, TrainCategories* tcat,
+                   Owned* owned, LoadResult* out, size_t sample_cap, uint64* skipped) {
   const RelInfo* rel = spec.rel;
-  if (!(rel->reltuples > 0 && rel->reltuples <= 0.5 * (double)sample_cap)) return false;
-  check_memory_estimate(rel->reltuples, fs->nf, rel->reltuples, false, spec.memory);
+  const double est = rel->reltuples;
+  const int nf = std::max(fs->nf, 1);
+  if (!(est > 0)) return false;
+  if (est <= 0.5 * (double)sample_cap) {
+    check_memory_estimate(est, fs->nf, est, false, spec.memory);
+  } else if (!(est * nf <= kOnePassFloats &&
+               training_bytes_estimate(est, fs->nf, est, spec.memory) <= max_memory_bytes())) {
+    return false;
+  }
   fs->growable = true;
-  const double per_row = (training_bytes_estimate(1e6, fs->nf, 1e6, spec.memory) -
-                          training_bytes_estimate(0, fs->nf, 0, spec.memory)) / 1e6;
-  fs->max_rows = floor(max_memory_bytes() / per_row);
-  sink_alloc(fs, std::max<size_t>(1024, (size_t)rel->reltuples + 1));
+  fs->overflow = false;
+  fs->bail_rows = std::max(sample_cap, (size_t)std::min(2 * ceil(est), kOnePassFloats / nf));
+  sink_alloc(fs, std::min(fs->bail_rows, std::max<size_t>(1024, (size_t)est + 1)));
   uint64 sk = 0;
   const uint64 n = table_pass(tp, nullptr, 0, float_row, fs, &sk);
-  if (n > sample_cap) {
+  if (fs->overflow) {
     sink_free(fs);
     fs->n = 0;
     fs->cap = 0;
     fs->skipped = 0;
     fs->growable = false;
+    fs->overflow = false;
+    fs->bail_rows = 0;
     return false;
   }
   report_no_rows(spec, n + sk, fs->n);
   out->rows_read = n + sk;
   out->passes = 1;
-  out->sample_rows = fs->n;
+  out->sample_rows = std::min(fs->n, sample_cap);
   *skipped = sk + fs->skipped;
   if (tcat != nullptr) {
     float** ccols = category_columns(spec.features, fs->cols);
@@ -356,7 +430,7 @@ bool load_small_table(const LoadSpec& spec, TablePasses* tp, FloatSink* fs, Trai
     pfree(ccols);
   }
   close_table_passes(tp);
-  bin_floats(spec, fs, owned, out, tcat);
+  bin_floats(spec, fs, owned, out, tcat, true);
   return true;
 }
 
@@ -446,7 +520,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     bin_floats(spec, &fs, owned, out, tcat);
     seconds_bin = owned->data->seconds_bin;
   } else if (groups == nullptr && upper == nullptr &&
-             load_small_table(spec, tp, &fs, tcat, owned, out, sample_cap, &skipped)) {
+             load_one_pass(spec, tp, &fs, tcat, owned, out, sample_cap, &skipped)) {
     seconds_bin = owned->data->seconds_bin;
   } else {
     if (rel->reltuples > 0)
@@ -490,7 +564,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     } else {
       // Cuts from the sample; pass 3 bins every row as it is read.
       pfree(rows);
-      check_float_columns(spec, &fs, false, out);
+      check_float_columns(spec, &fs, false, fs.n, out);
       const FloatSink* cs = &fs;
       const auto tc = Clock::now();
       run_engine([&] {

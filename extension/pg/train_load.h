@@ -7,7 +7,13 @@
 // there are at most gbdt::cut_sample_rows(d)) as floats; (3) bin every row
 // as it is read (gbdt::RowBinner) into the 1-byte matrix.  When the sample
 // is the whole table, pass (3) is not needed: the sample is binned as the
-// in-memory engine bins its input.  Views, tables with row-level security
+// in-memory engine bins its input.  A plain table whose planner estimate
+// puts its float copy within the cut sample's own bound (64 MiB) and
+// gbdt.max_memory is read in one pass instead (load_one_pass in
+// train_load.cpp), with the same column checks, cuts and bins as the
+// passes; it falls back to them when the table outgrew its estimate.  The
+// column checks, cuts and bins run on spec.nthread threads after the
+// (single-threaded) scan; results never depend on the thread count.  Views, tables with row-level security
 // and the like are read once through SPI into float columns, binned, and
 // the floats freed before training.  Either way the cuts and bins equal
 // those of gbdt::train_model on the same rows in the same order.
