@@ -773,9 +773,29 @@ constexpr size_t kBlock = 256;
 
 void set_predict_kernel_for_tests(int kernel) { g_kernel.store(kernel); }
 
+struct PreparedForest {
+  FlatForest ff;
+};
+
+std::shared_ptr<const PreparedForest> prepare_forest(const Model& m) {
+  auto p = std::make_shared<PreparedForest>();
+  flatten(m, m.trees.size(), &p->ff);
+  return p;
+}
+
+size_t prepared_forest_bytes(const PreparedForest& p) {
+  const FlatForest& f = p.ff;
+  return sizeof(PreparedForest) + f.nodes.capacity() * sizeof(FlatNode) +
+         (f.start.capacity() + f.perf_start.capacity() + f.cat_bits.capacity() +
+          f.perf_cat_off.capacity() + f.perf_cat_words.capacity()) * sizeof(uint32_t) +
+         f.depth.capacity() * sizeof(int32_t) + f.perf.capacity() * sizeof(PerfNode) +
+         f.cat.capacity() * sizeof(CatFlatNode);
+}
+
 struct BatchPredictor::Impl : WorkerGroup {
   const Model& m;
-  FlatForest ff;
+  std::shared_ptr<const PreparedForest> prepared;  // shared with other predictors of m
+  const FlatForest& ff;
   int nthread;
   std::vector<std::thread> threads;
   std::mutex mu;
@@ -801,9 +821,11 @@ struct BatchPredictor::Impl : WorkerGroup {
   bool poll_fired = false;          // poll reported a cancel for the batch in flight
   bool stopped = false;             // stop_and_join ran with a batch in flight
 
-  Impl(const Model& model, int nt) : m(model), nthread(nt < 1 ? 1 : nt) {
-    flatten(m, m.trees.size(), &ff);
-  }
+  Impl(const Model& model, int nt, std::shared_ptr<const PreparedForest> forest)
+      : m(model),
+        prepared(forest != nullptr ? std::move(forest) : prepare_forest(model)),
+        ff(prepared->ff),
+        nthread(nt < 1 ? 1 : nt) {}
 
   void start_workers() {
     // Workers inherit the creating thread's signal mask: block everything
@@ -917,7 +939,11 @@ struct BatchPredictor::Impl : WorkerGroup {
   }
 };
 
-BatchPredictor::BatchPredictor(const Model& m, int nthread) : impl_(new Impl(m, nthread)) {}
+BatchPredictor::BatchPredictor(const Model& m, int nthread) : impl_(new Impl(m, nthread, nullptr)) {}
+
+BatchPredictor::BatchPredictor(const Model& m, int nthread,
+                               std::shared_ptr<const PreparedForest> forest)
+    : impl_(new Impl(m, nthread, std::move(forest))) {}
 
 BatchPredictor::~BatchPredictor() {
   abandon();

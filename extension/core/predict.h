@@ -73,10 +73,19 @@ inline float raw_value(const uint8_t* p, RawKind k) {
 // 1: perfect-layout trees, scalar; 2: node tables (what deep trees use).
 void set_predict_kernel_for_tests(int kernel);
 
+// A model's trees laid out for batch scoring (what BatchPredictor builds
+// from the model): immutable, so predictors of the same model, in turn or at
+// once, may share one instead of each laying the trees out again.
+struct PreparedForest;
+std::shared_ptr<const PreparedForest> prepare_forest(const Model& m);
+size_t prepared_forest_bytes(const PreparedForest& p);
+
 class BatchPredictor {
  public:
   // The model must outlive the predictor.  nthread <= 1: the calling thread only.
   BatchPredictor(const Model& m, int nthread);
+  // The same with forest = prepare_forest(m) of this very model (NULL: built here).
+  BatchPredictor(const Model& m, int nthread, std::shared_ptr<const PreparedForest> forest);
   ~BatchPredictor();  // abandons a batch in flight and joins the workers
   BatchPredictor(const BatchPredictor&) = delete;
   BatchPredictor& operator=(const BatchPredictor&) = delete;
