@@ -145,3 +145,29 @@ TEST(ModelCache, DecodedBytesGrowWithTheTrees) {
   Model large = gbdt_test::train(D, gbdt_test::params_for(Task::kRegression, 20));
   EXPECT_GT(decoded_model_bytes(large), decoded_model_bytes(small));
 }
+
+TEST(ModelCache, RowOverPreparedForestIsBitIdentical) {
+  using gbdt_test::Task;
+  for (Task task : {Task::kRegression, Task::kBinary, Task::kMulticlass}) {
+    for (int depth : {1, 3, 6, 12}) {  // 12: deeper than the perfect layout takes
+      gbdt_test::Data D = gbdt_test::make_data(2000, 5, task, 0.15, 5 + depth);
+      TrainParams p = gbdt_test::params_for(task, 37);  // not a multiple of 16 trees
+      p.max_depth = depth;
+      Model m = gbdt_test::train(D, p);
+      auto forest = prepare_forest(m);
+      const int K = m.num_output_group;
+      std::vector<double> a(K), b(K);
+      size_t differ = 0;
+      for (size_t r = 0; r < D.n; ++r) {
+        std::vector<float> x = D.row(r);
+        predict_margin_row(m, x.data(), a.data(), 0, CancelFn());
+        predict_margin_row(m, *forest, x.data(), b.data(), CancelFn());
+        if (std::memcmp(a.data(), b.data(), K * sizeof(double)) != 0) ++differ;
+        const double va = predict_value_row(m, x.data(), CancelFn());
+        const double vb = predict_value_row(m, *forest, x.data(), CancelFn());
+        if (std::memcmp(&va, &vb, sizeof va) != 0) ++differ;
+      }
+      EXPECT_EQ(differ, 0u) << "task " << (int)task << " depth " << depth;
+    }
+  }
+}
