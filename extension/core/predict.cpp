@@ -773,9 +773,88 @@ constexpr size_t kBlock = 256;
 
 void set_predict_kernel_for_tests(int kernel) { g_kernel.store(kernel); }
 
+struct PreparedForest {
+  FlatForest ff;
+};
+
+std::shared_ptr<const PreparedForest> prepare_forest(const Model& m) {
+  auto p = std::make_shared<PreparedForest>();
+  flatten(m, m.trees.size(), &p->ff);
+  return p;
+}
+
+size_t prepared_forest_bytes(const PreparedForest& p) {
+  const FlatForest& f = p.ff;
+  return sizeof(PreparedForest) + f.nodes.capacity() * sizeof(FlatNode) +
+         (f.start.capacity() + f.perf_start.capacity() + f.cat_bits.capacity() +
+          f.perf_cat_off.capacity() + f.perf_cat_words.capacity()) * sizeof(uint32_t) +
+         f.depth.capacity() * sizeof(int32_t) + f.perf.capacity() * sizeof(PerfNode) +
+         f.cat.capacity() * sizeof(CatFlatNode);
+}
+
+// One row over the perfect layout: 16 trees stepped in lock-step (the next
+// node computed, not loaded; no branches), each tree its own depth, leaf
+// values added in tree order as predict_margin_row adds them (same bits).
+void predict_margin_row(const Model& m, const PreparedForest& pf, const float* x, double* out,
+                        const CancelFn& cancel) {
+  const FlatForest& ff = pf.ff;
+  if (!ff.perfect || ff.categorical || g_kernel.load(std::memory_order_relaxed) == 2) {
+    predict_margin_row(m, x, out, 0, cancel);
+    return;
+  }
+  const int K = m.num_output_group;
+  float acc[64];
+  std::vector<float> big;
+  float* a = acc;
+  if (K > 64) {
+    big.resize(K);
+    a = big.data();
+  }
+  for (int k = 0; k < K; ++k) a[k] = (float)m.base_margin[k];
+  const size_t ntrees = ff.perf_start.size();
+  const int32_t* tg = m.tree_group.data();
+  const PerfNode* perf = ff.perf.data();
+  constexpr size_t G = 16;
+  for (size_t i0 = 0; i0 < ntrees; i0 += G) {
+    if (i0 != 0 && (i0 & 4095) == 0) check_cancel(cancel);
+    const size_t cnt = std::min(G, ntrees - i0);
+    const PerfNode* tr[G];
+    int dep[G];
+    uint32_t nd[G];
+    int dmax = 0;
+    for (size_t j = 0; j < cnt; ++j) {
+      tr[j] = perf + ff.perf_start[i0 + j];
+      dep[j] = ff.depth[i0 + j];
+      nd[j] = 0;
+      dmax = std::max(dmax, dep[j]);
+    }
+    for (int l = 0; l < dmax; ++l)
+      for (size_t j = 0; j < cnt; ++j) {
+        const uint32_t next = perf_step(tr[j], nd[j], x);
+        nd[j] = l < dep[j] ? next : nd[j];
+      }
+    for (size_t j = 0; j < cnt; ++j) a[tg[i0 + j]] += tr[j][nd[j]].thr;
+  }
+  for (int k = 0; k < K; ++k) out[k] = a[k];
+}
+
+double predict_value_row(const Model& m, const PreparedForest& pf, const float* x,
+                         const CancelFn& cancel) {
+  double small[16];
+  std::vector<double> big;
+  double* v = small;
+  if (m.num_output_group > 16) {
+    big.resize((size_t)m.num_output_group);
+    v = big.data();
+  }
+  predict_margin_row(m, pf, x, v, cancel);
+  return scalar_answer(m, v);
+}
+
 struct BatchPredictor::Impl : WorkerGroup {
   const Model& m;
-  FlatForest ff;
+  std::shared_ptr<const PreparedForest> prepared;  // shared with other predictors of m
+  const FlatForest& ff;
   int nthread;
   std::vector<std::thread> threads;
   std::mutex mu;
@@ -801,9 +880,11 @@ struct BatchPredictor::Impl : WorkerGroup {
   bool poll_fired = false;          // poll reported a cancel for the batch in flight
   bool stopped = false;             // stop_and_join ran with a batch in flight
 
-  Impl(const Model& model, int nt) : m(model), nthread(nt < 1 ? 1 : nt) {
-    flatten(m, m.trees.size(), &ff);
-  }
+  Impl(const Model& model, int nt, std::shared_ptr<const PreparedForest> forest)
+      : m(model),
+        prepared(forest != nullptr ? std::move(forest) : prepare_forest(model)),
+        ff(prepared->ff),
+        nthread(nt < 1 ? 1 : nt) {}
 
   void start_workers() {
     // Workers inherit the creating thread's signal mask: block everything
@@ -917,7 +998,11 @@ struct BatchPredictor::Impl : WorkerGroup {
   }
 };
 
-BatchPredictor::BatchPredictor(const Model& m, int nthread) : impl_(new Impl(m, nthread)) {}
+BatchPredictor::BatchPredictor(const Model& m, int nthread) : impl_(new Impl(m, nthread, nullptr)) {}
+
+BatchPredictor::BatchPredictor(const Model& m, int nthread,
+                               std::shared_ptr<const PreparedForest> forest)
+    : impl_(new Impl(m, nthread, std::move(forest))) {}
 
 BatchPredictor::~BatchPredictor() {
   abandon();

@@ -73,10 +73,19 @@ inline float raw_value(const uint8_t* p, RawKind k) {
 // 1: perfect-layout trees, scalar; 2: node tables (what deep trees use).
 void set_predict_kernel_for_tests(int kernel);
 
+// A model's trees laid out for batch scoring (what BatchPredictor builds
+// from the model): immutable, so predictors of the same model, in turn or at
+// once, may share one instead of each laying the trees out again.
+struct PreparedForest;
+std::shared_ptr<const PreparedForest> prepare_forest(const Model& m);
+size_t prepared_forest_bytes(const PreparedForest& p);
+
 class BatchPredictor {
  public:
   // The model must outlive the predictor.  nthread <= 1: the calling thread only.
   BatchPredictor(const Model& m, int nthread);
+  // The same with forest = prepare_forest(m) of this very model (NULL: built here).
+  BatchPredictor(const Model& m, int nthread, std::shared_ptr<const PreparedForest> forest);
   ~BatchPredictor();  // abandons a batch in flight and joins the workers
   BatchPredictor(const BatchPredictor&) = delete;
   BatchPredictor& operator=(const BatchPredictor&) = delete;
@@ -110,6 +119,13 @@ class BatchPredictor {
 void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
                         const CancelFn& cancel);
 double predict_value_row(const Model& m, const float* x, const CancelFn& cancel);
+
+// The same over m's prepared forest (prepare_forest(m) of this very model):
+// the same bits, faster for shallow trees (their perfect layout).
+void predict_margin_row(const Model& m, const PreparedForest& pf, const float* x, double* out,
+                        const CancelFn& cancel);
+double predict_value_row(const Model& m, const PreparedForest& pf, const float* x,
+                         const CancelFn& cancel);
 
 // predict_batch (model.h) with a cancel callback polled as by
 // BatchPredictor::set_cancel; throws Cancelled.

@@ -10,7 +10,12 @@
 
 #include "category_dict.h"
 #include "guard.h"
+#include "model_cache_pg.h"
 #include "model_identity.h"
+
+extern "C" {
+#include "access/detoast.h"
+}
 
 extern "C" {
 PG_FUNCTION_INFO_V1(gbdt_model_in);
@@ -25,12 +30,10 @@ namespace {
 
 void cache_cleanup(void* arg) {
   CallCache* c = (CallCache*)arg;
-  delete_model_categories(c->categories);  // noexcept
-  c->categories = nullptr;
-  delete c->model;  // noexcept
+  model_cache_release(c->shared);  // noexcept
+  c->shared = nullptr;
   c->model = nullptr;
-  c->bytes = nullptr;  // memory of mcxt, going away with it
-  c->bytes_len = 0;
+  c->categories = nullptr;
   c->has_toast_key = false;
 }
 
@@ -47,38 +50,13 @@ void cache_cleanup(void* arg) {
 // around (2^32 assignments) to hand out that very OID again in that same
 // TOAST relation, all while this call site (one query, or one transaction
 // of a PL/pgSQL expression) stays alive.  No user can pick the OID a value
-// gets, so this cannot be forged the way a sample of bytes can.
+// gets, so this cannot be forged the way a sample of bytes can.  (The
+// backend's cache across call sites, model_cache_pg.h, compares all the
+// stored bytes instead.)
 bool toast_key_matches(const CallCache* c, const struct varlena* raw) {
   uint32_t n = (uint32_t)VARSIZE_EXTERNAL(raw);
   return c->model != nullptr && c->has_toast_key && n <= sizeof(c->toast_key) &&
          c->toast_key_len == n && std::memcmp(c->toast_key, raw, n) == 0;
-}
-
-// Decodes data into the cache, replacing the cached model and its bytes.
-// On error (corrupt bytes, out of memory) the cache is left as it was.
-void decode_into_cache(CallCache* c, const uint8_t* data, size_t len) {
-  // The copy first: an ERROR here leaves nothing behind but mcxt memory.
-  uint8_t* copy = (uint8_t*)MemoryContextAllocHuge(c->mcxt, len > 0 ? len : 1);
-  if (len > 0) std::memcpy(copy, data, len);
-  gbdt::Model* fresh = nullptr;
-  ModelCategories* cats = nullptr;
-  ErrorStyle style{ERRCODE_DATA_CORRUPTED, ERRCODE_DATA_CORRUPTED, "invalid gbdt_model: "};
-  run_engine(
-      [&] {
-        std::unique_ptr<gbdt::Model> m(new gbdt::Model(gbdt::deserialize_model(data, len)));
-        cats = build_model_categories(*m);  // once per decoded model
-        fresh = m.release();
-      },
-      style);
-  delete_model_categories(c->categories);
-  c->categories = cats;
-  delete c->model;
-  if (c->bytes != nullptr) pfree(c->bytes);
-  c->model = fresh;
-  c->bytes = copy;
-  c->bytes_len = len;
-  c->has_toast_key = false;
-  c->generation++;
 }
 
 }  // namespace
@@ -100,13 +78,20 @@ const gbdt::Model* get_model_arg(FunctionCallInfo fcinfo, int argno) {
   CallCache* c = get_call_cache(fcinfo);
   struct varlena* raw = (struct varlena*)DatumGetPointer(PG_GETARG_DATUM(argno));
   const bool ondisk = VARATT_IS_EXTERNAL_ONDISK(raw);
-  if (ondisk && toast_key_matches(c, raw)) return c->model;  // no detoasting on a hit
+  if (ondisk && toast_key_matches(c, raw)) return c->model;  // no fetching on a hit
 
-  struct varlena* v = pg_detoast_datum(raw);
-  const uint8_t* data = (const uint8_t*)VARDATA_ANY(v);
-  size_t len = VARSIZE_ANY_EXHDR(v);
-  if (c->model == nullptr || !gbdt::same_model_bytes(c->bytes, c->bytes_len, data, len))
-    decode_into_cache(c, data, len);
+  // The stored form (fetched from TOAST, not decompressed) identifies the
+  // model: this call site's entry, else the backend's cache, else decoded.
+  struct varlena* stored = VARATT_IS_EXTERNAL(raw) ? detoast_external_attr(raw) : raw;
+  if (c->model == nullptr || !model_cache_entry_is(c->shared, stored)) {
+    gbdt::ModelCacheEntry* e = model_cache_acquire(stored);  // pinned; an ERROR leaves c as it was
+    model_cache_release(c->shared);
+    c->shared = e;
+    c->model = e->model.get();
+    c->categories = (const ModelCategories*)e->extra;
+    c->has_toast_key = false;
+    c->generation++;
+  }
   if (ondisk) {
     // The bytes behind this pointer are the cached ones (just compared or decoded).
     uint32_t n = (uint32_t)VARSIZE_EXTERNAL(raw);
@@ -116,7 +101,7 @@ const gbdt::Model* get_model_arg(FunctionCallInfo fcinfo, int argno) {
       std::memcpy(c->toast_key, raw, n);
     }
   }
-  if ((Pointer)v != (Pointer)raw) pfree(v);
+  if (stored != raw) pfree(stored);
   return c->model;
 }
 

@@ -6,6 +6,7 @@
 #include "pg_includes.h"
 
 #include "model.h"
+#include "model_cache.h"
 
 namespace gbdt_pg {
 
@@ -13,14 +14,14 @@ struct ModelCategories;  // category_dict.h
 
 // Per call site state kept in flinfo->fn_extra (allocated in fn_mcxt).
 struct CallCache {
-  gbdt::Model* model;       // decoded model (C++ heap), owned; deleted with fn_mcxt
-  ModelCategories* categories;  // lookups of model's category names (NULL: none), owned
+  const gbdt::Model* model;  // decoded model: shared's, pinned until fn_mcxt goes
+  const ModelCategories* categories;  // lookups of model's category names (NULL: none)
   uint64_t generation;      // bumped whenever `model` is replaced
-  // Identity of the value `model` was decoded from: a copy of all its
-  // payload bytes (in mcxt), and the on-disk TOAST pointer it came from
-  // when it came from one (see get_model_arg for why that may identify it).
-  uint8_t* bytes;
-  size_t bytes_len;
+  // Identity of the value `model` was decoded from: the backend cache's
+  // entry (model_cache_pg.h: keyed on all the stored bytes), and the
+  // on-disk TOAST pointer it came from when it came from one (see
+  // get_model_arg for why that may identify it).
+  gbdt::ModelCacheEntry* shared;
   bool has_toast_key;
   uint32_t toast_key_len;
   uint8_t toast_key[32];

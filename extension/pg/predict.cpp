@@ -7,6 +7,7 @@
 #include "class_names.h"
 #include "guard.h"
 #include "predict.h"
+#include "model_cache_pg.h"
 #include "model_type.h"
 #include "scoring.h"
 #include "scoring_layout.h"
@@ -192,6 +193,26 @@ const float* row_features(FunctionCallInfo fcinfo, const gbdt::Model* m, HeapTup
   return rm->x;
 }
 
+namespace {
+
+// gbdt_predict of one row over the model's laid-out trees, kept with the
+// backend's cache entry of the model (built on its first row).
+double value_row(FunctionCallInfo fcinfo, const gbdt::Model* m, const float* x) {
+  gbdt::ModelCacheEntry* e = get_call_cache(fcinfo)->shared;  // pinned by the call site
+  double v = 0;
+  run_engine([&] {
+    if (e != nullptr && e->model.get() == m) {
+      if (e->forest == nullptr) model_cache_forest(e, *m);
+      v = gbdt::predict_value_row(*m, *e->forest, x, cancel_callback());
+    } else {
+      v = gbdt::predict_value_row(*m, x, cancel_callback());
+    }
+  });
+  return v;
+}
+
+}  // namespace
+
 }  // namespace gbdt_pg
 
 using namespace gbdt_pg;
@@ -201,9 +222,7 @@ Datum gbdt_predict_row(PG_FUNCTION_ARGS) {
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
   HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
   const float* x = row_features(fcinfo, m, th);
-  double v = 0;
-  run_engine([&] { v = gbdt::predict_value_row(*m, x, cancel_callback()); });
-  PG_RETURN_FLOAT8(v);
+  PG_RETURN_FLOAT8(value_row(fcinfo, m, x));
 }
 
 // gbdt_predict(model gbdt_model, features float8[]) -> float8
@@ -223,8 +242,7 @@ Datum gbdt_predict_array(PG_FUNCTION_ARGS) {
                     errmsg("the model has %d features but the array has %d elements", nf, n)));
   float* x = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
   for (int i = 0; i < n; i++) x[i] = enulls[i] ? NAN : (float)DatumGetFloat8(elems[i]);
-  double v = 0;
-  run_engine([&] { v = gbdt::predict_value_row(*m, x, cancel_callback()); });
+  double v = value_row(fcinfo, m, x);
   pfree(x);
   PG_RETURN_FLOAT8(v);
 }

@@ -23,6 +23,7 @@
 // pg_itoa / pg_ltoa / pg_lltoa (what int2out / int4out / int8out do), text
 // keys are copied, other types use their output function.
 #include "guard.h"
+#include "model_cache_pg.h"
 #include "model_type.h"
 #include "relation_reader.h"
 #include "scoring.h"
@@ -509,8 +510,10 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   init_batch(s, &s->b[1], with_raw, CurrentMemoryContext);
 
   int nthread = scoring_threads();
+  gbdt::ModelCacheEntry* entry = get_call_cache(fcinfo)->shared;  // pinned by the call site
   run_engine([&] {
-    s->pred = new gbdt::BatchPredictor(*m, nthread);
+    // The trees laid out once per decoded model, not once per call.
+    s->pred = new gbdt::BatchPredictor(*m, nthread, model_cache_forest(entry, *m));
     s->pred->set_cancel(cancel_callback());
   });
 
