@@ -35,7 +35,10 @@ Environment (defaults in brackets):
                           only when GBDT_ADULT_CSV names a copy of adult.csv)
   GBDT_BENCH_NTHREADS     thread counts ["1 2"]
   GBDT_BENCH_QUIET_WAIT   seconds to wait for idle CPUs before a timed step [3]
-  GBDT_BENCH_REPEAT       timed trainings per step, fastest kept [1]
+  GBDT_BENCH_REPEAT       timed trainings per step, fastest kept [1]; a
+                          training faster than GBDT_BENCH_SHORT seconds [1.0]
+                          is run up to 3 times in all (every library alike):
+                          one run of a 0.1-0.3 s training is mostly noise
   GBDT_BENCH_GBDT_PARAMS  JSON object of extra gbdt_train parameters [{}],
                           e.g. '{"row_dedup": false}' for a before/after run
   GBDT_BENCH_OMP_WAIT_POLICY  OMP_WAIT_POLICY for XGBoost / LightGBM [auto]:
@@ -70,6 +73,20 @@ ROUNDS, DEPTH, ETA, BINS = 100, 6, 0.1, 256
 NTHREADS = [int(t) for t in os.environ.get("GBDT_BENCH_NTHREADS", "1 2").split()]
 QUIET = float(os.environ.get("GBDT_BENCH_QUIET_WAIT", "3"))
 REPEAT = max(1, int(os.environ.get("GBDT_BENCH_REPEAT", "1")))
+SHORT = float(os.environ.get("GBDT_BENCH_SHORT", "1.0"))
+
+
+def timed_runs(best):
+    """Yields once per timed run of a step: REPEAT times, and while the
+    fastest so far (best(), None before the first) is under SHORT seconds, up
+    to 3 runs in all."""
+    n = 0
+    while True:
+        b = best()
+        if n >= REPEAT and (b is None or b >= SHORT or n >= 3):
+            return
+        n += 1
+        yield n
 
 
 def omp_policy():
@@ -227,7 +244,7 @@ def gbdt_side(conn, ds, name):
     for nt in NTHREADS:
         params = json.dumps(dict(num_round=ROUNDS, max_depth=DEPTH, eta=ETA, max_bin=BINS, nthread=nt,
                                  **json.loads(os.environ.get("GBDT_BENCH_GBDT_PARAMS", "{}"))))
-        for _ in range(REPEAT):
+        for _ in timed_runs(lambda: r["train_s"].get(nt)):
             cur.execute("DELETE FROM suite_models WHERE name = %s AND nthread = %s", (name, nt))
             conn.commit()
             wait_quiet()
@@ -280,7 +297,7 @@ def worker(kind, path, task):
             d = xgb.DMatrix(Xtr, label=ytr, nthread=nt, enable_categorical=cat)
             params = dict(tree_method="hist", max_depth=DEPTH, eta=ETA, max_bin=BINS, nthread=nt,
                           objective=objective)
-            for _ in range(REPEAT):
+            for _ in timed_runs(lambda: out["train_s"].get(nt)):
                 t0 = time.perf_counter()
                 b = xgb.train(params, d, ROUNDS)
                 secs = time.perf_counter() - t0
@@ -307,7 +324,7 @@ def worker(kind, path, task):
             params = dict(objective=objective, learning_rate=ETA, max_depth=DEPTH, num_leaves=63,
                           max_bin=BINS - 1, num_threads=nt, verbose=-1, lambda_l2=1.0,
                           min_sum_hessian_in_leaf=1.0, min_data_in_leaf=1)
-            for _ in range(REPEAT):
+            for _ in timed_runs(lambda: out["train_s"].get(nt)):
                 t0 = time.perf_counter()
                 m = lgb.train(params, ds, ROUNDS)
                 secs = time.perf_counter() - t0
@@ -485,7 +502,7 @@ def main():
             f"on in-memory float32 data (DMatrix / Dataset built before the clock starts), fresh process each.  "
             f"Categorical sets: text columns as text for gbdt, pandas `category` columns for XGBoost "
             f"(enable_categorical) and LightGBM (categorical_feature auto).  Fastest of {REPEAT} run(s) per "
-            f"timed training.  OMP_WAIT_POLICY for XGBoost / LightGBM: "
+            f"timed training ({max(REPEAT, 3)} for one under {SHORT:g} s).  OMP_WAIT_POLICY for XGBoost / LightGBM: "
             f"{OMP_POLICY or 'library default (spinning)'}.", ""]
     results = []
     for kind, n in plan:
