@@ -28,6 +28,7 @@
 #include "categorical_split_cpu.h"
 #include "gradient_pass.h"
 #include "gradients.h"
+#include "joint_bins.h"
 #include "last_level_update.h"
 #include "parallel_policy.h"
 #include "ranking_external.h"
@@ -45,26 +46,18 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Adds the rows idx[b..e) of one feature block (sparse_bins.h) to hst (one
-// 16-byte integer pair per cell).  Without elided features: the block's
-// bins in the row-major matrix (row stride d).  With: the block's row
-// records (dense bins, then K slots of the elided features' other cells;
-// their dominant cells are filled afterwards: fill_dominant_cells).
-// Integer sums: the order does not matter.
-// BinT: the bin matrix's entry type (uint8_t, or uint16_t when wide).
-template <typename BinT, bool kRecords>
-inline void accumulate_block_t(GradSum* hst, const BinT* bins, int d, const uint32_t* off,
-                               const SparseBlock& blk, const uint32_t* idx, size_t b, size_t e,
-                               const GradSum* gp) {
-  GradSum* base[kHistFeatureBlock];
-  const int nd = (int)blk.dense.size();
-  for (int j = 0; j < nd; ++j) base[j] = hst + off[blk.dense[j]];
-  const int K = kRecords ? blk.K : 0;
-  // Row r's bins at rows + r * stride (bytes).
-  const uint8_t* rows = kRecords ? blk.rec.data() : (const uint8_t*)(bins + blk.f0);
-  const size_t stride = kRecords ? blk.stride : (size_t)d * sizeof(BinT);
+// Adds the rows idx[b..e) to the cells of one feature block (sparse_bins.h,
+// joint_bins.h; one 16-byte integer pair per cell): row r's record at rows
+// + r * stride holds nd BinT entries, entry j adding to cell base[j] +
+// entry; with kSlots, then the block's K slots (cells relative to hb; an
+// overflowing row's last slot leads to its overflow list).  Integer sums:
+// the order does not matter.
+template <typename BinT, bool kSlots>
+inline void add_rows(GradSum* const* base, int nd, const uint8_t* rows, size_t stride,
+                     const SparseBlock& blk, GradSum* hb, const uint32_t* idx, size_t b, size_t e,
+                     const GradSum* gp) {
+  const int K = kSlots ? blk.K : 0;
   const size_t slot_at = blk.slot_at;
-  GradSum* hb = hst + off[blk.f0];  // slots are relative to the block's first cell
   const size_t pf = 24;  // prefetch distance (rows)
   for (size_t i = b; i < e; ++i) {
     if (i + pf < e) {
@@ -101,7 +94,6 @@ inline void accumulate_block_t(GradSum* hst, const BinT* bins, int d, const uint
     }
     for (; j < nd; ++j) add(base[j] + rb[j]);
     if (K > 0) {
-      // The slots; an overflowing row's last one leads to its other entries.
       const uint8_t* sl = rr + slot_at;
       auto slot = [sl](int k) {
         uint16_t v;
@@ -120,14 +112,47 @@ inline void accumulate_block_t(GradSum* hst, const BinT* bins, int d, const uint
   }
 }
 
+// Per-thread scratch for the joint histograms of a block's groups.
+std::vector<GradSum>& joint_scratch() {
+  thread_local std::vector<GradSum> s;
+  return s;
+}
+
+// Adds the rows idx[b..e) of one feature block to hst.  Blocks with elided
+// features read their row records (dense bins, then slots; the dominant
+// cells are filled afterwards: fill_dominant_cells); blocks with feature
+// groups (joint_bins.h), when the rows are enough to pay for the scratch,
+// their group codes; the others the row-major bin matrix (row stride d).
+// BinT: the bin matrix's entry type (uint8_t, or uint16_t when wide).
 template <typename BinT>
 inline void accumulate_block(GradSum* hst, const BinT* bins, int d, const uint32_t* off,
-                             const SparseBlock& blk, const uint32_t* idx, size_t b, size_t e,
-                             const GradSum* gp) {
-  if (blk.elided.empty())
-    accumulate_block_t<BinT, false>(hst, bins, d, off, blk, idx, b, e, gp);
-  else
-    accumulate_block_t<BinT, true>(hst, bins, d, off, blk, idx, b, e, gp);
+                             const SparseBlock& blk, const JointBlock* jb, const uint32_t* idx,
+                             size_t b, size_t e, const GradSum* gp) {
+  GradSum* base[kHistFeatureBlock];
+  GradSum* hb = hst + off[blk.f0];  // slots are relative to the block's first cell
+  if (!blk.elided.empty()) {
+    const int nd = (int)blk.dense.size();
+    for (int j = 0; j < nd; ++j) base[j] = hst + off[blk.dense[j]];
+    add_rows<BinT, true>(base, nd, blk.rec.data(), blk.stride, blk, hb, idx, b, e, gp);
+    return;
+  }
+  if (jb != nullptr && !jb->groups.empty() && (e - b) * (size_t)jb->saved >= 2 * (size_t)jb->cells) {
+    std::vector<GradSum>& s = joint_scratch();
+    if (s.size() < jb->cells) s.resize(jb->cells);
+    std::memset(s.data(), 0, sizeof(GradSum) * jb->cells);
+    const int ng = (int)jb->groups.size();
+    for (int j = 0; j < ng; ++j) {
+      const JointGroup& g = jb->groups[j];
+      base[j] = g.feat.size() > 1 ? s.data() + g.at : hst + off[g.feat[0]];
+    }
+    add_rows<BinT, false>(base, ng, jb->rec.data(), jb->stride, blk, hb, idx, b, e, gp);
+    add_joint_marginals(hst, *jb, s.data(), off);
+    return;
+  }
+  const int nd = blk.f1 - blk.f0;
+  for (int j = 0; j < nd; ++j) base[j] = hst + off[blk.f0 + j];
+  add_rows<BinT, false>(base, nd, (const uint8_t*)(bins + blk.f0), (size_t)d * sizeof(BinT), blk, hb,
+                        idx, b, e, gp);
 }
 
 // ---- vectorized split scan (max_delta_step == 0) ----
@@ -371,6 +396,20 @@ class CpuBackend final : public TreeBackend {
       sparse_ = build_sparse_bins(bins, n_, nf_, off_.data(), cells_.data(), share,
                                   [&](double bytes) { return !d.budget || d.budget->try_charge(bytes); });
     });
+    // Low-cardinality features of the other blocks in groups (joint_bins.h),
+    // their records charged as the row lists are.
+    joint_.clear();
+    if (d.cpu_bin_copies) {
+      double jbytes = 0;
+      auto allow = [&](double bytes) { return !d.budget || d.budget->try_charge(bytes); };
+      d.matrix->visit([&](auto* bins) {
+        for (const SparseBlock& b : sparse_.blocks)
+          joint_.push_back(b.elided.empty()
+                               ? build_joint_block(bins, n_, nf_, b.f0, b.f1, cells_.data(), allow, &jbytes)
+                               : JointBlock{});
+      });
+      sparse_.bytes += jbytes;
+    }
     if (d.budget) sparse_charged_ = sparse_.bytes;
     // A feature-major copy of the bins for routing rows, as XGBoost keeps
     // its column matrix beside the row-major index: a split reads one
@@ -400,9 +439,13 @@ class CpuBackend final : public TreeBackend {
     // Benchmarks: GBDT_PHASES=1 also prints the histogram blocks.
     const char* ph = std::getenv("GBDT_PHASES");
     if (ph && *ph == '1')
-      for (const SparseBlock& b : sparse_.blocks)
-        std::fprintf(stderr, "hist block %d-%d: dense %zu, elided %zu, slots %d, overflow rows %zu\n", b.f0,
-                     b.f1, b.dense.size(), b.elided.size(), b.K, b.over_rows.size());
+      for (size_t i = 0; i < sparse_.blocks.size(); ++i) {
+        const SparseBlock& b = sparse_.blocks[i];
+        const JointBlock* jb = joint_block(i);
+        std::fprintf(stderr, "hist block %d-%d: dense %zu, elided %zu, slots %d, overflow rows %zu, groups %zu\n",
+                     b.f0, b.f1, b.dense.size(), b.elided.size(), b.K, b.over_rows.size(),
+                     jb ? jb->groups.size() : (size_t)0);
+      }
   }
 
   void margins(std::vector<float>* out) override { *out = margins_; }
@@ -581,7 +624,7 @@ class CpuBackend final : public TreeBackend {
         const SparseBlock& blk = blocks[t % nblk];
         const size_t s0 = off[blk.f0], s1 = blk.f1 < nf_ ? off[blk.f1] : T;
         std::memset(ln->hist + s0, 0, sizeof(GradSum) * (s1 - s0));
-        accumulate_block(ln->hist, bins, d, off, blk, idx, ln->begin, ln->end, gp);
+        accumulate_block(ln->hist, bins, d, off, blk, joint_block(t % nblk), idx, ln->begin, ln->end, gp);
         fill_dominant_cells(ln->hist, blk, sparse_.dominant, off, cells_.data(), ln->sum);
       });
       });
@@ -610,8 +653,8 @@ class CpuBackend final : public TreeBackend {
       const Part& p = parts[pi];
       GradSum* hst = p.dst;
       std::memset(hst, 0, sizeof(GradSum) * T);
-      for (const SparseBlock& blk : blocks)
-        accumulate_block(hst, bins, d, off, blk, idx, p.begin, p.end, gp);
+      for (size_t bi = 0; bi < nblk; ++bi)
+        accumulate_block(hst, bins, d, off, blocks[bi], joint_block(bi), idx, p.begin, p.end, gp);
     });
     });
     for (auto& mg : merges) {
@@ -814,7 +857,6 @@ class CpuBackend final : public TreeBackend {
       for (size_t j = 0; j < nr; ++j) dst[j] = src[-(ptrdiff_t)j];
     };
     const Cuts& c = *data_.cuts;
-    const size_t d = (size_t)nf_;
     uint32_t* idx = row_idx_.data();
     uint32_t* tmp = tmp_idx_.data();
     data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
@@ -905,7 +947,6 @@ class CpuBackend final : public TreeBackend {
       pieces.push_back(Piece{i, b, e});
     });
     const Cuts& c = *data_.cuts;
-    const size_t d = (size_t)nf_;
     const uint32_t* idx = row_idx_.data();
     float* m = margins_.data();
     const int K = K_;
@@ -1202,6 +1243,10 @@ class CpuBackend final : public TreeBackend {
   std::vector<int> cat_nw_;
   std::vector<CatScanScratch> cat_scratch_;  // best_categorical_split_cpu's, per thread
   SparseBins sparse_;             // feature blocks, elided features' row lists (sparse_bins.h)
+  std::vector<JointBlock> joint_; // per block: its feature groups' records, if any (joint_bins.h)
+  const JointBlock* joint_block(size_t i) const {
+    return i < joint_.size() && !joint_[i].groups.empty() ? &joint_[i] : nullptr;
+  }
   std::vector<uint32_t> cells_;   // per feature: its histogram cells (value bins + missing)
   double sparse_charged_ = 0;     // bytes of sparse_ charged to data_.budget
   // The bins feature-major (feature_column), when has_cols_.

@@ -29,6 +29,23 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds)
 }
 
 namespace {
+
+// n values on the stack when n <= N, else on the heap (per-row margins).
+template <typename T, size_t N>
+struct SmallArray {
+  T small[N];
+  std::vector<T> big;
+  T* p = small;
+  explicit SmallArray(size_t n) {
+    if (n > N) {
+      big.resize(n);
+      p = big.data();
+    }
+  }
+  SmallArray(const SmallArray&) = delete;
+  SmallArray& operator=(const SmallArray&) = delete;
+};
+
 // Trees tr[0, cnt) walked in lock-step from their roots for the row x: nd[j]
 // = tree j's leaf (independent load chains the CPU overlaps; a leaf stays
 // put).  kCat: the trees have categorical splits (Tree::goes_left's
@@ -65,13 +82,8 @@ void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
   const int K = m.num_output_group;
   size_t ntrees = m.trees.size();
   if (rounds > 0) ntrees = std::min(ntrees, (size_t)rounds * (size_t)m.trees_per_round());
-  float acc[64];
-  std::vector<float> big;
-  float* a = acc;
-  if (K > 64) {
-    big.resize(K);
-    a = big.data();
-  }
+  SmallArray<float, 64> acc((size_t)K);
+  float* a = acc.p;
   for (int k = 0; k < K; ++k) a[k] = (float)m.base_margin[k];
   // Eight trees walked in lock-step, then added in tree order as before.
   constexpr size_t G = 8;
@@ -117,13 +129,8 @@ double predict_value_row(const Model& m, const float* x) {
 }
 
 double predict_value_row(const Model& m, const float* x, const CancelFn& cancel) {
-  double small[16];
-  std::vector<double> big;
-  double* v = small;
-  if (m.num_output_group > 16) {
-    big.resize((size_t)m.num_output_group);
-    v = big.data();
-  }
+  SmallArray<double, 16> margins((size_t)m.num_output_group);
+  double* v = margins.p;
   predict_margin_row(m, x, v, 0, cancel);
   return scalar_answer(m, v);
 }
@@ -803,13 +810,8 @@ void predict_margin_row(const Model& m, const PreparedForest& pf, const float* x
     return;
   }
   const int K = m.num_output_group;
-  float acc[64];
-  std::vector<float> big;
-  float* a = acc;
-  if (K > 64) {
-    big.resize(K);
-    a = big.data();
-  }
+  SmallArray<float, 64> acc((size_t)K);
+  float* a = acc.p;
   for (int k = 0; k < K; ++k) a[k] = (float)m.base_margin[k];
   const size_t ntrees = ff.perf_start.size();
   const int32_t* tg = m.tree_group.data();
@@ -840,13 +842,8 @@ void predict_margin_row(const Model& m, const PreparedForest& pf, const float* x
 
 double predict_value_row(const Model& m, const PreparedForest& pf, const float* x,
                          const CancelFn& cancel) {
-  double small[16];
-  std::vector<double> big;
-  double* v = small;
-  if (m.num_output_group > 16) {
-    big.resize((size_t)m.num_output_group);
-    v = big.data();
-  }
+  SmallArray<double, 16> margins((size_t)m.num_output_group);
+  double* v = margins.p;
   predict_margin_row(m, pf, x, v, cancel);
   return scalar_answer(m, v);
 }
