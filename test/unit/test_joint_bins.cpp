@@ -14,6 +14,7 @@
 
 #include "joint_bins.h"
 #include "model.h"
+#include "bin_copies_check.h"
 #include "test_util.h"
 
 using namespace gbdt;
@@ -35,7 +36,9 @@ TEST(JointBins, GroupsFitTheCellBound) {
   EXPECT_EQ(g[3].total, 210u);
   std::set<int> seen;
   for (const JointGroup& x : g) {
-    if (x.feat.size() > 1) EXPECT_LE(x.total, kJointMaxCells);
+    if (x.feat.size() > 1) {
+      EXPECT_LE(x.total, kJointMaxCells);
+    }
     for (int f : x.feat) EXPECT_TRUE(seen.insert(f).second) << f;
   }
   EXPECT_EQ(seen.size(), 10u);
@@ -134,23 +137,6 @@ Data lowcard_data(size_t n, int d, Task task, uint64_t seed) {
   return D;
 }
 
-std::vector<uint8_t> model_bytes(const Data& D, TrainParams p, bool groups, const std::vector<float>* w = nullptr) {
-  p.cpu_bin_copies = groups;
-  TrainHooks hooks;
-  hooks.default_device = "cpu";
-  TrainInput in = D.input();
-  if (w) in.weights = w->data();
-  Model m = train_model(in, p, hooks, "label");
-  m.report.seconds_load = m.report.seconds_bin = m.report.seconds_train = 0;
-  return serialize_model(m);
-}
-
-void expect_same(const Data& D, const TrainParams& p, const std::vector<float>* w = nullptr) {
-  const std::vector<uint8_t> on = model_bytes(D, p, true, w), off = model_bytes(D, p, false, w);
-  ASSERT_EQ(on.size(), off.size());
-  EXPECT_EQ(std::memcmp(on.data(), off.data(), on.size()), 0);
-}
-
 }  // namespace
 
 TEST(JointBins, SameModelFewFeatures) {
@@ -161,7 +147,7 @@ TEST(JointBins, SameModelFewFeatures) {
     TrainParams p = gbdt_test::params_for(Task::kRegression, 6, nt);
     p.max_depth = 6;
     p.row_dedup = false;
-    expect_same(D, p);
+    gbdt_test::expect_same_with_copies_on_and_off(D, p);
   }
 }
 
@@ -173,7 +159,7 @@ TEST(JointBins, SameModelManyFeaturesWeightsMulticlass) {
   for (int nt : {1, 2}) {
     TrainParams p = gbdt_test::params_for(Task::kMulticlass, 4, nt);
     p.row_dedup = false;
-    expect_same(D, p, &w);
+    gbdt_test::expect_same_with_copies_on_and_off(D, p, &w);
   }
 }
 
@@ -185,17 +171,8 @@ TEST(JointBins, SameModelWideBins) {
   for (size_t r = 0; r < D.n; ++r) D.cols[0][r] = (float)(int)(unif(99, r) * 300);
   TrainParams p = gbdt_test::params_for(Task::kBinary, 4, 2);
   p.row_dedup = false;
-  std::vector<uint8_t> first;
-  for (bool groups : {true, false}) {
-    p.cpu_bin_copies = groups;
-    TrainHooks hooks;
-    hooks.default_device = "cpu";
-    TrainInput in = D.input();
-    in.feature_types[0] = FeatureType::kCategorical;
-    in.categories = cats;
-    Model m = train_model(in, p, hooks, "label");
-    m.report.seconds_load = m.report.seconds_bin = m.report.seconds_train = 0;
-    if (groups) first = serialize_model(m);
-    else EXPECT_EQ(serialize_model(m), first);
-  }
+  TrainInput in = D.input();
+  in.feature_types[0] = FeatureType::kCategorical;
+  in.categories = cats;
+  gbdt_test::expect_same_with_copies_on_and_off(in, p);
 }

@@ -15,6 +15,7 @@
 #include "model.h"
 #include "memory_budget.h"
 #include "sparse_bins.h"
+#include "bin_copies_check.h"
 #include "test_util.h"
 
 using namespace gbdt;
@@ -146,24 +147,6 @@ Data sparse_data(size_t n, int d, Task task, uint64_t seed) {
   return D;
 }
 
-std::vector<uint8_t> model_bytes(const Data& D, TrainParams p, bool sparse,
-                                 const std::vector<float>* w = nullptr) {
-  p.cpu_bin_copies = sparse;
-  TrainHooks hooks;
-  hooks.default_device = "cpu";
-  TrainInput in = D.input();
-  if (w) in.weights = w->data();
-  Model m = train_model(in, p, hooks, "label");
-  m.report.seconds_load = m.report.seconds_bin = m.report.seconds_train = 0;
-  return serialize_model(m);
-}
-
-void expect_same(const Data& D, const TrainParams& p, const std::vector<float>* w = nullptr) {
-  const std::vector<uint8_t> on = model_bytes(D, p, true, w), off = model_bytes(D, p, false, w);
-  ASSERT_EQ(on.size(), off.size());
-  EXPECT_EQ(std::memcmp(on.data(), off.data(), on.size()), 0);
-}
-
 }  // namespace
 
 TEST(SparseBins, SameModelFewFeatures) {
@@ -172,7 +155,7 @@ TEST(SparseBins, SameModelFewFeatures) {
   for (int nt : {1, 2}) {
     TrainParams p = gbdt_test::params_for(Task::kBinary, 6, nt);
     p.max_depth = 6;
-    expect_same(D, p);
+    gbdt_test::expect_same_with_copies_on_and_off(D, p);
   }
 }
 
@@ -182,7 +165,7 @@ TEST(SparseBins, SameModelManyFeatures) {
   for (int nt : {1, 2}) {
     TrainParams p = gbdt_test::params_for(Task::kRegression, 5, nt);
     p.max_depth = 5;
-    expect_same(D, p);
+    gbdt_test::expect_same_with_copies_on_and_off(D, p);
   }
 }
 
@@ -191,11 +174,11 @@ TEST(SparseBins, SameModelWeightsSamplingMulticlass) {
   std::vector<float> w(D.n);
   for (size_t r = 0; r < D.n; ++r) w[r] = (float)(0.25 + unif(77, r));
   TrainParams p = gbdt_test::params_for(Task::kMulticlass, 4, 2);
-  expect_same(D, p, &w);
+  gbdt_test::expect_same_with_copies_on_and_off(D, p, &w);
   p.subsample = 0.6;
   p.reg_alpha = 0.5;
   p.max_delta_step = 0.7;  // the scalar split scan
-  expect_same(D, p);
+  gbdt_test::expect_same_with_copies_on_and_off(D, p);
 }
 
 TEST(SparseBins, SameModelWithDuplicateRows) {
@@ -203,7 +186,7 @@ TEST(SparseBins, SameModelWithDuplicateRows) {
   Data D = sparse_data(30000, 6, Task::kRegression, 6);
   for (size_t r = 0; r < D.n; ++r) D.cols[5][r] = std::floor(D.cols[5][r] * 2);
   TrainParams p = gbdt_test::params_for(Task::kRegression, 5, 2);
-  expect_same(D, p);
+  gbdt_test::expect_same_with_copies_on_and_off(D, p);
 }
 
 TEST(SparseBins, SameModelWideBins) {
@@ -218,19 +201,10 @@ TEST(SparseBins, SameModelWideBins) {
     if (D.cols[0][r] > 7 && unif(100, r) < 0.5) D.y[r] = 1.0f - D.y[r];
   }
   TrainParams p = gbdt_test::params_for(Task::kBinary, 4, 2);
-  for (bool sparse : {true, false}) {
-    p.cpu_bin_copies = sparse;
-    TrainHooks hooks;
-    hooks.default_device = "cpu";
-    TrainInput in = D.input();
-    in.feature_types[0] = FeatureType::kCategorical;
-    in.categories = cats;
-    Model m = train_model(in, p, hooks, "label");
-    m.report.seconds_load = m.report.seconds_bin = m.report.seconds_train = 0;
-    static std::vector<uint8_t> first;
-    if (sparse) first = serialize_model(m);
-    else EXPECT_EQ(serialize_model(m), first);
-  }
+  TrainInput in = D.input();
+  in.feature_types[0] = FeatureType::kCategorical;
+  in.categories = cats;
+  gbdt_test::expect_same_with_copies_on_and_off(in, p);
 }
 
 // The trainer restarts the backend with new margins after every round of
