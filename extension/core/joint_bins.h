@@ -14,8 +14,9 @@
 // without elided features), row r's record at jrec[r * jstride]: one BinT
 // entry per group, in group order (a code < kJointMaxCells; a lone feature
 // is a group of one whose code is its bin).  Only blocks where grouping saves
-// at least max(2, a quarter of the block's features) stores per row get
-// records; their memory is asked for first (`allow`).
+// at least max(2, a tenth of the block's features) stores per row get
+// records (flights with weather, 19 columns: 3 saved, 9% less engine CPU
+// time); their memory is asked for first (`allow`).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -85,7 +86,7 @@ JointBlock build_joint_block(const BinT* bins, size_t n, int d, int f0, int f1, 
   JointBlock jb;
   std::vector<JointGroup> groups = plan_joint_groups(f0, f1, cells);
   const int saved = (f1 - f0) - (int)groups.size();
-  if (saved < std::max(2.0, 0.25 * (f1 - f0))) return jb;
+  if (saved < std::max(2.0, 0.1 * (f1 - f0))) return jb;
   // Lone features keep their own cells: only groups of two or more are
   // added through the scratch.
   uint32_t at = 0;
