@@ -30,6 +30,8 @@ namespace gbdt {
 
 constexpr uint32_t kJointMaxCells = 256;
 constexpr size_t kJointMaxFeatures = 8;
+// A group's code is stored as the bin matrix's entry type, one byte at least.
+static_assert(kJointMaxCells <= 256, "group codes must fit a uint8_t bin entry");
 
 // One group: features feat[0..k) with cells[i] cells each; a row's code is
 // sum_i bin_i * radix[i] (radix[0] = 1), cells in all = product of cells.
