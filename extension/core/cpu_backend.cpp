@@ -391,17 +391,16 @@ class CpuBackend final : public TreeBackend {
     if (same) return;
     cells_.resize(nf_);
     for (int f = 0; f < nf_; ++f) cells_[f] = (f + 1 < nf_ ? off_[f + 1] : (uint32_t)total_bins_) - off_[f];
+    auto allow = [&](double bytes) { return !d.budget || d.budget->try_charge(bytes); };
     d.matrix->visit([&](auto* bins) {
       const double share = d.cpu_bin_copies ? kSparseMinShare : 2.0;
-      sparse_ = build_sparse_bins(bins, n_, nf_, off_.data(), cells_.data(), share,
-                                  [&](double bytes) { return !d.budget || d.budget->try_charge(bytes); });
+      sparse_ = build_sparse_bins(bins, n_, nf_, off_.data(), cells_.data(), share, allow);
     });
     // Low-cardinality features of the other blocks in groups (joint_bins.h),
     // their records charged as the row lists are.
     joint_.clear();
     if (d.cpu_bin_copies) {
       double jbytes = 0;
-      auto allow = [&](double bytes) { return !d.budget || d.budget->try_charge(bytes); };
       d.matrix->visit([&](auto* bins) {
         for (const SparseBlock& b : sparse_.blocks)
           joint_.push_back(b.elided.empty()
