@@ -290,13 +290,16 @@ struct ScanScratch {
 
 struct LevelNode {
   int32_t id;        // node id in the tree
-  size_t begin, end; // segment of row_idx_
+  size_t begin, end; // segment of `rows`
   GradSum sum;
   GradSum* hist;     // nullptr when not needed (last level)
   // When set, hist still holds the parent's histogram and this node's is
   // hist - pending_small: the split scan subtracts it feature by feature, in
   // place, right before reading it (one pass over memory fewer).
   const GradSum* pending_small = nullptr;
+  // The row list holding the node's rows at [begin, end): row_idx_ or
+  // tmp_idx_ (partition() routes a node's rows from one into the other).
+  uint32_t* rows = nullptr;
 };
 
 class HistPool {
@@ -401,11 +404,15 @@ class CpuBackend final : public TreeBackend {
     joint_.clear();
     if (d.cpu_bin_copies) {
       double jbytes = 0;
+      // Records written by row ranges on the pool.
+      auto par = [this](size_t n, auto fn) {
+        pool_->run_blocks_sized(n * (size_t)nf_, n, [&fn](size_t b, size_t e, int) { fn(b, e); });
+      };
       d.matrix->visit([&](auto* bins) {
         for (const SparseBlock& b : sparse_.blocks)
-          joint_.push_back(b.elided.empty()
-                               ? build_joint_block(bins, n_, nf_, b.f0, b.f1, cells_.data(), allow, &jbytes)
-                               : JointBlock{});
+          joint_.push_back(b.elided.empty() ? build_joint_block(bins, n_, nf_, b.f0, b.f1, cells_.data(),
+                                                                allow, &jbytes, par)
+                                            : JointBlock{});
       });
       sparse_.bytes += jbytes;
     }
@@ -475,7 +482,10 @@ class CpuBackend final : public TreeBackend {
       for (size_t r = 0; r < n_; ++r) row_idx_[r] = (uint32_t)r;
       n_sampled_ = n_;
     }
-    std::vector<uint32_t> sampled(row_idx_.begin(), row_idx_.begin() + n_sampled_);
+    // Each tree starts from the round's rows in increasing order (a tree
+    // leaves them permuted, partly in tmp_idx_).
+    std::vector<uint32_t> sampled;
+    if (K_ > 1) sampled.assign(row_idx_.begin(), row_idx_.begin() + n_sampled_);
     for (int k = 0; k < K_; ++k) {
       if (k > 0) std::copy(sampled.begin(), sampled.end(), row_idx_.begin());
       Tree t;
@@ -609,7 +619,6 @@ class CpuBackend final : public TreeBackend {
     const int nt = threads_for_work(work, pool_->size());
     const int d = nf_;
     const uint32_t* off = off_.data();
-    const uint32_t* idx = row_idx_.data();
     const size_t T = total_bins_;
     const std::vector<SparseBlock>& blocks = sparse_.blocks;
     // Wide data: (node, block of features) tasks, each filling its own slice
@@ -623,7 +632,8 @@ class CpuBackend final : public TreeBackend {
         const SparseBlock& blk = blocks[t % nblk];
         const size_t s0 = off[blk.f0], s1 = blk.f1 < nf_ ? off[blk.f1] : T;
         std::memset(ln->hist + s0, 0, sizeof(GradSum) * (s1 - s0));
-        accumulate_block(ln->hist, bins, d, off, blk, joint_block(t % nblk), idx, ln->begin, ln->end, gp);
+        accumulate_block(ln->hist, bins, d, off, blk, joint_block(t % nblk), ln->rows, ln->begin, ln->end,
+                         gp);
         fill_dominant_cells(ln->hist, blk, sparse_.dominant, off, cells_.data(), ln->sum);
       });
       });
@@ -653,7 +663,8 @@ class CpuBackend final : public TreeBackend {
       GradSum* hst = p.dst;
       std::memset(hst, 0, sizeof(GradSum) * T);
       for (size_t bi = 0; bi < nblk; ++bi)
-        accumulate_block(hst, bins, d, off, blocks[bi], joint_block(bi), idx, p.begin, p.end, gp);
+        accumulate_block(hst, bins, d, off, blocks[bi], joint_block(bi), p.node->rows, p.begin, p.end,
+                         gp);
     });
     });
     for (auto& mg : merges) {
@@ -824,15 +835,21 @@ class CpuBackend final : public TreeBackend {
   }
 
   // ---- partition ----
-  // Stable partition of each split node's segment: left rows first.  Returns
-  // the number of left rows per node.  One pass over the bins per piece: left
-  // rows go forward from the piece's start in tmp_idx_, right rows backward
-  // from its end; a second (sequential) pass moves both runs to their places.
+  // Partition of each split node's segment: left rows first.  Returns the
+  // number of left rows per node, and in (*child_rows)[i] the row list
+  // (row_idx_ or tmp_idx_) that holds node i's children at its segment.
+  // One pass over the bins per piece, from the node's row list into the
+  // other one: left rows go forward from the piece's start, right rows
+  // backward from its end.  A node routed as one piece is then done (its
+  // right child's rows are in reverse order: a node's rows are always in
+  // increasing or decreasing order, which reads the bins and gradients as
+  // well; integer sums do not depend on the order); the pieces of a node
+  // routed in several are moved back into its own list by a second pass.
   std::vector<size_t> partition(const std::vector<LevelNode*>& nodes,
                                 const std::vector<SplitCandidate>& splits,
-                                const std::vector<const CatWords*>& split_sets) {
-    // whole: the node's only piece, moved back by the task that routed it
-    // (its rows are still in that thread's cache; no second step for it).
+                                const std::vector<const CatWords*>& split_sets,
+                                std::vector<uint32_t*>* child_rows) {
+    // whole: the node's only piece.
     struct Piece { size_t node, begin, end, nleft, out_left, out_right; bool whole; };
     std::vector<Piece> pieces;
     size_t rows_all = 0;
@@ -856,11 +873,14 @@ class CpuBackend final : public TreeBackend {
       for (size_t j = 0; j < nr; ++j) dst[j] = src[-(ptrdiff_t)j];
     };
     const Cuts& c = *data_.cuts;
-    uint32_t* idx = row_idx_.data();
-    uint32_t* tmp = tmp_idx_.data();
+    auto other = [this](const uint32_t* list) {
+      return list == row_idx_.data() ? tmp_idx_.data() : row_idx_.data();
+    };
     data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
     pool_->run_sized(rows_all * kCostPartitionRow, pieces.size(), [&](size_t pi, int) {
       Piece& p = pieces[pi];
+      const uint32_t* idx = nodes[p.node]->rows;
+      uint32_t* tmp = other(idx);
       const SplitCandidate& s = splits[p.node];
       const int nb = c.nbins(s.feature);
       size_t cs;  // the column's row stride
@@ -885,13 +905,12 @@ class CpuBackend final : public TreeBackend {
         }
         p.nleft = l - p.begin;
       }
-      if (p.whole) {
-        p.out_left = p.begin;
-        p.out_right = p.begin + p.nleft;
-        move_back(p, idx, tmp);
-      }
     });
     });
+    child_rows->resize(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) (*child_rows)[i] = nodes[i]->rows;
+    for (const Piece& p : pieces)
+      if (p.whole) (*child_rows)[p.node] = other(nodes[p.node]->rows);
     std::vector<size_t> nleft(nodes.size(), 0);
     for (const Piece& p : pieces) nleft[p.node] += p.nleft;
     std::vector<size_t> lpos(nodes.size()), rpos(nodes.size());
@@ -914,7 +933,10 @@ class CpuBackend final : public TreeBackend {
           rest.push_back(&p);
           rest_rows += p.end - p.begin;
         }
-      pool_->run_sized(rest_rows, rest.size(), [&](size_t pi, int) { move_back(*rest[pi], idx, tmp); });
+      pool_->run_sized(rest_rows, rest.size(), [&](size_t pi, int) {
+        uint32_t* idx = nodes[rest[pi]->node]->rows;
+        move_back(*rest[pi], idx, other(idx));
+      });
     }
     return nleft;
   }
@@ -946,7 +968,6 @@ class CpuBackend final : public TreeBackend {
       pieces.push_back(Piece{i, b, e});
     });
     const Cuts& c = *data_.cuts;
-    const uint32_t* idx = row_idx_.data();
     float* m = margins_.data();
     const int K = K_;
     data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
@@ -956,7 +977,7 @@ class CpuBackend final : public TreeBackend {
       size_t cs;
       const auto* col = feature_column(bins, s.feature, &cs);
       add_last_level_values(col, cs, c.nbins(s.feature), (unsigned)s.bin,
-                            s.default_left != 0, split_sets[p.node], idx, p.begin, p.end,
+                            s.default_left != 0, split_sets[p.node], nodes[p.node]->rows, p.begin, p.end,
                             vl[p.node], vr[p.node], m, K, k);
     });
     });
@@ -1017,6 +1038,7 @@ class CpuBackend final : public TreeBackend {
     cur_level_nodes_ = 1;
     std::vector<LevelNode> level(1);
     level[0] = LevelNode{0, 0, n_sampled_, root_sum, nullptr};
+    level[0].rows = row_idx_.data();
     tree->add_node(-1, leaf_value(sp, q, root_sum), to_h(q, root_sum.h));
     std::vector<LevelNode> leaves;
     if (data_.max_depth > 0) {
@@ -1125,7 +1147,8 @@ class CpuBackend final : public TreeBackend {
         break;
       }
       auto tp = Clock::now();
-      std::vector<size_t> nleft = partition(split_nodes, splits, split_sets);
+      std::vector<uint32_t*> child_rows;
+      std::vector<size_t> nleft = partition(split_nodes, splits, split_sets, &child_rows);
       t_part_ += since(tp);
 
       auto th = Clock::now();
@@ -1139,7 +1162,9 @@ class CpuBackend final : public TreeBackend {
                                         (*data_.n_categories)[splits[i].feature])
                           : apply_split(tree, p.id, p.sum, splits[i], sp, q, (const CatWords*)nullptr, 0u);
         next.push_back(LevelNode{c.left, p.begin, p.begin + nleft[i], c.left_sum, nullptr});
+        next.back().rows = child_rows[i];
         next.push_back(LevelNode{c.right, p.begin + nleft[i], p.end, c.right_sum, nullptr});
+        next.back().rows = child_rows[i];
       }
       if (need_hist) {
         // The smaller child gets a new histogram; the larger one takes over
@@ -1185,7 +1210,8 @@ class CpuBackend final : public TreeBackend {
     pool_->run_sized(n_sampled_ * 2, leaves.size(), [&](size_t i, int) {
       const LevelNode& ln = leaves[i];
       float v = tree->value[ln.id];
-      for (size_t j = ln.begin; j < ln.end; ++j) margins_[(size_t)row_idx_[j] * K + k] += v;
+      const uint32_t* rows = ln.rows;
+      for (size_t j = ln.begin; j < ln.end; ++j) margins_[(size_t)rows[j] * K + k] += v;
     });
     if (n_sampled_ < n_) {
       const BinnedMatrix& m = *data_.matrix;

@@ -79,12 +79,22 @@ inline std::vector<JointGroup> plan_joint_groups(int f0, int f1, const uint32_t*
   return out;
 }
 
+// Runs fn(b, e) over [0, n) on the calling thread (build_joint_block's
+// default; the backend passes its thread pool's).
+struct SerialRows {
+  template <typename Fn>
+  void operator()(size_t n, Fn fn) const {
+    if (n > 0) fn((size_t)0, n);
+  }
+};
+
 // The joint records of block [f0, f1) of the row-major n x d bin matrix;
 // an empty JointBlock when grouping does not save enough or `allow(bytes)`
-// refuses the memory.
-template <typename BinT, typename Allow>
+// refuses the memory.  par(n, fn) runs fn(b, e) over row ranges covering
+// [0, n) (any split, any threads: each row's record is its own).
+template <typename BinT, typename Allow, typename ParRows = SerialRows>
 JointBlock build_joint_block(const BinT* bins, size_t n, int d, int f0, int f1, const uint32_t* cells,
-                             Allow& allow, double* bytes) {
+                             Allow& allow, double* bytes, ParRows par = ParRows()) {
   JointBlock jb;
   std::vector<JointGroup> groups = plan_joint_groups(f0, f1, cells);
   const int saved = (f1 - f0) - (int)groups.size();
@@ -101,18 +111,35 @@ JointBlock build_joint_block(const BinT* bins, size_t n, int d, int f0, int f1, 
   if (!allow(need)) return jb;
   *bytes += need;
   jb.rec.resize(n * stride + 8);
-  for (size_t r = 0; r < n; ++r) {
-    const BinT* rb = bins + r * (size_t)d;
-    uint8_t* out = jb.rec.data() + r * stride;
-    for (size_t j = 0; j < groups.size(); ++j) {
-      const JointGroup& g = groups[j];
-      uint32_t code = 0;
-      for (size_t i = 0; i < g.feat.size(); ++i)
-        code += std::min<uint32_t>(rb[g.feat[i]], g.cells[i] - 1) * g.radix[i];
-      const BinT v = (BinT)code;
-      std::memcpy(out + j * sizeof(BinT), &v, sizeof(BinT));
-    }
+  // The groups' digits in one flat list (feature, largest bin, radix), group
+  // j's at [first[j], first[j + 1]).
+  struct Digit { int f; uint32_t top, radix; };
+  std::vector<Digit> digits;
+  std::vector<size_t> first(1, 0);
+  for (const JointGroup& g : groups) {
+    for (size_t i = 0; i < g.feat.size(); ++i) digits.push_back(Digit{g.feat[i], g.cells[i] - 1, g.radix[i]});
+    first.push_back(digits.size());
   }
+  const size_t ng = groups.size();
+  uint8_t* rec = jb.rec.data();
+  const Digit* dg = digits.data();
+  const size_t* fi = first.data();
+  par(n, [=](size_t b, size_t e) {
+    // A row's codes are made in a local array and then copied (stores
+    // through the byte pointer could alias the digit list and force
+    // reloads).
+    std::vector<BinT> buf(ng);
+    BinT* codes = buf.data();
+    for (size_t r = b; r < e; ++r) {
+      const BinT* rb = bins + r * (size_t)d;
+      for (size_t j = 0; j < ng; ++j) {
+        uint32_t code = 0;
+        for (size_t i = fi[j]; i < fi[j + 1]; ++i) code += std::min<uint32_t>(rb[dg[i].f], dg[i].top) * dg[i].radix;
+        codes[j] = (BinT)code;
+      }
+      std::memcpy(rec + r * stride, codes, stride);  // stride = ng entries
+    }
+  });
   jb.groups = std::move(groups);
   jb.cells = at;
   jb.saved = saved;

@@ -1,6 +1,7 @@
 #include "row_dedup.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "backend.h"
@@ -120,20 +121,30 @@ class DistinctTable {
   size_t mask_ = 0;
 };
 
-// Large tables: a sample of kSample different rows first.  With D distinct
-// keys, a sample of s rows holds about s^2 / (2 D) repeated keys when D >> s,
-// and at least that many whatever the frequencies (equal frequencies give
-// the fewest); fewer than a quarter of what D = limit would give says the
-// table has far more distinct rows than the limit.
+// Tables of kMinSampled rows or more: a sample of s different rows first
+// (16 sqrt(n) rows, at least 2048 and at most kSample or a quarter of the
+// table: the sample's rows are scattered, each a cache miss).  With D
+// distinct keys, a sample of s rows holds about s^2 / (2 D) repeated keys
+// when D >> s, and at least that many whatever the frequencies (equal
+// frequencies give the fewest); fewer than a quarter of what D = limit
+// would give says the table has far more distinct rows than the limit.
+// (With s a quarter of the table and every key twice, the sample holds
+// about half of s^2 / (2 D): still above the quarter.)  A "no" only skips
+// the compression, which never changes the model.
 constexpr size_t kSample = 16384;
+constexpr size_t kMinSampled = 8192;
 
 bool sample_says_no(const KeyView& key, size_t n, size_t limit) {
-  if (n < 8 * kSample) return false;
+  if (n < kMinSampled) return false;
+  // s^2 / (2 limit) >= 256 repeats expected at the limit (limit = n / 2)
+  // up to kSample rows (a 1M-row table), fewer beyond.
+  const size_t want = std::min(std::min(kSample, n / 4),
+                               std::max<size_t>(2048, (size_t)(16.0 * std::sqrt((double)n))));
   DistinctTable t(key);
   // Rows drawn by a hash, each once (a regular pattern such as a stride
   // would avoid or hit the table's own periods; the draws must look random).
-  std::vector<size_t> rows(kSample);
-  for (size_t i = 0; i < kSample; ++i) rows[i] = (size_t)(mix64(0x5A3D0000ull + i) % n);
+  std::vector<size_t> rows(want);
+  for (size_t i = 0; i < want; ++i) rows[i] = (size_t)(mix64(0x5A3D0000ull + i) % n);
   std::sort(rows.begin(), rows.end());
   rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   for (size_t r : rows) t.insert(r);

@@ -41,7 +41,7 @@ namespace gbdt {
 // Features per histogram block (cpu_backend.cpp's (node, block) tasks).
 constexpr int kHistFeatureBlock = 64;
 constexpr double kSparseMinShare = 0.5;
-constexpr size_t kSparseSampleRows = 65536;
+constexpr size_t kSparseSampleRows = 16384;
 constexpr uint16_t kOverflowSlot = 0xFFFF;
 
 // One block of kHistFeatureBlock features [f0, f1).
@@ -185,13 +185,20 @@ SparseBins build_sparse_bins(const BinT* bins, size_t n, int d, const uint32_t* 
   std::vector<int> top((size_t)d, -1);
   std::vector<double> share((size_t)d, 0.0);
   if (ns > 0 && min_share <= 1.0) {
-    std::vector<uint32_t> count;
+    // One pass over the sampled rows, each read whole (row-major): feature
+    // f's counts at count[at[f] ..).
+    std::vector<size_t> at((size_t)d + 1, 0);
+    for (int f = 0; f < d; ++f) at[f + 1] = at[f] + std::max<uint32_t>(1, cells[f]);
+    std::vector<uint32_t> count(at[d], 0);
+    for (size_t r = 0; r < n; r += step) {
+      const BinT* rb = bins + r * (size_t)d;
+      for (int f = 0; f < d; ++f) ++count[at[f] + std::min<uint32_t>(rb[f], cells[f] - 1)];
+    }
     for (int f = 0; f < d; ++f) {
-      count.assign(cells[f], 0);
-      for (size_t r = 0; r < n; r += step) ++count[std::min<uint32_t>(bins[r * (size_t)d + f], cells[f] - 1)];
-      const size_t at = (size_t)(std::max_element(count.begin(), count.end()) - count.begin());
-      top[f] = (int)at;
-      share[f] = (double)count[at] / (double)ns;
+      const uint32_t* c = count.data() + at[f];
+      const size_t top_at = (size_t)(std::max_element(c, c + (at[f + 1] - at[f])) - c);
+      top[f] = (int)top_at;
+      share[f] = (double)c[top_at] / (double)ns;
     }
   }
   for (int f0 = 0; f0 < d; f0 += kHistFeatureBlock) {

@@ -800,7 +800,10 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     std::vector<Tree> trees;
     if (P > 1) {
       // Q: num_parallel_tree trees per group on this round's gradients.
-      ParallelRound pr{*backend, bd, *bd.matrix, missing_bin, y, w, &bd.tree_ext.monotone};
+      // Rows as the backend holds them: the distinct ones when deduped (no
+      // refit then: adaptive leaves turn row_dedup off).
+      ParallelRound pr{*backend, bd, *bd.matrix, missing_bin, deduped ? bd.labels : y,
+                       deduped ? bd.weights : w, &bd.tree_ext.monotone};
       grow_parallel_trees(pr, p, init_rounds + round, refit_alphas, &trees, &margins);
     } else {
     if (oi.leaf_quantile) backend->margins(&before);

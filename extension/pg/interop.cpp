@@ -84,7 +84,7 @@ Datum gbdt_import(PG_FUNCTION_ARGS) {
     raise_engine_error(&err, ErrorStyle{ERRCODE_INVALID_PARAMETER_VALUE,
                                         ERRCODE_INVALID_PARAMETER_VALUE, nullptr});
   pfree(text);
-  PG_RETURN_POINTER(result);
+  PG_RETURN_POINTER(compressed_model_value(result));
 }
 
 // ---------------------------------------------------------------------------

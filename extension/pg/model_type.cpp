@@ -15,6 +15,9 @@
 
 extern "C" {
 #include "access/detoast.h"
+#include "access/heaptoast.h"
+#include "access/toast_compression.h"
+#include "access/toast_internals.h"
 }
 
 extern "C" {
@@ -74,6 +77,19 @@ CallCache* get_call_cache(FunctionCallInfo fcinfo) {
   return c;
 }
 
+struct varlena* compressed_model_value(struct varlena* v) {
+#ifdef USE_LZ4
+  if (v != nullptr && !VARATT_IS_EXTENDED(v) && VARSIZE(v) > TOAST_TUPLE_THRESHOLD) {
+    const Datum c = toast_compress_datum(PointerGetDatum(v), TOAST_LZ4_COMPRESSION);
+    if (DatumGetPointer(c) != nullptr) {  // null: it did not compress
+      pfree(v);
+      return (struct varlena*)DatumGetPointer(c);
+    }
+  }
+#endif
+  return v;
+}
+
 const gbdt::Model* get_model_arg(FunctionCallInfo fcinfo, int argno) {
   CallCache* c = get_call_cache(fcinfo);
   struct varlena* raw = (struct varlena*)DatumGetPointer(PG_GETARG_DATUM(argno));
@@ -123,7 +139,7 @@ Datum gbdt_model_in(PG_FUNCTION_ARGS) {
         result = bytes_to_varlena_nothrow(bytes);
       },
       style);
-  PG_RETURN_POINTER(result);
+  PG_RETURN_POINTER(compressed_model_value(result));
 }
 
 // gbdt_model_out(gbdt_model) -> cstring
@@ -149,7 +165,7 @@ Datum gbdt_model_recv(PG_FUNCTION_ARGS) {
   ErrorStyle style{ERRCODE_INVALID_BINARY_REPRESENTATION, ERRCODE_INVALID_BINARY_REPRESENTATION,
                    "invalid gbdt_model: "};
   run_engine([&] { gbdt::Model m = gbdt::deserialize_model(data, (size_t)len); (void)m; }, style);
-  PG_RETURN_POINTER(result);
+  PG_RETURN_POINTER(compressed_model_value(result));
 }
 
 // gbdt_model_send(gbdt_model) -> bytea

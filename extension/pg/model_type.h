@@ -41,4 +41,13 @@ CallCache* get_call_cache(FunctionCallInfo fcinfo);
 // bytes are an ERROR (ERRCODE_DATA_CORRUPTED).
 const gbdt::Model* get_model_arg(FunctionCallInfo fcinfo, int argno);
 
+// A new model value (gbdt_train, import, input) as the function returns it:
+// compressed with LZ4 when the server has LZ4 and the value is larger than
+// a TOAST chunk; otherwise `v` itself.  The value is stored as given (a
+// compressed value is not compressed again), so storing a trained model
+// costs an LZ4 pass instead of PostgreSQL's default pglz one (a 450 kB
+// model of 100 depth-6 trees: about 1 ms instead of 12), and reading it
+// back decompresses faster too.  Frees `v` when it returns a new value.
+struct varlena* compressed_model_value(struct varlena* v);
+
 }  // namespace gbdt_pg

@@ -14,6 +14,7 @@
 #include "gucs.h"
 #include "label_classes.h"
 #include "module.h"
+#include "model_type.h"
 #include "notice_relay.h"
 #include "relation_reader.h"
 #include "train_continue.h"
@@ -686,5 +687,5 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       raise_engine_error(&err, style);
     }
   }
-  PG_RETURN_POINTER(result);
+  PG_RETURN_POINTER(compressed_model_value(result));
 }

@@ -193,6 +193,35 @@ TEST(RowDedup, WideBinsAndLargeTables) {
   EXPECT_EQ(total, n);
 }
 
+TEST(RowDedup, MidSizeTablesSampledFirst) {
+  // 8192 rows and more are sampled first (16 sqrt(n) rows, a quarter of the
+  // table at most).  A table where every row appears exactly twice (the
+  // sample's fewest repeats for that many distinct rows) is still
+  // compressed; an all-distinct one is refused.
+  for (size_t n : {8192u, 20000u, 87032u, 131070u}) {
+    BinnedMatrix m;
+    m.n_rows = n;
+    m.n_features = 3;
+    m.resize_entries();
+    std::vector<float> y(n, 0.0f);
+    for (size_t r = 0; r < n; ++r) {
+      const size_t k = (r * 2654435761u) % (n / 2);  // each key on two rows, scattered
+      m.set(r, 0, (uint32_t)(k & 255));
+      m.set(r, 1, (uint32_t)((k >> 8) & 255));
+      m.set(r, 2, (uint32_t)(k >> 16));
+    }
+    RowDedup d;
+    ASSERT_TRUE(dedup_rows(DedupInput{&m, y.data(), nullptr, nullptr, 1}, kDedupMaxDistinct, &d)) << n;
+    EXPECT_EQ(d.matrix.n_rows, n / 2) << n;
+    for (size_t r = 0; r < n; ++r) {
+      m.set(r, 0, (uint32_t)(r & 255));
+      m.set(r, 1, (uint32_t)((r >> 8) & 255));
+      m.set(r, 2, (uint32_t)(r >> 16));
+    }
+    EXPECT_FALSE(dedup_rows(DedupInput{&m, y.data(), nullptr, nullptr, 1}, kDedupMaxDistinct, &d)) << n;
+  }
+}
+
 TEST(RowDedup, SameModelBinaryRegressionMulticlass) {
   TrainParams p = gbdt_test::params_for(Task::kBinary, 12, 1);
   expect_same(make_dup(4000, 4, 4, Task::kBinary, 0.0, 1), p);
