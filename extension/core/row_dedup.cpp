@@ -1,6 +1,7 @@
 #include "row_dedup.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -9,6 +10,8 @@
 #include "multi_quantile.h"
 #include "objective.h"
 #include "params.h"
+#include "parallel_policy.h"
+#include "thread_pool.h"
 
 namespace gbdt {
 
@@ -154,9 +157,66 @@ bool sample_says_no(const KeyView& key, size_t n, size_t limit) {
   return repeats < 0.25 * expected_at_limit;
 }
 
+// Rough cost (ns) of hashing one row into a table (parallel_policy.h).
+constexpr size_t kCostDedupRow = 30;
+
+// Per training row its distinct index (row_of) in order of first
+// occurrence; false as soon as more than `limit` distinct keys are seen.
+// Several threads: each hashes a contiguous range of rows into its own
+// table (local indices, in the range's order of first occurrence); the
+// ranges' distinct rows are then inserted into one table in range order,
+// which numbers every key by its first occurrence in the whole table, as a
+// single pass does; row_of is then mapped from local to global indices.
+bool distinct_rows(const KeyView& key, size_t n, size_t limit, int nthread, uint32_t* row_of,
+                   std::vector<uint32_t>* first) {
+  const int T = threads_for_work(n * kCostDedupRow, nthread);
+  if (T <= 1) {
+    DistinctTable t(key);
+    for (size_t r = 0; r < n; ++r) {
+      row_of[r] = t.insert(r);
+      if (t.size() > limit) return false;
+    }
+    *first = t.first_rows();
+    return true;
+  }
+  std::vector<std::vector<uint32_t>> local_first((size_t)T);
+  std::atomic<bool> over(false);
+  ThreadPool pool(T);
+  pool.run((size_t)T, [&](size_t c, int) {
+    const size_t b = n * c / (size_t)T, e = n * (c + 1) / (size_t)T;
+    DistinctTable t(key);
+    for (size_t r = b; r < e; ++r) {
+      row_of[r] = t.insert(r);
+      // A range's distinct keys are distinct in the table too.
+      if (t.size() > limit || ((r & 4095) == 0 && over.load(std::memory_order_relaxed))) {
+        over.store(true, std::memory_order_relaxed);
+        return;
+      }
+    }
+    local_first[c] = t.first_rows();
+  });
+  if (over.load()) return false;
+  DistinctTable g(key);
+  std::vector<std::vector<uint32_t>> to_global((size_t)T);
+  for (int c = 0; c < T; ++c) {
+    to_global[(size_t)c].resize(local_first[(size_t)c].size());
+    for (size_t i = 0; i < local_first[(size_t)c].size(); ++i) {
+      to_global[(size_t)c][i] = g.insert(local_first[(size_t)c][i]);
+      if (g.size() > limit) return false;
+    }
+  }
+  pool.run((size_t)T, [&](size_t c, int) {
+    const size_t b = n * c / (size_t)T, e = n * (c + 1) / (size_t)T;
+    const uint32_t* m = to_global[c].data();
+    for (size_t r = b; r < e; ++r) row_of[r] = m[row_of[r]];
+  });
+  *first = g.first_rows();
+  return true;
+}
+
 }  // namespace
 
-bool dedup_rows(const DedupInput& in, double max_distinct, RowDedup* out) {
+bool dedup_rows(const DedupInput& in, double max_distinct, RowDedup* out, int nthread) {
   *out = RowDedup();
   const BinnedMatrix& m = *in.matrix;
   const size_t n = m.n_rows, d = (size_t)m.n_features;
@@ -173,12 +233,8 @@ bool dedup_rows(const DedupInput& in, double max_distinct, RowDedup* out) {
   if (sample_says_no(key, n, limit)) return false;
 
   std::vector<uint32_t> row_of(n);
-  DistinctTable t(key);
-  for (size_t r = 0; r < n; ++r) {
-    row_of[r] = t.insert(r);
-    if (t.size() > limit) return false;
-  }
-  const std::vector<uint32_t>& first = t.first_rows();
+  std::vector<uint32_t> first;
+  if (!distinct_rows(key, n, limit, nthread, row_of.data(), &first)) return false;
   const size_t D = first.size();
   out->n_rows = n;
   out->row_of = std::move(row_of);

@@ -51,8 +51,10 @@ constexpr double kDedupMaxDistinct = 0.5;
 // Fills *out and returns true when the rows have at most
 // max_distinct * n_rows distinct (bins, label, weight, margins) keys;
 // returns false (out cleared) otherwise, after a sample of the rows
-// (large tables) or as soon as the distinct rows pass that bound.
-bool dedup_rows(const DedupInput& in, double max_distinct, RowDedup* out);
+// (large tables) or as soon as the distinct rows pass that bound.  With
+// nthread > 1 and enough rows, contiguous row ranges are hashed on their
+// own threads and merged in range order: the same result.
+bool dedup_rows(const DedupInput& in, double max_distinct, RowDedup* out, int nthread = 1);
 
 // K values per distinct row -> K values per training row.
 void expand_rows(const RowDedup& d, const std::vector<float>& distinct, size_t K,

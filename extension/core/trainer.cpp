@@ -754,7 +754,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   const bool deduped =
       row_dedup_possible(p, oi, bd, backend->name() == "cpu") &&
       dedup_rows(DedupInput{&in.matrix, y, gw, margins.data(), (size_t)K}, kDedupMaxDistinct,
-                 &dedup);
+                 &dedup, nthread);
   if (deduped) {
     bd.matrix = &dedup.matrix;
     bd.labels = dedup.labels.data();

@@ -36,9 +36,11 @@ Environment (defaults in brackets):
   GBDT_BENCH_NTHREADS     thread counts ["1 2"]
   GBDT_BENCH_QUIET_WAIT   seconds to wait for idle CPUs before a timed step [3]
   GBDT_BENCH_REPEAT       timed trainings per step, fastest kept [1]; a
-                          training faster than GBDT_BENCH_SHORT seconds [1.0]
+                          training faster than GBDT_BENCH_SHORT seconds [2.0]
                           is run up to 3 times in all (every library alike):
-                          one run of a 0.1-0.3 s training is mostly noise
+                          one run of a 0.1-2 s training is mostly noise (a
+                          single 1.1 s run of missing 300k x 16 at 2 threads
+                          once took 1.12 s, 0.74 s on a repeat)
   GBDT_BENCH_GBDT_PARAMS  JSON object of extra gbdt_train parameters [{}],
                           e.g. '{"row_dedup": false}' for a before/after run
   GBDT_BENCH_OMP_WAIT_POLICY  OMP_WAIT_POLICY for XGBoost / LightGBM [auto]:
@@ -73,7 +75,7 @@ ROUNDS, DEPTH, ETA, BINS = 100, 6, 0.1, 256
 NTHREADS = [int(t) for t in os.environ.get("GBDT_BENCH_NTHREADS", "1 2").split()]
 QUIET = float(os.environ.get("GBDT_BENCH_QUIET_WAIT", "3"))
 REPEAT = max(1, int(os.environ.get("GBDT_BENCH_REPEAT", "1")))
-SHORT = float(os.environ.get("GBDT_BENCH_SHORT", "1.0"))
+SHORT = float(os.environ.get("GBDT_BENCH_SHORT", "2.0"))
 
 
 def timed_runs(best):

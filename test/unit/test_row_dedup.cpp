@@ -222,6 +222,40 @@ TEST(RowDedup, MidSizeTablesSampledFirst) {
   }
 }
 
+TEST(RowDedup, ThreadsGiveTheSameDistinctRows) {
+  // Row ranges hashed on their own threads, merged in range order: the same
+  // distinct rows in the same order (first occurrence), row_of and
+  // multiplicities as one pass; keys first seen late, or in several
+  // ranges, included.
+  const size_t n = 50000;
+  BinnedMatrix m;
+  m.n_rows = n;
+  m.n_features = 2;
+  m.resize_entries();
+  std::vector<float> y(n), mg(n, 0.25f);
+  for (size_t r = 0; r < n; ++r) {
+    const size_t k = r < n / 2 ? (r * 7919) % 3000 : (r * 104729) % 9000;  // new keys in the 2nd half
+    m.set(r, 0, (uint32_t)(k % 200));
+    m.set(r, 1, (uint32_t)(k / 200));
+    y[r] = (float)(k % 3);
+  }
+  RowDedup one;
+  ASSERT_TRUE(dedup_rows(DedupInput{&m, y.data(), nullptr, mg.data(), 1}, 0.5, &one, 1));
+  EXPECT_GT(one.matrix.n_rows, 3000u);
+  for (int nt : {2, 3, 4}) {
+    RowDedup par;
+    ASSERT_TRUE(dedup_rows(DedupInput{&m, y.data(), nullptr, mg.data(), 1}, 0.5, &par, nt)) << nt;
+    EXPECT_EQ(par.row_of, one.row_of) << nt;
+    EXPECT_EQ(par.multiplicity, one.multiplicity) << nt;
+    EXPECT_EQ(par.matrix.bins, one.matrix.bins) << nt;
+    EXPECT_EQ(par.labels, one.labels) << nt;
+  }
+  // Over the limit: refused with threads too.
+  RowDedup d;
+  EXPECT_FALSE(dedup_rows(DedupInput{&m, y.data(), nullptr, mg.data(), 1}, 0.05, &d, 2));
+  EXPECT_TRUE(d.row_of.empty());
+}
+
 TEST(RowDedup, SameModelBinaryRegressionMulticlass) {
   TrainParams p = gbdt_test::params_for(Task::kBinary, 12, 1);
   expect_same(make_dup(4000, 4, 4, Task::kBinary, 0.0, 1), p);
