@@ -38,9 +38,9 @@ Environment (defaults in brackets):
   GBDT_BENCH_REPEAT       timed trainings per step, fastest kept [1]; a
                           training faster than GBDT_BENCH_SHORT seconds [2.0]
                           is run up to 3 times in all (every library alike):
-                          one run of a 0.1-2 s training is mostly noise (a
-                          single 1.1 s run of missing 300k x 16 at 2 threads
-                          once took 1.12 s, 0.74 s on a repeat)
+                          one run of a 0.1-2 s training is mostly noise (one
+                          run of missing 300k x 16 at 2 threads took 1.12 s,
+                          a repeat 0.74 s)
   GBDT_BENCH_GBDT_PARAMS  JSON object of extra gbdt_train parameters [{}],
                           e.g. '{"row_dedup": false}' for a before/after run
   GBDT_BENCH_OMP_WAIT_POLICY  OMP_WAIT_POLICY for XGBoost / LightGBM [auto]:
