@@ -260,16 +260,6 @@ bool dedup_rows(const DedupInput& in, double max_distinct, RowDedup* out, int nt
   return true;
 }
 
-void expand_rows(const RowDedup& d, const std::vector<float>& distinct, size_t K,
-                 std::vector<float>* out) {
-  const size_t n = d.row_of.size();
-  out->resize(n * K);
-  for (size_t r = 0; r < n; ++r) {
-    const float* s = &distinct[(size_t)d.row_of[r] * K];
-    std::copy(s, s + K, out->begin() + r * K);
-  }
-}
-
 bool row_dedup_possible(const TrainParams& p, const ObjectiveInfo& oi, const BoostData& bd,
                         bool cpu_backend) {
   return p.row_dedup && cpu_backend && p.subsample >= 1.0 && !oi.ranking &&

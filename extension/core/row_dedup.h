@@ -56,10 +56,6 @@ constexpr double kDedupMaxDistinct = 0.5;
 // own threads and merged in range order: the same result.
 bool dedup_rows(const DedupInput& in, double max_distinct, RowDedup* out, int nthread = 1);
 
-// K values per distinct row -> K values per training row.
-void expand_rows(const RowDedup& d, const std::vector<float>& distinct, size_t K,
-                 std::vector<float>* out);
-
 // Whether training on the distinct rows builds the same model: parameter
 // row_dedup on, the CPU backend (the CUDA one does not read multiplicities),
 // no row sampling, gradients per row (no ranking, no survival objective

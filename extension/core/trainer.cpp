@@ -876,15 +876,22 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   }
   // Final training metric (on the trees kept).
   std::vector<double> pred;
+  bool transformed = false;
   if (m.report.best_iteration < 0 ||
       (size_t)(m.report.best_iteration + 1) * M == m.report.validation_metric.size()) {
     backend->margins(&margins);
-    if (deduped) {  // M: per training row
-      std::vector<float> distinct;
-      distinct.swap(margins);
-      expand_rows(dedup, distinct, (size_t)K, &margins);
+    if (deduped) {
+      // M: each distinct row's prediction once (a function of its K margins
+      // alone), then copied to the training rows it stands for.
+      std::vector<double> distinct(margins.begin(), margins.end());
+      for (size_t i = 0; i < dedup.matrix.n_rows; ++i) eval_transform(oi, m, &distinct[i * K]);
+      pred.resize(n * (size_t)K);
+      for (size_t r = 0; r < n; ++r)
+        std::copy_n(&distinct[(size_t)dedup.row_of[r] * K], K, &pred[r * K]);
+      transformed = true;
+    } else {
+      pred.assign(margins.begin(), margins.end());
     }
-    pred.assign(margins.begin(), margins.end());
   } else {
     // Early stopping dropped trees: score the training rows with the kept
     // ones, in the order and precision of predict_margin_row.
@@ -900,7 +907,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       for (int k = 0; k < K; ++k) pred[r * K + k] = acc[k];
     }
   }
-  for (size_t r = 0; r < n; ++r) eval_transform(oi, m, &pred[r * K]);
+  if (!transformed)
+    for (size_t r = 0; r < n; ++r) eval_transform(oi, m, &pred[r * K]);
   for (const std::string& name : metrics)
     m.report.train_metric.push_back(metric_of(name, pred.data(), y, n, w, in.query_group, mp));
   return m;
