@@ -146,7 +146,7 @@ def adult():
     if not path or not os.path.exists(path):
         return None
     df = pd.read_csv(path, skipinitialspace=True)
-    df.columns = [c.replace("-", "_") for c in df.columns]
+    df.columns = [c.strip().replace("-", "_") for c in df.columns]
     y = df.pop("class").astype(str).str.strip().str.rstrip(".")
     cats = [c for c in df.columns if df[c].dtype == object or str(df[c].dtype).startswith("str")]
     out = df.copy()
