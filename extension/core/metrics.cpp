@@ -100,20 +100,70 @@ double metric_arg(const std::string& name, double dflt) {
 
 }  // namespace
 
-double compute_metric(const std::string& name, Objective obj, int K, const double* p,
-                      const float* y, size_t n, const float* w, const MetricParams& mp) {
+namespace {
+
+// Where the metric loops find row i's K predictions and its loss term.
+// DirectRows: n x K predictions, each row's term computed in turn.
+struct DirectRows {
+  static constexpr bool kDirect = true;
+  const double* p;
+  int K;
+  const double* at(size_t i) const { return p + i * (size_t)K; }
+  template <class F>
+  double term(size_t i, F&& f) { return f(i); }
+};
+
+// M: row i stands for distinct row row_of[i] (row_dedup): its predictions
+// are that row's, and a term that depends only on the predictions and the
+// label (equal within a distinct row: the label is part of its key) is
+// computed at the first row of each distinct row and reused after.  Sums
+// still run over the n rows in order, so the metric is the same double.
+struct DistinctRows {
+  static constexpr bool kDirect = false;
+  const double* p;
+  int K;
+  const uint32_t* row_of;
+  std::vector<double> value;
+  std::vector<uint8_t> known;
+  const double* at(size_t i) const { return p + (size_t)row_of[i] * K; }
+  template <class F>
+  double term(size_t i, F&& f) {
+    const uint32_t d = row_of[i];
+    if (!known[d]) {
+      value[d] = f(i);
+      known[d] = 1;
+    }
+    return value[d];
+  }
+};
+
+template <class Rows>
+double unweighted_metric(const std::string& name, Objective obj, int K, Rows& rows, const float* y,
+                         size_t n, bool* supported);
+
+template <class Rows>
+double weighted_metric(const std::string& name, Objective obj, int K, Rows& rows, const float* y,
+                       size_t n, const float* w, const MetricParams& mp, bool* supported) {
   // Per-row losses of the elementwise metrics added with the 0.2
   // objectives, averaged with the weights.
   const std::string base = name.substr(0, name.find('@'));
+  // The metrics that are not a sum of per-row terms read the n x K
+  // predictions as they are; with distinct rows the caller expands them.
+  auto not_per_row = [&]() {
+    *supported = false;
+    return (double)NAN;
+  };
   // Q: several quantiles: the pinball loss over every output.
   if (base == "quantile" && mp.quantile_alphas != nullptr && mp.quantile_alphas->size() > 1 &&
-      (size_t)K == mp.quantile_alphas->size())
-    return multi_quantile_metric(p, y, n, w, *mp.quantile_alphas);
+      (size_t)K == mp.quantile_alphas->size()) {
+    if constexpr (Rows::kDirect) return multi_quantile_metric(rows.p, y, n, w, *mp.quantile_alphas);
+    return not_per_row();
+  }
   auto mean_of = [&](auto loss) {
     double s = 0, sw = 0;
     for (size_t i = 0; i < n; ++i) {
       const double wi = w ? (double)w[i] : 1.0;
-      s += wi * loss(p[i * K], (double)y[i]);
+      s += wi * rows.term(i, [&](size_t j) { return loss(rows.at(j)[0], (double)y[j]); });
       sw += wi;
     }
     return s / sw;
@@ -159,12 +209,17 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
     });
   }
   // X: survival metrics (survival.h).
-  if (name == "cox-nloglik") return cox_nloglik(p, y, n);
+  if (name == "cox-nloglik") {
+    if constexpr (Rows::kDirect) return cox_nloglik(rows.p, y, n);
+    return not_per_row();
+  }
   if (is_interval_metric(name)) {
+    if constexpr (!Rows::kDirect) return not_per_row();
     if (mp.label_upper == nullptr)
       throw InvalidInput("metric \"" + name + "\" needs the labels' upper bounds "
                          "(survival:aft with label_upper_bound_column)");
-    return interval_metric(name, p, y, mp.label_upper, n, w, mp.aft_distribution, mp.aft_scale);
+    return interval_metric(name, rows.p, y, mp.label_upper, n, w, mp.aft_distribution,
+                           mp.aft_scale);
   }
   if (base == "error" && name != "error") {
     const double t = metric_arg(name, 0.5);
@@ -174,19 +229,20 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
                        name == "auc" || name == "mlogloss" || name == "merror" ||
                        name == "poisson-nloglik";
   if (!classic) throw InvalidInput("unknown metric \"" + name + "\"");
-  if (!w) return compute_metric(name, obj, K, p, y, n);
-  if (name == "auc") return weighted_auc(p, y, w, n);
+  if (!w) return unweighted_metric(name, obj, K, rows, y, n, supported);
+  if (name == "auc") {
+    if constexpr (Rows::kDirect) return weighted_auc(rows.p, y, w, n);
+    return not_per_row();
+  }
   if (name == "mlogloss" || name == "merror") {
     double s = 0, sw = 0;
     for (size_t i = 0; i < n; ++i) {
-      const double* r = p + i * K;
-      const int c = class_index(name.c_str(), y[i], K, i);
-      double l;
-      if (name == "mlogloss") {
-        l = -std::log(std::max(r[c], 1e-15));
-      } else {
-        l = (int)(std::max_element(r, r + K) - r) != c;
-      }
+      const double l = rows.term(i, [&](size_t j) {
+        const double* r = rows.at(j);
+        const int c = class_index(name.c_str(), y[j], K, j);
+        if (name == "mlogloss") return -std::log(std::max(r[c], 1e-15));
+        return (double)((int)(std::max_element(r, r + K) - r) != c);
+      });
       s += w[i] * l;
       sw += w[i];
     }
@@ -209,52 +265,90 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
   throw InvalidInput("unknown metric \"" + name + "\"");
 }
 
-double compute_metric(const std::string& name, Objective obj, int K, const double* p,
-                      const float* y, size_t n) {
+template <class Rows>
+double unweighted_metric(const std::string& name, Objective obj, int K, Rows& rows, const float* y,
+                         size_t n, bool* supported) {
   if (n == 0) return NAN;
   if (K < 1) throw InvalidInput("metric \"" + name + "\": bad number of outputs " + std::to_string(K));
   const double eps = 1e-15;
-  double s = 0;
+  // Sum of row i's term over the rows, in order.
+  auto sum_of = [&](auto term) {
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) s += rows.term(i, term);
+    return s;
+  };
   if (name == "rmse" || name == "mae") {
-    for (size_t i = 0; i < n; ++i) {
-      double e = p[i * K] - y[i];
-      s += name == "rmse" ? e * e : std::fabs(e);
-    }
-    return name == "rmse" ? std::sqrt(s / n) : s / n;
+    const bool sq = name == "rmse";
+    const double s = sum_of([&](size_t i) {
+      double e = rows.at(i)[0] - y[i];
+      return sq ? e * e : std::fabs(e);
+    });
+    return sq ? std::sqrt(s / n) : s / n;
   }
   if (name == "logloss") {
-    for (size_t i = 0; i < n; ++i) {
-      double q = std::min(std::max(p[i], eps), 1 - eps);
-      s -= y[i] * std::log(q) + (1 - y[i]) * std::log(1 - q);
-    }
-    return s / n;
-  }
-  if (name == "error") {
-    for (size_t i = 0; i < n; ++i) s += ((p[i] > 0.5) != (y[i] > 0.5));
-    return s / n;
-  }
-  if (name == "auc") return auc(p, y, n);
-  if (name == "mlogloss") {
+    double s = 0;
     for (size_t i = 0; i < n; ++i)
-      s -= std::log(std::max(p[i * K + class_index("mlogloss", y[i], K, i)], eps));
+      s -= rows.term(i, [&](size_t j) {
+        double q = std::min(std::max(rows.at(j)[0], eps), 1 - eps);
+        return y[j] * std::log(q) + (1 - y[j]) * std::log(1 - q);
+      });
     return s / n;
   }
-  if (name == "merror") {
-    for (size_t i = 0; i < n; ++i) {
-      const double* r = p + i * K;
-      int best = (int)(std::max_element(r, r + K) - r);
-      s += best != class_index("merror", y[i], K, i);
-    }
+  if (name == "error")
+    return sum_of([&](size_t i) { return (double)((rows.at(i)[0] > 0.5) != (y[i] > 0.5)); }) / n;
+  if (name == "auc") {
+    if constexpr (Rows::kDirect) return auc(rows.p, y, n);
+    *supported = false;
+    return NAN;
+  }
+  if (name == "mlogloss") {
+    double s = 0;
+    for (size_t i = 0; i < n; ++i)
+      s -= rows.term(i, [&](size_t j) {
+        return std::log(std::max(rows.at(j)[class_index("mlogloss", y[j], K, j)], eps));
+      });
     return s / n;
   }
-  if (name == "poisson-nloglik") {
-    for (size_t i = 0; i < n; ++i) {
-      double mu = std::max(p[i], eps);
-      s += mu - y[i] * std::log(mu) + std::lgamma(y[i] + 1.0);
-    }
-    return s / n;
-  }
-  return compute_metric(name, obj, K, p, y, n, nullptr, MetricParams());
+  if (name == "merror")
+    return sum_of([&](size_t i) {
+             const double* r = rows.at(i);
+             int best = (int)(std::max_element(r, r + K) - r);
+             return (double)(best != class_index("merror", y[i], K, i));
+           }) / n;
+  if (name == "poisson-nloglik")
+    return sum_of([&](size_t i) {
+             double mu = std::max(rows.at(i)[0], eps);
+             return mu - y[i] * std::log(mu) + std::lgamma(y[i] + 1.0);
+           }) / n;
+  return weighted_metric(name, obj, K, rows, y, n, nullptr, MetricParams(), supported);
+}
+
+}  // namespace
+
+double compute_metric(const std::string& name, Objective obj, int K, const double* p,
+                      const float* y, size_t n, const float* w, const MetricParams& mp) {
+  DirectRows rows{p, K};
+  bool supported = true;
+  return weighted_metric(name, obj, K, rows, y, n, w, mp, &supported);
+}
+
+double compute_metric(const std::string& name, Objective obj, int K, const double* p,
+                      const float* y, size_t n) {
+  DirectRows rows{p, K};
+  bool supported = true;
+  return unweighted_metric(name, obj, K, rows, y, n, &supported);
+}
+
+bool compute_metric_distinct(const std::string& name, Objective obj, int K,
+                             const double* distinct_pred, size_t n_distinct,
+                             const uint32_t* row_of, const float* y, size_t n, const float* w,
+                             const MetricParams& mp, double* out) {
+  DistinctRows rows{distinct_pred, K, row_of, std::vector<double>(n_distinct),
+                    std::vector<uint8_t>(n_distinct, 0)};
+  bool supported = true;
+  const double v = weighted_metric(name, obj, K, rows, y, n, w, mp, &supported);
+  if (supported) *out = v;
+  return supported;
 }
 
 std::vector<std::pair<std::string, double>> evaluate_model(const Model& m, const double* pred,

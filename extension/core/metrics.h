@@ -1,6 +1,7 @@
 // Evaluation metrics (XGBoost's names) on transformed predictions.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,18 @@ struct MetricParams {
 // tweedie-nloglik@p take their number from the name.
 double compute_metric(const std::string& name, Objective obj, int K, const double* pred,
                       const float* labels, size_t n, const float* w, const MetricParams& mp);
+// M: the same metric over n rows of which row i has the K predictions of
+// distinct row row_of[i] (distinct_pred: n_distinct x K) and its own label
+// and weight; labels must be equal within a distinct row (row_dedup.h).
+// Each distinct row's loss is computed once and the sums run over the n
+// rows in order: *out is the very double compute_metric gives on the
+// expanded predictions.  Returns false, *out untouched, for the metrics
+// that are not a sum of per-row terms (auc, cox-nloglik, the interval
+// metrics, several quantiles): expand the predictions for those.
+bool compute_metric_distinct(const std::string& name, Objective obj, int K,
+                             const double* distinct_pred, size_t n_distinct,
+                             const uint32_t* row_of, const float* labels, size_t n,
+                             const float* w, const MetricParams& mp, double* out);
 // The metric XGBoost uses by default for the objective.
 std::string default_metric(Objective obj);
 // Whether larger is better (auc, ndcg, map, pre) or smaller is better (the rest).

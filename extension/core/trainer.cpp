@@ -874,43 +874,48 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     m.trees.resize(keep);
     m.tree_group.resize(keep);
   }
-  // Final training metric (on the trees kept).
+  // Final training metric (on the trees kept), from the rows as the backend
+  // holds them: with row_dedup the distinct ones (M), each scored and
+  // transformed once.
+  const BinnedMatrix& scored = deduped ? dedup.matrix : in.matrix;
+  const size_t ns = scored.n_rows;
   std::vector<double> pred;
-  bool transformed = false;
   if (m.report.best_iteration < 0 ||
       (size_t)(m.report.best_iteration + 1) * M == m.report.validation_metric.size()) {
     backend->margins(&margins);
-    if (deduped) {
-      // M: each distinct row's prediction once (a function of its K margins
-      // alone), then copied to the training rows it stands for.
-      std::vector<double> distinct(margins.begin(), margins.end());
-      for (size_t i = 0; i < dedup.matrix.n_rows; ++i) eval_transform(oi, m, &distinct[i * K]);
-      pred.resize(n * (size_t)K);
-      for (size_t r = 0; r < n; ++r)
-        std::copy_n(&distinct[(size_t)dedup.row_of[r] * K], K, &pred[r * K]);
-      transformed = true;
-    } else {
-      pred.assign(margins.begin(), margins.end());
-    }
+    pred.assign(margins.begin(), margins.end());
   } else {
-    // Early stopping dropped trees: score the training rows with the kept
-    // ones, in the order and precision of predict_margin_row.
-    pred.resize(n * (size_t)K);
+    // Early stopping dropped trees: score the rows with the kept ones, in
+    // the order and precision of predict_margin_row.
+    pred.resize(ns * (size_t)K);
     std::vector<float> acc((size_t)K);
-    for (size_t r = 0; r < n; ++r) {
+    for (size_t r = 0; r < ns; ++r) {
       if ((r & 65535) == 0) check_cancel(hooks.cancel);
       for (int k = 0; k < K; ++k) acc[k] = (float)m.base_margin[k];
       for (size_t t = 0; t < m.trees.size(); ++t) {
         const Tree& tr = m.trees[t];
-        acc[m.tree_group[t]] += tr.value[in.matrix.leaf_of_row(tr, r, missing_bin.data())];
+        acc[m.tree_group[t]] += tr.value[scored.leaf_of_row(tr, r, missing_bin.data())];
       }
       for (int k = 0; k < K; ++k) pred[r * K + k] = acc[k];
     }
   }
-  if (!transformed)
-    for (size_t r = 0; r < n; ++r) eval_transform(oi, m, &pred[r * K]);
-  for (const std::string& name : metrics)
-    m.report.train_metric.push_back(metric_of(name, pred.data(), y, n, w, in.query_group, mp));
+  for (size_t r = 0; r < ns; ++r) eval_transform(oi, m, &pred[r * K]);
+  std::vector<double> expanded;  // M: the training rows' predictions, when a metric needs them
+  for (const std::string& name : metrics) {
+    double v;
+    if (!deduped) {
+      v = metric_of(name, pred.data(), y, n, w, in.query_group, mp);
+    } else if (!compute_metric_distinct(name, p.objective, K, pred.data(), ns,
+                                        dedup.row_of.data(), y, n, w, mp, &v)) {
+      if (expanded.empty()) {
+        expanded.resize(n * (size_t)K);
+        for (size_t r = 0; r < n; ++r)
+          std::copy_n(&pred[(size_t)dedup.row_of[r] * K], K, &expanded[r * K]);
+      }
+      v = metric_of(name, expanded.data(), y, n, w, in.query_group, mp);
+    }
+    m.report.train_metric.push_back(v);
+  }
   return m;
 }
 

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "continue_training.h"
+#include "metrics.h"
 #include "model.h"
 #include "row_dedup.h"
 #include "test_util.h"
@@ -321,4 +323,103 @@ TEST(RowDedup, OffWhereNotExact) {
   DupData C = R;
   for (size_t r = 0; r < C.D.n; ++r) C.D.cols[1][r] = (float)unif(77, r);
   expect_same(C, gbdt_test::params_for(Task::kRegression, 5, 1), false);
+}
+
+// The final training metric of a deduplicated training: each distinct row's
+// loss once, summed over the training rows in order, must be the very
+// double the metric gives on the expanded predictions, weighted or not;
+// the metrics that are not sums of per-row terms say so (the trainer then
+// expands).
+TEST(RowDedup, DistinctMetricIsTheExpandedOne) {
+  const size_t n = 5000, D = 37;
+  std::vector<uint32_t> row_of(n);
+  for (size_t r = 0; r < n; ++r) row_of[r] = (uint32_t)(unif(21, r) * D);
+  std::vector<float> w(n);
+  for (size_t r = 0; r < n; ++r) w[r] = (float)(0.25 + unif(22, r));
+  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  auto check = [&](const std::string& name, Objective obj, int K, const std::vector<double>& dp,
+                   const std::vector<float>& dy, MetricParams mp = MetricParams()) {
+    std::vector<double> p(n * (size_t)K);
+    std::vector<float> y(n);
+    for (size_t r = 0; r < n; ++r) {
+      for (int k = 0; k < K; ++k) p[r * K + k] = dp[(size_t)row_of[r] * K + k];
+      y[r] = dy[row_of[r]];
+    }
+    for (const float* wp : {(const float*)nullptr, (const float*)w.data()}) {
+      double got = -1;
+      ASSERT_TRUE(compute_metric_distinct(name, obj, K, dp.data(), D, row_of.data(), y.data(), n,
+                                          wp, mp, &got))
+          << name;
+      const double want = compute_metric(name, obj, K, p.data(), y.data(), n, wp, mp);
+      EXPECT_TRUE(same(got, want)) << name << (wp ? " weighted: " : ": ") << got << " vs " << want;
+      const bool classic = name == "rmse" || name == "mae" || name == "logloss" ||
+                           name == "error" || name == "mlogloss" || name == "merror" ||
+                           name == "poisson-nloglik";
+      if (!wp && classic) {  // the overload without weights and parameters too
+        EXPECT_TRUE(same(got, compute_metric(name, obj, K, p.data(), y.data(), n))) << name;
+      }
+    }
+  };
+  std::vector<double> prob(D), pos(D);
+  std::vector<float> y01(D), ycount(D), ypos(D);
+  for (size_t d = 0; d < D; ++d) {
+    prob[d] = 0.02 + 0.96 * unif(23, d);
+    pos[d] = 0.1 + 5 * unif(24, d);
+    y01[d] = unif(25, d) < 0.4 ? 1.0f : 0.0f;
+    ycount[d] = (float)(int)(6 * unif(26, d));
+    ypos[d] = (float)(0.2 + 4 * unif(27, d));
+  }
+  prob[3] = 0.0;  // clamped by logloss
+  for (const char* m : {"logloss", "error", "error@0.7", "rmse", "mae"})
+    check(m, Objective::kLogistic, 1, prob, y01);
+  check("poisson-nloglik", Objective::kPoisson, 1, pos, ycount);
+  for (const char* m : {"rmse", "mae", "rmsle", "mape", "mphe", "quantile", "gamma-deviance",
+                        "gamma-nloglik", "tweedie-nloglik@1.3"}) {
+    MetricParams mp;
+    mp.huber_slope = 0.7;
+    mp.quantile_alpha = 0.3;
+    check(m, Objective::kSquaredError, 1, pos, ypos, mp);
+  }
+  std::vector<double> soft(D * 3);
+  std::vector<float> cls(D);
+  for (size_t d = 0; d < D; ++d) {
+    double a = unif(28, d), b = unif(29, d), c = unif(30, d);
+    soft[d * 3] = a / (a + b + c), soft[d * 3 + 1] = b / (a + b + c), soft[d * 3 + 2] = c / (a + b + c);
+    cls[d] = (float)(int)(3 * unif(31, d));
+  }
+  check("mlogloss", Objective::kSoftprob, 3, soft, cls);
+  check("merror", Objective::kSoftprob, 3, soft, cls);
+  // Not sums of per-row terms: no value, *out untouched.
+  std::vector<float> y(n, 1.0f);
+  for (const char* m : {"auc", "cox-nloglik", "aft-nloglik", "interval-regression-accuracy"}) {
+    double out = 42;
+    EXPECT_FALSE(compute_metric_distinct(m, Objective::kLogistic, 1, prob.data(), D,
+                                         row_of.data(), y.data(), n, nullptr, MetricParams(), &out))
+        << m;
+    EXPECT_EQ(out, 42) << m;
+  }
+  // A label that is not a class: the same error, naming the same row.
+  std::vector<float> bad(n);
+  for (size_t r = 0; r < n; ++r) bad[r] = cls[row_of[r]];
+  bad[17] = 5;  // a row of distinct row row_of[17]: the labels of a distinct row must agree,
+  for (size_t r = 0; r < n; ++r)
+    if (row_of[r] == row_of[17]) bad[r] = 5;  // so the whole distinct row gets it
+  std::string want, got;
+  std::vector<double> p(n * 3);
+  for (size_t r = 0; r < n; ++r)
+    for (int k = 0; k < 3; ++k) p[r * 3 + k] = soft[(size_t)row_of[r] * 3 + k];
+  try {
+    compute_metric("mlogloss", Objective::kSoftprob, 3, p.data(), bad.data(), n);
+  } catch (const InvalidInput& e) {
+    want = e.what();
+  }
+  try {
+    double out;
+    compute_metric_distinct("mlogloss", Objective::kSoftprob, 3, soft.data(), D,
+                            row_of.data(), bad.data(), n, nullptr, MetricParams(), &out);
+  } catch (const InvalidInput& e) {
+    got = e.what();
+  }
+  EXPECT_FALSE(want.empty());
+  EXPECT_EQ(got, want);
 }
