@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <string_view>
@@ -12,11 +13,20 @@
 
 namespace gbdt_pg {
 
+// Slots of recently looked-up values, by a cheap hash of a value's length
+// and three of its bytes: a hit (checked byte for byte against the
+// dictionary) skips std::hash and the map's modulo, most of a lookup's
+// cost on columns of few distinct values.
+constexpr int kHotSlotBits = 6;
+
 struct CategoryDict {
   std::deque<std::string> store;          // training: the values (UTF-8)
   std::vector<std::string_view> names;    // code -> value
   std::unordered_map<std::string_view, int32_t> index;  // value -> code
   std::vector<uint64_t> counts;           // training: rows per provisional code
+  int32_t hot[1 << kHotSlotBits];         // slot -> code (-1: empty)
+
+  CategoryDict() { std::fill(std::begin(hot), std::end(hot), -1); }
 };
 
 struct ModelCategories {
@@ -129,9 +139,21 @@ float category_code(CategoryColumn* c, Datum d) {
     }
   }
   CategoryDict* dict = c->dict;
+  uint32_t h = (uint32_t)len * 0x9E3779B1u;
+  if (len > 0)
+    h ^= (uint32_t)(uint8_t)p[0] * 0x85EBCA77u ^ (uint32_t)(uint8_t)p[len - 1] * 0xC2B2AE3Du ^
+         (uint32_t)(uint8_t)p[len / 2] * 0x27D4EB2Fu;
+  int32_t& slot = dict->hot[h >> (32 - kHotSlotBits)];
+  if (slot >= 0 && (size_t)slot < dict->names.size()) {
+    const std::string_view& name = dict->names[(size_t)slot];
+    if (name.size() == len && (len == 0 || memcmp(name.data(), p, len) == 0)) return (float)slot;
+  }
   const std::string_view key(p, len);
   auto it = dict->index.find(key);
-  if (it != dict->index.end()) return (float)it->second;
+  if (it != dict->index.end()) {
+    slot = it->second;
+    return (float)it->second;
+  }
   if (!c->building) return (float)dict->names.size();  // unseen: goes left
   // Too many values: an error before the dictionary grows without bound
   // (the exact count is reported by train_categories_finalize when lower).
@@ -148,6 +170,7 @@ float category_code(CategoryColumn* c, Datum d) {
     dict->names.push_back(sv);
     dict->counts.push_back(0);
   });
+  slot = (int32_t)(dict->names.size() - 1);
   return (float)(dict->names.size() - 1);
 }
 
@@ -254,6 +277,7 @@ void train_categories_finalize(TrainCategories* tc, float* const* cols, size_t n
       for (size_t k = 0; k < names.size(); k++) d->index.emplace(names[k], (int32_t)k);
       d->names.swap(names);
       d->counts.assign(d->names.size(), 0);
+      std::fill(std::begin(d->hot), std::end(d->hot), -1);  // codes renumbered
     });
     c->building = false;
     if (cols != nullptr) {
