@@ -26,15 +26,21 @@ namespace {
 
 // NaN predictions or labels have no rank (and would break the sort's
 // ordering): an error naming the metric, never a loop.
-void check_no_nan(const char* metric, const double* p, size_t stride, const float* y, size_t n) {
+// pred(i): row i's prediction.
+template <class Pred>
+void check_no_nan_of(const char* metric, Pred&& pred, const float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) {
-    if (std::isnan(p[i * stride]))
+    if (std::isnan(pred(i)))
       throw InvalidInput(std::string("metric \"") + metric + "\": prediction of row " +
                          std::to_string(i + 1) + " is NaN (the model's scores are not finite)");
     if (std::isnan(y[i]))
       throw InvalidInput(std::string("metric \"") + metric + "\": label of row " +
                          std::to_string(i + 1) + " is NaN");
   }
+}
+
+void check_no_nan(const char* metric, const double* p, size_t stride, const float* y, size_t n) {
+  check_no_nan_of(metric, [&](size_t i) { return p[i * stride]; }, y, n);
 }
 
 // A class label that indexes the K probabilities of a row.
@@ -136,6 +142,45 @@ struct DistinctRows {
     return value[d];
   }
 };
+
+// M: auc() over rows that stand for distinct rows: the distinct rows are
+// sorted instead of every row, and the tie groups (equal predictions), their
+// ranks and the rank sum, added once per positive row, are auc()'s: the
+// same double.
+double distinct_auc(const DistinctRows& rows, const float* y, size_t n) {
+  check_no_nan_of("auc", [&](size_t i) { return rows.at(i)[0]; }, y, n);
+  const size_t D = rows.value.size();
+  std::vector<uint64_t> count(D, 0), positive(D, 0);
+  double pos = 0, neg = 0;
+  for (size_t i = 0; i < n; ++i) {
+    count[rows.row_of[i]]++;
+    positive[rows.row_of[i]] += y[i] > 0.5;
+  }
+  for (size_t t = 0; t < n; ++t) (y[t] > 0.5 ? pos : neg) += 1;
+  std::vector<uint32_t> idx;
+  for (size_t d = 0; d < D; ++d)
+    if (count[d] > 0) idx.push_back((uint32_t)d);
+  auto pred = [&](uint32_t d) { return rows.p[(size_t)d * rows.K]; };
+  std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return pred(a) < pred(b); });
+  double rank_sum = 0;
+  size_t i = 0;  // rows ranked so far
+  for (size_t a = 0; a < idx.size();) {
+    size_t b = a, rows_in = 0;
+    uint64_t pos_in = 0;
+    while (b < idx.size() && pred(idx[b]) == pred(idx[a])) {
+      rows_in += count[idx[b]];
+      pos_in += positive[idx[b]];
+      ++b;
+    }
+    const size_t j = i + rows_in;
+    const double avg = (double)(i + j + 1) / 2.0;
+    for (uint64_t t = 0; t < pos_in; ++t) rank_sum += avg;
+    i = j;
+    a = b;
+  }
+  if (pos == 0 || neg == 0) return NAN;
+  return (rank_sum - pos * (pos + 1) / 2.0) / (pos * neg);
+}
 
 template <class Rows>
 double unweighted_metric(const std::string& name, Objective obj, int K, Rows& rows, const float* y,
@@ -298,8 +343,7 @@ double unweighted_metric(const std::string& name, Objective obj, int K, Rows& ro
     return sum_of([&](size_t i) { return (double)((rows.at(i)[0] > 0.5) != (y[i] > 0.5)); }) / n;
   if (name == "auc") {
     if constexpr (Rows::kDirect) return auc(rows.p, y, n);
-    *supported = false;
-    return NAN;
+    else return distinct_auc(rows, y, n);
   }
   if (name == "mlogloss") {
     double s = 0;

@@ -40,10 +40,12 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
 // distinct row row_of[i] (distinct_pred: n_distinct x K) and its own label
 // and weight; labels must be equal within a distinct row (row_dedup.h).
 // Each distinct row's loss is computed once and the sums run over the n
-// rows in order: *out is the very double compute_metric gives on the
-// expanded predictions.  Returns false, *out untouched, for the metrics
-// that are not a sum of per-row terms (auc, cox-nloglik, the interval
-// metrics, several quantiles): expand the predictions for those.
+// rows in order (auc without weights: the distinct rows sorted, ranks and
+// ties as over every row): *out is the very double compute_metric gives on
+// the expanded predictions.  Returns false, *out untouched, for the metrics
+// that are not so computed (weighted auc, whose sums within a tie follow
+// the sort; cox-nloglik, the interval metrics, several quantiles): expand
+// the predictions for those.
 bool compute_metric_distinct(const std::string& name, Objective obj, int K,
                              const double* distinct_pred, size_t n_distinct,
                              const uint32_t* row_of, const float* labels, size_t n,

@@ -389,9 +389,47 @@ TEST(RowDedup, DistinctMetricIsTheExpandedOne) {
   }
   check("mlogloss", Objective::kSoftprob, 3, soft, cls);
   check("merror", Objective::kSoftprob, 3, soft, cls);
-  // Not sums of per-row terms: no value, *out untouched.
+  // auc without weights: ties within and across distinct rows (equal
+  // predictions) ranked as over every row.
+  {
+    std::vector<double> tied = prob;
+    tied[5] = tied[6] = tied[7];
+    tied[11] = tied[12];
+    std::vector<double> pe(n);
+    std::vector<float> ye(n);
+    for (size_t r = 0; r < n; ++r) pe[r] = tied[row_of[r]], ye[r] = y01[row_of[r]];
+    double got = -1;
+    ASSERT_TRUE(compute_metric_distinct("auc", Objective::kLogistic, 1, tied.data(), D,
+                                        row_of.data(), ye.data(), n, nullptr, MetricParams(), &got));
+    EXPECT_TRUE(same(got, compute_metric("auc", Objective::kLogistic, 1, pe.data(), ye.data(), n)))
+        << got;
+    EXPECT_GT(got, 0.0);
+    double out = 42;  // weighted: the sums within a tie follow the sort's order, so it expands
+    EXPECT_FALSE(compute_metric_distinct("auc", Objective::kLogistic, 1, tied.data(), D,
+                                         row_of.data(), ye.data(), n, w.data(), MetricParams(),
+                                         &out));
+    EXPECT_EQ(out, 42);
+    // A NaN prediction: the same error, naming the same row.
+    tied[row_of[100]] = NAN;
+    for (size_t r = 0; r < n; ++r) pe[r] = tied[row_of[r]];
+    std::string want, msg;
+    try {
+      compute_metric("auc", Objective::kLogistic, 1, pe.data(), ye.data(), n);
+    } catch (const InvalidInput& e) {
+      want = e.what();
+    }
+    try {
+      compute_metric_distinct("auc", Objective::kLogistic, 1, tied.data(), D, row_of.data(),
+                              ye.data(), n, nullptr, MetricParams(), &out);
+    } catch (const InvalidInput& e) {
+      msg = e.what();
+    }
+    EXPECT_FALSE(want.empty());
+    EXPECT_EQ(msg, want);
+  }
+  // Not so computed: no value, *out untouched.
   std::vector<float> y(n, 1.0f);
-  for (const char* m : {"auc", "cox-nloglik", "aft-nloglik", "interval-regression-accuracy"}) {
+  for (const char* m : {"cox-nloglik", "aft-nloglik", "interval-regression-accuracy"}) {
     double out = 42;
     EXPECT_FALSE(compute_metric_distinct(m, Objective::kLogistic, 1, prob.data(), D,
                                          row_of.data(), y.data(), n, nullptr, MetricParams(), &out))
