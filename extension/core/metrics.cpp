@@ -155,8 +155,8 @@ double distinct_auc(const DistinctRows& rows, const float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     count[rows.row_of[i]]++;
     positive[rows.row_of[i]] += y[i] > 0.5;
+    (y[i] > 0.5 ? pos : neg) += 1;
   }
-  for (size_t t = 0; t < n; ++t) (y[t] > 0.5 ? pos : neg) += 1;
   std::vector<uint32_t> idx;
   for (size_t d = 0; d < D; ++d)
     if (count[d] > 0) idx.push_back((uint32_t)d);
