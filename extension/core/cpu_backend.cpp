@@ -583,6 +583,7 @@ class CpuBackend final : public TreeBackend {
           }
           continue;
         }
+        if (quantize_pass_simd(slot, b, e, gs, hs)) continue;  // gradient_pass.h
         for (size_t r = b; r < e; ++r) {
           double g, h;
           get_gh(&slot[r], &g, &h);

@@ -39,6 +39,11 @@ inline GradMax gradient_rows(Fn fn, const float* margins, const float* y, const 
 bool logistic_pass_simd(const float* margins, const float* y, const float* w, size_t b, size_t e,
                         void* slots, GradMax* out);
 
+// Pass 2 on rows [b, e) with AVX2 (gradient_simd.cpp): each slot's (g, h)
+// doubles replaced by quantize(g, g_scale), quantize(h, h_scale), the same
+// integers; false (nothing done) without AVX2.
+bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double h_scale);
+
 // slots: 16 bytes per row (GradSum-sized), indexed by row.
 inline GradMax gradient_pass(Objective obj, const GradParams& gp, const float* margins,
                              const float* y, const float* w, size_t b, size_t e, void* slots) {

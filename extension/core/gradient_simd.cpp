@@ -1,8 +1,11 @@
-// The vectorized pass of binary:logistic / logitraw declared in gradient_pass.h:
-// the same IEEE double operations as grad_logistic() -> det_sigmoid() ->
-// det_exp() in the same order (no FMA), so every gradient has the bits of the
-// scalar code; groups of 4 rows with a margin outside [-700, 700] (or NaN)
-// take the scalar path.
+// The vectorized passes declared in gradient_pass.h:
+//  - binary:logistic / logitraw: the same IEEE double operations as
+//    grad_logistic() -> det_sigmoid() -> det_exp() in the same order (no
+//    FMA), so every gradient has the bits of the scalar code; groups of 4
+//    rows with a margin outside [-700, 700] (or NaN) take the scalar path;
+//  - the quantization of pass 2: quantize() of every value, the same
+//    integers (rounding to nearest, ties to even); pairs of rows with a
+//    scaled value of 2^51 or more in magnitude (or NaN) take the scalar path.
 #include "gradient_pass.h"
 
 #include <cstring>
@@ -117,8 +120,54 @@ __attribute__((target("avx2"))) void logistic_avx2(const float* margins, const f
   *out = GradMax{mg, mh};
 }
 
+// Rows [b, e) of (g, h) double pairs -> quantize(g, gs), quantize(h, hs) in
+// place.  For |v| < 2^51, v + 1.5 * 2^52 lies in [2^52, 2^53), where the
+// doubles are the integers: the addition rounds v to nearest, ties to even
+// (1.5 * 2^52 is even), as host_rint() does, and the difference of the bit
+// patterns is that integer.
+__attribute__((target("avx2"))) void quantize_avx2(void* slots, size_t b, size_t e, double gs,
+                                                   double hs) {
+  char* base = static_cast<char*>(slots);
+  const __m256d scale = _mm256_setr_pd(gs, hs, gs, hs);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  const __m256d lim = _mm256_set1_pd(2251799813685248.0);  // 2^51
+  const __m256d magic = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52
+  const __m256i magic_bits = _mm256_castpd_si256(magic);
+  auto scalar_row = [&](size_t r) {
+    double v[2];
+    std::memcpy(v, base + r * 16, 16);
+    const int64_t q[2] = {quantize(v[0], gs), quantize(v[1], hs)};
+    std::memcpy(base + r * 16, q, 16);
+  };
+  size_t r = b;
+  for (; r + 2 <= e; r += 2) {
+    double* p = reinterpret_cast<double*>(base + r * 16);
+    const __m256d v = _mm256_mul_pd(_mm256_loadu_pd(p), scale);
+    const __m256d ok = _mm256_cmp_pd(_mm256_andnot_pd(sign, v), lim, _CMP_LT_OQ);  // false for NaN
+    if (_mm256_movemask_pd(ok) != 0xF) {
+      scalar_row(r);
+      scalar_row(r + 1);
+      continue;
+    }
+    const __m256i q = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(v, magic)), magic_bits);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), q);
+  }
+  for (; r < e; ++r) scalar_row(r);
+}
+
 }  // namespace
 #endif
+
+bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double h_scale) {
+#if defined(GBDT_GRAD_AVX2)
+  if (!has_avx2()) return false;
+  quantize_avx2(slots, b, e, g_scale, h_scale);
+  return true;
+#else
+  (void)slots, (void)b, (void)e, (void)g_scale, (void)h_scale;
+  return false;
+#endif
+}
 
 bool logistic_pass_simd(const float* margins, const float* y, const float* w, size_t b, size_t e,
                         void* slots, GradMax* out) {

@@ -66,6 +66,44 @@ std::vector<float> margins(size_t n, unsigned seed) {
 
 }  // namespace
 
+// Pass 2's vector quantization gives quantize()'s integers: random values at
+// every scale, ties (x.5 of both signs: to even), -0, the 2^51 edge of the
+// vector path and beyond, values up to 2^62, infinities and NaN, at every
+// block start and tail length; without AVX2 it does nothing and says so.
+TEST(GradientPass, QuantizeLikeScalar) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> nd(0.0, 1.0);
+  const double two51 = std::ldexp(1.0, 51);
+  const double edges[] = {0.5, -0.5, 1.5, -1.5, 2.5, -2.5, -0.0, 0.0, 0.49999999999999994, -0.49999999999999994,
+                          two51 - 1, -(two51 - 1), two51 - 0.5, two51, -two51, two51 + 1, std::ldexp(1.0, 52) + 1,
+                          std::ldexp(1.0, 62), -std::ldexp(1.0, 62), INFINITY, -INFINITY, NAN};
+  const double scales[][2] = {{1.0, 1.0}, {std::ldexp(1.0, 40), std::ldexp(1.0, 44)}, {std::ldexp(1.0, 58), 0.5}};
+  for (const auto& sc : scales)
+    for (size_t n : {0u, 1u, 2u, 3u, 5u, 64u, 1001u}) {
+      std::vector<double> v(2 * n);
+      for (size_t i = 0; i < 2 * n; ++i) v[i] = nd(rng) * std::ldexp(1.0, (int)(rng() % 60)) / (i % 2 ? sc[1] : sc[0]);
+      for (size_t i = 0; i < sizeof edges / sizeof edges[0] && 3 * i + 1 < 2 * n; ++i)
+        v[3 * i + 1] = edges[i] / (((3 * i + 1) % 2) ? sc[1] : sc[0]);
+      for (size_t b : {(size_t)0, (size_t)1}) {
+        if (b > n) continue;
+        std::vector<double> got = v;
+        if (!quantize_pass_simd(got.data(), b, n, sc[0], sc[1])) GTEST_SKIP() << "no AVX2";
+        for (size_t r = 0; r < n; ++r)
+          for (int j = 0; j < 2; ++j) {
+            int64_t want;
+            if (r < b) {
+              std::memcpy(&want, &v[2 * r + j], 8);  // untouched
+            } else {
+              want = quantize(v[2 * r + j], sc[j]);
+            }
+            int64_t have;
+            std::memcpy(&have, &got[2 * r + j], 8);
+            ASSERT_EQ(want, have) << "row " << r << " value " << v[2 * r + j] << " scale " << sc[j];
+          }
+      }
+    }
+}
+
 TEST(GradientPass, LogisticBitsLikeScalar) {
   for (size_t n : {0u, 1u, 3u, 4u, 5u, 7u, 64u, 1003u}) {
     std::vector<float> m = margins(n, 11 + (unsigned)n), y(n), w(n);
