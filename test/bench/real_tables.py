@@ -34,6 +34,16 @@ Numeric tables (issue 15's suite: every feature a number, codes for text):
             (regression); budget 91% NULL, mpaa 92% NULL, votes skewed,
             r1..r10 with 10-12 values, 7 sparse genre flags.
   military_num  military above with its text columns as integer codes.
+  beijing   UCI Beijing multi-site air quality (12 stations, hourly,
+            2013-2017), when GBDT_BEIJING_DIR names a folder with its
+            PRSA_Data_*.csv files: 412,029 rows with a PM2.5 reading x 16;
+            PM2.5 (regression, skewed); pollutant columns 1.5-5% NULL,
+            year 5 values, hour 24, wind direction 16 (codes), station 12.
+  kdd99     KDD Cup 1999 10% sample, when GBDT_KDD99 names
+            kddcup.data_10_percent_corrected (.csv or .zip): 494,021 rows x
+            41; attack vs normal (binary); 2 constant columns, many 0/1
+            flags and counts that are nearly all zeros, protocol_type,
+            service and flag as codes; 3/4 of the rows are duplicates.
 """
 import glob
 import os
@@ -226,9 +236,46 @@ def movies():
     return dict(df=out, target="label", task="regression", categorical=[])
 
 
+def beijing():
+    import pandas as pd
+    folder = os.environ.get("GBDT_BEIJING_DIR")
+    files = sorted(glob.glob(os.path.join(folder, "PRSA_Data_*.csv"))) if folder else []
+    if not files:
+        return None
+    df = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    df = df[df["PM2.5"].notna()].reset_index(drop=True)
+    cols = ["year", "month", "day", "hour", "PM10", "SO2", "NO2", "CO", "O3", "TEMP", "PRES", "DEWP", "RAIN",
+            "WSPM"]
+    out = df[cols].astype("float64")
+    out.columns = [c.lower() for c in cols]
+    out["wd"] = _codes(df["wd"])
+    out["station"] = _codes(df["station"])
+    out["label"] = df["PM2.5"].astype("float64")
+    return dict(df=out, target="label", task="regression", categorical=[])
+
+
+def kdd99():
+    import pandas as pd
+    path = os.environ.get("GBDT_KDD99")
+    if not path or not os.path.exists(path):
+        return None
+    if path.endswith(".zip"):
+        with zipfile.ZipFile(path) as z:
+            df = pd.read_csv(z.open(z.namelist()[0]))
+    else:
+        df = pd.read_csv(path)
+    df.columns = [c.split(":")[0].strip() for c in df.columns]
+    y = df.pop(df.columns[-1]).astype(str).str.rstrip(".")
+    for c in ["protocol_type", "service", "flag"]:
+        df[c] = _codes(df[c])
+    out = df.astype("float64")
+    out["label"] = (y != "normal").astype("int32")
+    return dict(df=out, target="label", task="binary", categorical=[])
+
+
 TABLES = {"flights": flights, "insteval": insteval, "diamonds": diamonds, "adult": adult, "military": military,
           "flights_weather": flights_weather, "fertility": fertility, "batting": batting, "movies": movies,
-          "military_num": military_num}
+          "military_num": military_num, "beijing": beijing, "kdd99": kdd99}
 
 
 def load(name):
