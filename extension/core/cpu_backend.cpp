@@ -32,6 +32,7 @@
 #include "last_level_update.h"
 #include "parallel_policy.h"
 #include "ranking_external.h"
+#include "row_partition.h"
 #include "sparse_bins.h"
 #include "thread_pool.h"
 #include "tree_growth.h"
@@ -422,7 +423,7 @@ class CpuBackend final : public TreeBackend {
     // column, its rows in increasing order.  Only with ample memory: at most
     // half the budget in use after it.
     {
-      const double bytes = (double)n_ * nf_ * (d.matrix->wide ? 2.0 : 1.0);
+      const double bytes = (double)n_ * nf_ * (d.matrix->wide ? 2.0 : 1.0) + (double)kColumnPadding;
       const bool room = !d.budget || d.budget->limit() <= 0 || d.budget->used() + bytes <= 0.5 * d.budget->limit();
       has_cols_ = d.cpu_bin_copies && n_ > 0 && room && (!d.budget || d.budget->try_charge(bytes));
       if (has_cols_) {
@@ -430,7 +431,7 @@ class CpuBackend final : public TreeBackend {
         d.matrix->visit([&](auto* bins) {
           using BinT = std::remove_const_t<std::remove_pointer_t<decltype(bins)>>;
           std::vector<BinT>& cols = column_store(BinT{});
-          cols.resize(n_ * (size_t)nf_);
+          cols.resize(n_ * (size_t)nf_ + kColumnPadding / sizeof(BinT));  // row_partition.h
           const size_t nf = (size_t)nf_, n = n_;
           // Tiles of 64 rows x 64 features: both sides stay in cache.
           pool_->run_blocks_sized(n * nf, (n + 63) / 64, [&](size_t b, size_t e, int) {
@@ -888,23 +889,12 @@ class CpuBackend final : public TreeBackend {
       const auto* col = feature_column(bins, s.feature, &cs);
       const unsigned split_bin = (unsigned)s.bin;
       const bool dl = s.default_left != 0;
-      size_t l = p.begin, r = p.end;
-      const size_t pf = 32;
       if (split_sets[p.node]) {
         p.nleft = partition_categorical(*split_sets[p.node], nb, dl, col, cs, idx, tmp, p.begin, p.end);
+      } else if (cs == 1 && n_ <= (size_t)INT32_MAX) {  // row_partition.h
+        p.nleft = partition_column(col, split_bin, (unsigned)nb, dl, idx, tmp, p.begin, p.end);
       } else {
-        for (size_t i = p.begin; i < p.end; ++i) {
-          if (i + pf < p.end) __builtin_prefetch(col + (size_t)idx[i + pf] * cs);
-          const uint32_t row = idx[i];
-          const unsigned b = col[(size_t)row * cs];
-          const bool left = b == (unsigned)nb ? dl : b <= split_bin;
-          // Branch-free: write to both ends, advance one.
-          tmp[l] = row;
-          tmp[r - 1] = row;
-          l += left;
-          r -= !left;
-        }
-        p.nleft = l - p.begin;
+        p.nleft = partition_rows_scalar(col, cs, split_bin, (unsigned)nb, dl, idx, tmp, p.begin, p.end);
       }
     });
     });
