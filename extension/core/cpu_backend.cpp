@@ -425,7 +425,9 @@ class CpuBackend final : public TreeBackend {
     {
       const double bytes = (double)n_ * nf_ * (d.matrix->wide ? 2.0 : 1.0) + (double)kColumnPadding;
       const bool room = !d.budget || d.budget->limit() <= 0 || d.budget->used() + bytes <= 0.5 * d.budget->limit();
-      has_cols_ = d.cpu_bin_copies && n_ > 0 && room && (!d.budget || d.budget->try_charge(bytes));
+      // Rows < 2^31: the vector paths of row_partition.h index them as int32.
+      has_cols_ = d.cpu_bin_copies && n_ > 0 && n_ <= (size_t)INT32_MAX && room &&
+                  (!d.budget || d.budget->try_charge(bytes));
       if (has_cols_) {
         cols_charged_ = d.budget ? bytes : 0;
         d.matrix->visit([&](auto* bins) {
@@ -891,7 +893,7 @@ class CpuBackend final : public TreeBackend {
       const bool dl = s.default_left != 0;
       if (split_sets[p.node]) {
         p.nleft = partition_categorical(*split_sets[p.node], nb, dl, col, cs, idx, tmp, p.begin, p.end);
-      } else if (cs == 1 && n_ <= (size_t)INT32_MAX) {  // row_partition.h
+      } else if (cs == 1) {  // the feature-major column: row_partition.h
         p.nleft = partition_column(col, split_bin, (unsigned)nb, dl, idx, tmp, p.begin, p.end);
       } else {
         p.nleft = partition_rows_scalar(col, cs, split_bin, (unsigned)nb, dl, idx, tmp, p.begin, p.end);

@@ -39,6 +39,11 @@ inline GradMax gradient_rows(Fn fn, const float* margins, const float* y, const 
 bool logistic_pass_simd(const float* margins, const float* y, const float* w, size_t b, size_t e,
                         void* slots, GradMax* out);
 
+// Rows [b, e) of reg:squarederror with AVX2 (gradient_simd.cpp), the bits
+// of the loop below; false (nothing done) without AVX2.
+bool squared_error_pass_simd(const float* margins, const float* y, const float* w, size_t b, size_t e,
+                             void* slots, GradMax* out);
+
 // Pass 2 on rows [b, e) with AVX2 (gradient_simd.cpp): each slot's (g, h)
 // doubles replaced by quantize(g, g_scale), quantize(h, h_scale), the same
 // integers; false (nothing done) without AVX2.
@@ -48,9 +53,12 @@ bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double 
 inline GradMax gradient_pass(Objective obj, const GradParams& gp, const float* margins,
                              const float* y, const float* w, size_t b, size_t e, void* slots) {
   switch (obj) {
-    case Objective::kSquaredError:
+    case Objective::kSquaredError: {
+      GradMax m;
+      if (squared_error_pass_simd(margins, y, w, b, e, slots, &m)) return m;
       return gradient_rows([](double m, double t) { return grad_squared_error(m, t); }, margins, y,
                            w, b, e, slots);
+    }
     case Objective::kLogistic:
     case Objective::kLogitRaw: {
       GradMax m;

@@ -3,6 +3,7 @@
 //    grad_logistic() -> det_sigmoid() -> det_exp() in the same order (no
 //    FMA), so every gradient has the bits of the scalar code; groups of 4
 //    rows with a margin outside [-700, 700] (or NaN) take the scalar path;
+//  - reg:squarederror: the same subtraction and weight products per row;
 //  - the quantization of pass 2: quantize() of every value, the same
 //    integers (rounding to nearest, ties to even); pairs of rows with a
 //    scaled value of 2^51 or more in magnitude (or NaN) take the scalar path.
@@ -120,6 +121,51 @@ __attribute__((target("avx2"))) void logistic_avx2(const float* margins, const f
   *out = GradMax{mg, mh};
 }
 
+// reg:squarederror on rows [b, e): g = m - y, h = 1, each times the row's
+// weight when there are weights (the operations of grad_squared_error() and
+// weighted()).
+__attribute__((target("avx2"))) void squared_error_avx2(const float* margins, const float* y, const float* w,
+                                                        size_t b, size_t e, void* slots, GradMax* out) {
+  char* dst = static_cast<char*>(slots);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  __m256d vmg = _mm256_setzero_pd(), vmh = _mm256_setzero_pd();
+  double mg = 0.0, mh = 0.0;
+  size_t r = b;
+  for (; r + 4 <= e; r += 4) {
+    __m256d g = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(margins + r)), _mm256_cvtps_pd(_mm_loadu_ps(y + r)));
+    __m256d h = _mm256_set1_pd(1.0);
+    if (w) {
+      const __m256d wv = _mm256_cvtps_pd(_mm_loadu_ps(w + r));
+      g = _mm256_mul_pd(g, wv);
+      h = _mm256_mul_pd(h, wv);
+    }
+    const __m256d lo = _mm256_unpacklo_pd(g, h);  // g0 h0 g2 h2
+    const __m256d hi = _mm256_unpackhi_pd(g, h);  // g1 h1 g3 h3
+    double* o = reinterpret_cast<double*>(dst + r * 16);
+    _mm256_storeu_pd(o, _mm256_permute2f128_pd(lo, hi, 0x20));
+    _mm256_storeu_pd(o + 4, _mm256_permute2f128_pd(lo, hi, 0x31));
+    const __m256d ag = _mm256_andnot_pd(sign, g);
+    vmg = _mm256_blendv_pd(vmg, ag, _mm256_cmp_pd(ag, vmg, _CMP_GT_OQ));
+    vmh = _mm256_blendv_pd(vmh, h, _mm256_cmp_pd(h, vmh, _CMP_GT_OQ));
+  }
+  for (; r < e; ++r) {
+    const GradHess gh = weighted(grad_squared_error((double)margins[r], (double)y[r]), w, r);
+    const double v[2] = {gh.g, gh.h};
+    std::memcpy(dst + r * sizeof v, v, sizeof v);
+    const double ag = std::fabs(gh.g);
+    mg = ag > mg ? ag : mg;
+    mh = gh.h > mh ? gh.h : mh;
+  }
+  double a[4], c[4];
+  _mm256_storeu_pd(a, vmg);
+  _mm256_storeu_pd(c, vmh);
+  for (int j = 0; j < 4; ++j) {
+    mg = a[j] > mg ? a[j] : mg;
+    mh = c[j] > mh ? c[j] : mh;
+  }
+  *out = GradMax{mg, mh};
+}
+
 // Rows [b, e) of (g, h) double pairs -> quantize(g, gs), quantize(h, hs) in
 // place.  For |v| < 2^51, v + 1.5 * 2^52 lies in [2^52, 2^53), where the
 // doubles are the integers: the addition rounds v to nearest, ties to even
@@ -165,6 +211,18 @@ bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double 
   return true;
 #else
   (void)slots, (void)b, (void)e, (void)g_scale, (void)h_scale;
+  return false;
+#endif
+}
+
+bool squared_error_pass_simd(const float* margins, const float* y, const float* w, size_t b, size_t e,
+                             void* slots, GradMax* out) {
+#if defined(GBDT_GRAD_AVX2)
+  if (!has_avx2()) return false;
+  squared_error_avx2(margins, y, w, b, e, slots, out);
+  return true;
+#else
+  (void)margins, (void)y, (void)w, (void)b, (void)e, (void)slots, (void)out;
   return false;
 #endif
 }

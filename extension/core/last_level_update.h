@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "categorical_split.h"
+#include "row_partition.h"
 #include "tree_growth.h"
 
 namespace gbdt {
@@ -23,9 +24,9 @@ namespace gbdt {
 template <typename BinT>
 void add_last_level_values(const BinT* col, size_t d, int nb, unsigned split_bin, bool dl,
                            const CatWords* set, const uint32_t* idx, size_t b, size_t e,
-                                  float vl, float vr, float* margins, int K, int k) {
-  const float v[2] = {vr, vl};
+                           float vl, float vr, float* margins, int K, int k) {
   if (set) {
+    const float v[2] = {vr, vl};
     for (size_t i = b; i < e; ++i) {
       const uint32_t row = idx[i];
       const unsigned bin = col[(size_t)row * d];
@@ -34,12 +35,11 @@ void add_last_level_values(const BinT* col, size_t d, int nb, unsigned split_bin
     }
     return;
   }
-  for (size_t i = b; i < e; ++i) {
-    const uint32_t row = idx[i];
-    const unsigned bin = col[(size_t)row * d];
-    const bool left = bin == (unsigned)nb ? dl : bin <= split_bin;
-    margins[(size_t)row * K + k] += v[left];
+  if (d == 1 && K == 1) {  // a feature-major column (rows < 2^31: row_partition.h)
+    add_leaf_values_column(col, split_bin, (unsigned)nb, dl, idx, b, e, vl, vr, margins);
+    return;
   }
+  add_leaf_values_rows(col, d, split_bin, (unsigned)nb, dl, idx, b, e, vl, vr, margins, K, k);
 }
 
 }  // namespace gbdt

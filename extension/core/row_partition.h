@@ -61,4 +61,27 @@ inline size_t partition_rows_scalar(const BinT* col, size_t stride, unsigned spl
   return partition_rows_from(col, stride, split_bin, nb, dl, idx, tmp, b, e, b, e) - b;
 }
 
+// The last level of a depth-wise tree (last_level_update.h): rows idx[b..e)
+// of a node split on a numeric feature get their leaf's value, vl or vr,
+// added to margins[row * K + k].  Any row stride; the scalar loop.
+template <typename BinT>
+inline void add_leaf_values_rows(const BinT* col, size_t stride, unsigned split_bin, unsigned nb, bool dl,
+                                 const uint32_t* idx, size_t b, size_t e, float vl, float vr, float* margins,
+                                 int K, int k) {
+  const float v[2] = {vr, vl};
+  for (size_t i = b; i < e; ++i) {
+    const uint32_t row = idx[i];
+    const unsigned bin = col[(size_t)row * stride];
+    const bool left = bin == nb ? dl : bin <= split_bin;
+    margins[(size_t)row * K + k] += v[left];
+  }
+}
+
+// The same from a feature-major column (stride 1) with one output (K = 1),
+// 16 rows at a time with AVX-512 (the column as for partition_column).
+void add_leaf_values_column(const uint8_t* col, unsigned split_bin, unsigned nb, bool default_left,
+                            const uint32_t* idx, size_t b, size_t e, float vl, float vr, float* margins);
+void add_leaf_values_column(const uint16_t* col, unsigned split_bin, unsigned nb, bool default_left,
+                            const uint32_t* idx, size_t b, size_t e, float vl, float vr, float* margins);
+
 }  // namespace gbdt

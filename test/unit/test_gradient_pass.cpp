@@ -119,6 +119,23 @@ TEST(GradientPass, LogisticBitsLikeScalar) {
   }
 }
 
+// reg:squarederror's vector pass: every margin of margins() (NaN, +-1e30,
+// -0), labels of both signs and a NaN label, weights of many values, every
+// tail length and an unaligned start.
+TEST(GradientPass, SquaredErrorBitsLikeScalar) {
+  for (size_t n : {0u, 1u, 3u, 4u, 5u, 7u, 64u, 1003u}) {
+    std::vector<float> m = margins(n, 21 + (unsigned)n), y(n), w(n);
+    for (size_t i = 0; i < n; ++i) {
+      y[i] = (float)((int)(i % 11) - 5) * 0.37f;
+      w[i] = 0.125f + (float)(i % 9) * 1.7f;
+    }
+    if (n > 10) y[9] = NAN;
+    check(Objective::kSquaredError, m, y, nullptr, 0, n);
+    check(Objective::kSquaredError, m, y, &w, 0, n);
+    if (n > 6) check(Objective::kSquaredError, m, y, &w, 1, n - 2);
+  }
+}
+
 TEST(GradientPass, LogisticAllMarginsNaNOrHuge) {
   // Every group of 4 rows takes the scalar path.
   std::vector<float> m = {NAN, 1e20f, -1e20f, 750.f, NAN, NAN, NAN, NAN, 701.f};

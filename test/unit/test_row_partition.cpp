@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -67,4 +68,31 @@ TEST(RowPartition, LastRowsOfTheColumn) {
   const size_t gl = partition_column(col.data(), 2u, 4u, true, rows.data(), got.data(), 0, 16);
   EXPECT_EQ(wl, gl);
   EXPECT_EQ(want, got);
+}
+
+// add_leaf_values_column: the margins of the scalar loop, bit for bit, over
+// the same columns, orders, splits and lengths as the partition.
+TEST(RowPartition, LeafValuesAreTheScalarLoop) {
+  std::mt19937 rng(9);
+  const size_t n = 600;
+  for (unsigned nb : {1u, 5u, 255u}) {
+    std::vector<uint8_t> col(n + kColumnPadding, 0xAB);
+    for (size_t i = 0; i < n; ++i) col[i] = (uint8_t)(rng() % (nb + 1));
+    std::vector<uint32_t> rows(n);
+    std::iota(rows.begin(), rows.end(), 0u);
+    std::shuffle(rows.begin(), rows.end(), rng);
+    std::vector<float> base(n);
+    for (float& v : base) v = (float)((int)(rng() % 2001) - 1000) * 0.001953125f + 1e-3f;
+    for (unsigned split : {0u, nb / 2, nb})
+      for (bool dl : {false, true})
+        for (size_t b : {(size_t)0, (size_t)5})
+          for (size_t len : {(size_t)0, (size_t)15, (size_t)16, (size_t)31, n - 5}) {
+            std::vector<float> want = base, got = base;
+            add_leaf_values_rows(col.data(), 1, split, nb, dl, rows.data(), b, b + len, 0.3f, -1.7e-3f,
+                                 want.data(), 1, 0);
+            add_leaf_values_column(col.data(), split, nb, dl, rows.data(), b, b + len, 0.3f, -1.7e-3f, got.data());
+            ASSERT_EQ(0, std::memcmp(want.data(), got.data(), n * sizeof(float)))
+                << "nb " << nb << " split " << split << " dl " << dl << " b " << b << " len " << len;
+          }
+  }
 }
