@@ -519,6 +519,7 @@ class CpuBackend final : public TreeBackend {
     ext_.h.resize(n_);
     data_.external_gradients(round, margins_.data(), ext_.g.data(), ext_.h.data());
     quant_.assign(1, quantize_external(ext_.g.data(), ext_.h.data(), n_, gpair_.data()));
+    all_rows_sum_.clear();
   }
   ExternalGradients ext_;
 
@@ -574,27 +575,42 @@ class CpuBackend final : public TreeBackend {
       quant_[k] = make_quantizer(a, b, data_.rows_represented ? data_.rows_represented : n);
     }
     const int32_t* mult = data_.multiplicity;  // M: row_dedup.h
-    pool_->run_blocks_sized(n * (size_t)K * 2, n, [&](size_t b, size_t e, int) {
+    // The sums of all rows' quantized pairs per group (a tree's root sum
+    // when every row is in the round's sample): per thread, then added.
+    std::vector<GradSum> sums((size_t)nt * K, GradSum{0, 0});
+    pool_->run_blocks_sized(n * (size_t)K * 2, n, [&](size_t b, size_t e, int tid) {
       for (int k = 0; k < K; ++k) {
         const double gs = quant_[k].g_scale, hs = quant_[k].h_scale;
         GradSum* slot = gp + (size_t)k * n;
+        GradSum& sum = sums[(size_t)tid * K + k];
         if (mult) {
           for (size_t r = b; r < e; ++r) {
             double g, h;
             get_gh(&slot[r], &g, &h);
             slot[r] = quantize_rows(g, h, quant_[k], mult[r]);
+            sum = gs_add(sum, slot[r]);
           }
           continue;
         }
-        if (quantize_pass_simd(slot, b, e, gs, hs)) continue;  // gradient_pass.h
+        int64_t s2[2] = {0, 0};
+        if (quantize_pass_simd(slot, b, e, gs, hs, s2)) {  // gradient_pass.h
+          sum = gs_add(sum, GradSum{s2[0], s2[1]});
+          continue;
+        }
         for (size_t r = b; r < e; ++r) {
           double g, h;
           get_gh(&slot[r], &g, &h);
           slot[r] = GradSum{quantize(g, gs), quantize(h, hs)};
+          sum = gs_add(sum, slot[r]);
         }
       }
     });
+    all_rows_sum_.assign(K, GradSum{0, 0});
+    for (int t = 0; t < nt; ++t)
+      for (int k = 0; k < K; ++k) all_rows_sum_[k] = gs_add(all_rows_sum_[k], sums[(size_t)t * K + k]);
   }
+  // compute_gradients' sums per group; empty after external gradients.
+  std::vector<GradSum> all_rows_sum_;
 
   // A histogram from the pool; a new one is charged to the budget first.
   GradSum* get_hist() {
@@ -1016,16 +1032,21 @@ class CpuBackend final : public TreeBackend {
     const SplitParams& sp = data_.split;
     const GradSum* gp = &gpair_[(size_t)k * n_];
     auto t0 = Clock::now();
-    // Root sum over the sampled rows (exact integers: any order).
-    const int nt = pool_->size();
-    std::vector<GradSum> part((size_t)nt, GradSum{0, 0});
-    pool_->run_blocks_sized(n_sampled_, n_sampled_, [&](size_t b, size_t e, int tid) {
-      GradSum s{0, 0};
-      for (size_t i = b; i < e; ++i) s = gs_add(s, gp[row_idx_[i]]);
-      part[tid] = gs_add(part[tid], s);
-    });
+    // Root sum over the sampled rows (exact integers: any order); every row's
+    // is summed by the quantization already.
     GradSum root_sum{0, 0};
-    for (const GradSum& s : part) root_sum = gs_add(root_sum, s);
+    if (n_sampled_ == n_ && (size_t)k < all_rows_sum_.size()) {
+      root_sum = all_rows_sum_[k];
+    } else {
+      const int nt = pool_->size();
+      std::vector<GradSum> part((size_t)nt, GradSum{0, 0});
+      pool_->run_blocks_sized(n_sampled_, n_sampled_, [&](size_t b, size_t e, int tid) {
+        GradSum s{0, 0};
+        for (size_t i = b; i < e; ++i) s = gs_add(s, gp[row_idx_[i]]);
+        part[tid] = gs_add(part[tid], s);
+      });
+      for (const GradSum& s : part) root_sum = gs_add(root_sum, s);
+    }
 
     cur_depth_ = 0;
     cur_level_nodes_ = 1;

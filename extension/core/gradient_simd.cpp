@@ -5,8 +5,9 @@
 //    rows with a margin outside [-700, 700] (or NaN) take the scalar path;
 //  - reg:squarederror: the same subtraction and weight products per row;
 //  - the quantization of pass 2: quantize() of every value, the same
-//    integers (rounding to nearest, ties to even); pairs of rows with a
-//    scaled value of 2^51 or more in magnitude (or NaN) take the scalar path.
+//    integers (rounding to nearest, ties to even), and their sums; pairs of
+//    rows with a scaled value of 2^51 or more in magnitude (or NaN) take the
+//    scalar path.
 #include "gradient_pass.h"
 
 #include <cstring>
@@ -172,18 +173,24 @@ __attribute__((target("avx2"))) void squared_error_avx2(const float* margins, co
 // (1.5 * 2^52 is even), as host_rint() does, and the difference of the bit
 // patterns is that integer.
 __attribute__((target("avx2"))) void quantize_avx2(void* slots, size_t b, size_t e, double gs,
-                                                   double hs) {
+                                                   double hs, int64_t sum[2]) {
   char* base = static_cast<char*>(slots);
   const __m256d scale = _mm256_setr_pd(gs, hs, gs, hs);
   const __m256d sign = _mm256_set1_pd(-0.0);
   const __m256d lim = _mm256_set1_pd(2251799813685248.0);  // 2^51
   const __m256d magic = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52
   const __m256i magic_bits = _mm256_castpd_si256(magic);
+  // Lanes (g, h, g, h); the scalar rows' sums apart.  Integer sums (any
+  // order), wrapping as the vector adds do.
+  __m256i acc = _mm256_setzero_si256();
+  uint64_t sg = 0, sh = 0;
   auto scalar_row = [&](size_t r) {
     double v[2];
     std::memcpy(v, base + r * 16, 16);
     const int64_t q[2] = {quantize(v[0], gs), quantize(v[1], hs)};
     std::memcpy(base + r * 16, q, 16);
+    sg += (uint64_t)q[0];
+    sh += (uint64_t)q[1];
   };
   size_t r = b;
   for (; r + 2 <= e; r += 2) {
@@ -197,20 +204,25 @@ __attribute__((target("avx2"))) void quantize_avx2(void* slots, size_t b, size_t
     }
     const __m256i q = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(v, magic)), magic_bits);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), q);
+    acc = _mm256_add_epi64(acc, q);
   }
   for (; r < e; ++r) scalar_row(r);
+  uint64_t a[4];
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(a), acc);
+  sum[0] = (int64_t)((uint64_t)sum[0] + sg + a[0] + a[2]);
+  sum[1] = (int64_t)((uint64_t)sum[1] + sh + a[1] + a[3]);
 }
 
 }  // namespace
 #endif
 
-bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double h_scale) {
+bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double h_scale, int64_t sum[2]) {
 #if defined(GBDT_GRAD_AVX2)
   if (!has_avx2()) return false;
-  quantize_avx2(slots, b, e, g_scale, h_scale);
+  quantize_avx2(slots, b, e, g_scale, h_scale, sum);
   return true;
 #else
-  (void)slots, (void)b, (void)e, (void)g_scale, (void)h_scale;
+  (void)slots, (void)b, (void)e, (void)g_scale, (void)h_scale, (void)sum;
   return false;
 #endif
 }

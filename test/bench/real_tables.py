@@ -43,7 +43,7 @@ Numeric tables (issue 15's suite: every feature a number, codes for text):
             kddcup.data_10_percent_corrected (.csv or .zip): 494,021 rows x
             41; attack vs normal (binary); 2 constant columns, many 0/1
             flags and counts that are nearly all zeros, protocol_type,
-            service and flag as codes; 3/4 of the rows are duplicates.
+            service and flag as codes; 145,585 distinct rows (70 % repeat).
 """
 import glob
 import os

@@ -87,7 +87,13 @@ TEST(GradientPass, QuantizeLikeScalar) {
       for (size_t b : {(size_t)0, (size_t)1}) {
         if (b > n) continue;
         std::vector<double> got = v;
-        if (!quantize_pass_simd(got.data(), b, n, sc[0], sc[1])) GTEST_SKIP() << "no AVX2";
+        int64_t sum[2] = {7, -3}, want_sum[2] = {7, -3};  // added to
+        if (!quantize_pass_simd(got.data(), b, n, sc[0], sc[1], sum)) GTEST_SKIP() << "no AVX2";
+        for (size_t r = b; r < n; ++r)
+          for (int j = 0; j < 2; ++j)
+            want_sum[j] = (int64_t)((uint64_t)want_sum[j] + (uint64_t)quantize(v[2 * r + j], sc[j]));
+        EXPECT_EQ(want_sum[0], sum[0]);
+        EXPECT_EQ(want_sum[1], sum[1]);
         for (size_t r = 0; r < n; ++r)
           for (int j = 0; j < 2; ++j) {
             int64_t want;
