@@ -52,6 +52,8 @@ def main():
                 bad.append(f"{j} const has {d} values")
             if k == "lowcard" and not 2 <= d <= 60:
                 bad.append(f"{j} lowcard has {d} values")
+            if k == "grid" and not 2 <= d <= 4:
+                bad.append(f"{j} grid has {d} values")
             if k == "flag" and d > 2:
                 bad.append(f"{j} flag has {d} values")
             if k == "sparse" and (nn == 0).mean() < 0.9:

@@ -14,9 +14,13 @@ in the proportions seen in the real tables of real_tables.py:
            binary flags, constant columns, a few continuous ones; binary.
   mixed    every kind above plus continuous columns; binary.
   wide     mixed kinds, mostly sparse, for 100-500 columns; binary.
+  grid     like the issue's table A (and SGEMM GPU kernel performance, a
+           grid of tuning parameters): every column 2-4 values of equal
+           frequency, so rows are nearly all distinct combinations;
+           regression.
 
 Column kinds: cont (normal), skew (log-normal, rounded to 3 digits: ties),
-lowcard (k levels, Zipf frequencies), flag (binary, 1-20% ones), sparse
+lowcard (k levels, Zipf frequencies), grid (2-4 levels, uniform), flag (binary, 1-20% ones), sparse
 (mostly 0, else log-normal), missing (skew with a NULL share), const.
 The target is a sum of per-column step/smooth effects (a NULL has an effect
 of its own) plus two pairwise interactions and noise; binary targets are
@@ -35,6 +39,7 @@ SHAPES = {
     "sparse": ("binary", dict(sparse=0.37, flag=0.2, const=0.1, lowcard=0.1, cont=0.23)),
     "mixed": ("binary", dict(cont=0.2, skew=0.15, lowcard=0.2, flag=0.1, sparse=0.15, missing=0.15, const=0.05)),
     "wide": ("binary", dict(sparse=0.4, flag=0.15, lowcard=0.15, missing=0.1, cont=0.1, skew=0.05, const=0.05)),
+    "grid": ("regression", dict(grid=1.0)),
 }
 
 
@@ -66,6 +71,10 @@ def column(kind, n, rng):
         p = 1.0 / np.arange(1, k + 1) ** rng.uniform(0.5, 1.5)
         levels = np.sort(rng.choice(1000, k, replace=False)).astype(np.float64)
         return levels[rng.choice(k, n, p=p / p.sum())]
+    if kind == "grid":
+        k = int(rng.choice([2, 3, 4]))
+        levels = 2.0 ** np.sort(rng.choice(8, k, replace=False))
+        return levels[rng.integers(0, k, n)]
     if kind == "flag":
         return (rng.random(n) < rng.uniform(0.01, 0.2)).astype(np.float64)
     if kind == "sparse":

@@ -32,8 +32,9 @@ Environment (defaults in brackets):
                           names a folder of its PRSA_Data_*.csv files, kdd99
                           only when GBDT_KDD99 names kddcup.data_10_percent_corrected
                           as .csv or .zip: no PyPI package ships them)
-  GBDT_BENCH_SHAPES       ["mixed:10000:20 lowcard:200000:14 missing:300000:16
-                            sparse:400000:41 mixed:1000000:28 wide:50000:500"];
+  GBDT_BENCH_SHAPES       ["mixed:10000:20 lowcard:200000:14 grid:240000:14
+                            missing:300000:16 sparse:400000:41 mixed:1000000:28
+                            wide:50000:500"];
                           bigger on request, e.g. "mixed:10000000:28 wide:1000000:500"
   GBDT_BENCH_CAT          ["flights diamonds insteval military adult"] (adult
                           only when GBDT_ADULT_CSV names a copy of adult.csv)
@@ -104,7 +105,7 @@ def omp_policy():
 
 OMP_POLICY = omp_policy()
 DEFAULT_REAL = "flights_weather fertility batting movies military_num beijing kdd99"
-DEFAULT_SHAPES = "mixed:10000:20 lowcard:200000:14 missing:300000:16 sparse:400000:41 mixed:1000000:28 wide:50000:500"
+DEFAULT_SHAPES = "mixed:10000:20 lowcard:200000:14 grid:240000:14 missing:300000:16 sparse:400000:41 mixed:1000000:28 wide:50000:500"
 DEFAULT_CAT = "flights diamonds insteval military adult"
 
 
