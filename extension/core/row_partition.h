@@ -4,7 +4,7 @@
 // from e (tmp[e - 1] is the first right row).  A row goes left when its bin
 // is <= split_bin, or when it is the missing bin nb and default_left.
 // The CPU backend's partition and its tests use it; the result is the same
-// with and without the vector path.
+// with and without the vector paths.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -15,22 +15,19 @@ namespace gbdt {
 // vector path may read 4 bytes at any entry.
 constexpr size_t kColumnPadding = 64;
 
-// Returns the number of left rows.  BinT: uint8_t or uint16_t.  With AVX-512
-// (checked at run time) 16 rows at a time; a column store read here must
-// have kColumnPadding bytes after its last entry and every row < 2^31.
-size_t partition_column_u8(const uint8_t* col, unsigned split_bin, unsigned nb, bool default_left,
-                           const uint32_t* idx, uint32_t* tmp, size_t b, size_t e);
-size_t partition_column_u16(const uint16_t* col, unsigned split_bin, unsigned nb, bool default_left,
-                            const uint32_t* idx, uint32_t* tmp, size_t b, size_t e);
+// The vector instructions of the routing: kBest is the widest the CPU has
+// (AVX-512F, else AVX2, checked at run time); tests ask for each one that
+// row_isa_available() says the CPU has (one it lacks runs the scalar loop).
+enum class RowIsa { kBest, kScalar, kAvx2, kAvx512 };
+bool row_isa_available(RowIsa isa);
 
-inline size_t partition_column(const uint8_t* col, unsigned split_bin, unsigned nb, bool dl,
-                               const uint32_t* idx, uint32_t* tmp, size_t b, size_t e) {
-  return partition_column_u8(col, split_bin, nb, dl, idx, tmp, b, e);
-}
-inline size_t partition_column(const uint16_t* col, unsigned split_bin, unsigned nb, bool dl,
-                               const uint32_t* idx, uint32_t* tmp, size_t b, size_t e) {
-  return partition_column_u16(col, split_bin, nb, dl, idx, tmp, b, e);
-}
+// Returns the number of left rows.  16 rows at a time with AVX-512, 8 with
+// AVX2; a column store read here must have kColumnPadding bytes after its
+// last entry and every row < 2^31.
+size_t partition_column(const uint8_t* col, unsigned split_bin, unsigned nb, bool default_left,
+                        const uint32_t* idx, uint32_t* tmp, size_t b, size_t e, RowIsa isa = RowIsa::kBest);
+size_t partition_column(const uint16_t* col, unsigned split_bin, unsigned nb, bool default_left,
+                        const uint32_t* idx, uint32_t* tmp, size_t b, size_t e, RowIsa isa = RowIsa::kBest);
 
 // The scalar loop, any row stride (the row-major matrix: stride = its
 // number of features; the bins of rows ahead are prefetched there), rows

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -17,6 +18,10 @@
 using namespace gbdt;
 
 namespace {
+
+// Every path; one the CPU lacks runs the scalar loop (RowPartition.Paths
+// says which ran).
+const RowIsa kIsas[] = {RowIsa::kBest, RowIsa::kScalar, RowIsa::kAvx2, RowIsa::kAvx512};
 
 template <typename BinT>
 void check_all(unsigned nb, unsigned seed) {
@@ -36,12 +41,16 @@ void check_all(unsigned nb, unsigned seed) {
                              n - 17}) {
             if (b + len > n) continue;
             const size_t e = b + len;
-            std::vector<uint32_t> want(n, 0xFFFFFFFFu), got(n, 0xFFFFFFFFu);
+            std::vector<uint32_t> want(n, 0xFFFFFFFFu);
             const size_t wl = partition_rows_scalar(col.data(), 1, split, nb, dl, rows.data(), want.data(), b, e);
-            const size_t gl = partition_column(col.data(), split, nb, dl, rows.data(), got.data(), b, e);
-            ASSERT_EQ(wl, gl) << "nb " << nb << " split " << split << " dl " << dl << " b " << b << " len " << len;
-            ASSERT_EQ(want, got) << "nb " << nb << " split " << split << " dl " << dl << " b " << b << " len "
-                                 << len << " order " << order;
+            for (RowIsa isa : kIsas) {
+              std::vector<uint32_t> got(n, 0xFFFFFFFFu);
+              const size_t gl = partition_column(col.data(), split, nb, dl, rows.data(), got.data(), b, e, isa);
+              ASSERT_EQ(wl, gl) << "isa " << (int)isa << " nb " << nb << " split " << split << " dl " << dl
+                                << " b " << b << " len " << len;
+              ASSERT_EQ(want, got) << "isa " << (int)isa << " nb " << nb << " split " << split << " dl " << dl
+                                   << " b " << b << " len " << len << " order " << order;
+            }
           }
   }
 }
@@ -63,11 +72,22 @@ TEST(RowPartition, LastRowsOfTheColumn) {
   for (size_t i = 0; i < n; ++i) col[i] = (uint16_t)(i % 5);
   std::vector<uint32_t> rows(16);
   for (size_t i = 0; i < 16; ++i) rows[i] = (uint32_t)(n - 16 + i);
-  std::vector<uint32_t> want(16), got(16);
+  std::vector<uint32_t> want(16);
   const size_t wl = partition_rows_scalar(col.data(), 1, 2u, 4u, true, rows.data(), want.data(), 0, 16);
-  const size_t gl = partition_column(col.data(), 2u, 4u, true, rows.data(), got.data(), 0, 16);
-  EXPECT_EQ(wl, gl);
-  EXPECT_EQ(want, got);
+  for (RowIsa isa : kIsas) {
+    std::vector<uint32_t> got(16);
+    const size_t gl = partition_column(col.data(), 2u, 4u, true, rows.data(), got.data(), 0, 16, isa);
+    EXPECT_EQ(wl, gl);
+    EXPECT_EQ(want, got);
+  }
+}
+
+// Which vector paths the tests above ran on this CPU (a lacking one ran the
+// scalar loop).
+TEST(RowPartition, Paths) {
+  std::printf("row routing paths: avx2 %s, avx512 %s\n", row_isa_available(RowIsa::kAvx2) ? "yes" : "no",
+              row_isa_available(RowIsa::kAvx512) ? "yes" : "no");
+  EXPECT_TRUE(row_isa_available(RowIsa::kScalar));
 }
 
 // add_leaf_values_column: the margins of the scalar loop, bit for bit, over
