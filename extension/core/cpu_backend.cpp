@@ -26,6 +26,7 @@
 #include "backend.h"
 #include "categorical_split.h"
 #include "categorical_split_cpu.h"
+#include "cpu_features.h"
 #include "gradient_pass.h"
 #include "gradients.h"
 #include "joint_bins.h"
@@ -252,15 +253,6 @@ __attribute__((target("avx2"))) GainMax gains_avx2(const GainConsts& k, const in
   return reduce_lanes(m, id);
 }
 
-bool cpu_has_avx2() {
-  // __builtin_cpu_init: the library may be dlopen'ed (PostgreSQL), so do not
-  // rely on a constructor having filled the CPU model yet.
-  static const bool v = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return v;
-}
 #endif
 
 // Like gains_avx2.

@@ -10,6 +10,8 @@
 //    scalar path.
 #include "gradient_pass.h"
 
+#include "cpu_features.h"
+
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -22,13 +24,6 @@ namespace gbdt {
 #if defined(GBDT_GRAD_AVX2)
 namespace {
 
-bool has_avx2() {
-  static const bool v = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return v;
-}
 
 // det_exp(x) for 4 lanes with -700 <= x <= 700 (no clamping, no NaN, the
 // exponent within ldexp's fast range).
@@ -64,30 +59,64 @@ __attribute__((target("avx2"))) inline __m256d exp4(__m256d x) {
   return _mm256_mul_pd(p, _mm256_castsi256_pd(bits));
 }
 
+// Pass 1's output of a vector path: 4 rows' (g, h) at a time into their
+// slots, and the per-lane maxima of |g| and h (a lane's value replaces when
+// strictly greater, as in gradient_rows(); NaN never does), merged at the
+// end with the maxima of the rows that took gradient_rows().  A maximum
+// does not depend on the order.
+struct PairSink {
+  char* dst;
+  __m256d mg, mh;
+  double sg = 0.0, sh = 0.0;  // the scalar rows'
+
+  __attribute__((target("avx2"))) explicit PairSink(void* slots)
+      : dst(static_cast<char*>(slots)), mg(_mm256_setzero_pd()), mh(_mm256_setzero_pd()) {}
+
+  // Rows r..r+3 from lanes g0..g3, h0..h3.
+  __attribute__((target("avx2"))) void put4(size_t r, __m256d g, __m256d h) {
+    const __m256d lo = _mm256_unpacklo_pd(g, h);  // g0 h0 g2 h2
+    const __m256d hi = _mm256_unpackhi_pd(g, h);  // g1 h1 g3 h3
+    double* o = reinterpret_cast<double*>(dst + r * 16);
+    _mm256_storeu_pd(o, _mm256_permute2f128_pd(lo, hi, 0x20));      // g0 h0 g1 h1
+    _mm256_storeu_pd(o + 4, _mm256_permute2f128_pd(lo, hi, 0x31));  // g2 h2 g3 h3
+    const __m256d ag = _mm256_andnot_pd(_mm256_set1_pd(-0.0), g);
+    mg = _mm256_blendv_pd(mg, ag, _mm256_cmp_pd(ag, mg, _CMP_GT_OQ));
+    mh = _mm256_blendv_pd(mh, h, _mm256_cmp_pd(h, mh, _CMP_GT_OQ));
+  }
+
+  void scalar(GradMax m) {
+    sg = m.g > sg ? m.g : sg;
+    sh = m.h > sh ? m.h : sh;
+  }
+
+  __attribute__((target("avx2"))) GradMax result() const {
+    double a[4], c[4];
+    _mm256_storeu_pd(a, mg);
+    _mm256_storeu_pd(c, mh);
+    GradMax m{sg, sh};
+    for (int j = 0; j < 4; ++j) {
+      m.g = a[j] > m.g ? a[j] : m.g;
+      m.h = c[j] > m.h ? c[j] : m.h;
+    }
+    return m;
+  }
+};
+
 __attribute__((target("avx2"))) void logistic_avx2(const float* margins, const float* y,
                                                    const float* w, size_t b, size_t e, void* slots,
                                                    GradMax* out) {
-  char* dst = static_cast<char*>(slots);
   const __m256d one = _mm256_set1_pd(1.0), floor_h = _mm256_set1_pd(1e-16);
   const __m256d lim = _mm256_set1_pd(700.0), nlim = _mm256_set1_pd(-700.0);
   const __m256d sign = _mm256_set1_pd(-0.0);
-  __m256d vmg = _mm256_setzero_pd(), vmh = _mm256_setzero_pd();
-  double mg = 0.0, mh = 0.0;
-  auto scalar_row = [&](size_t r) {
-    GradHess gh = weighted(grad_logistic((double)margins[r], (double)y[r]), w, r);
-    const double v[2] = {gh.g, gh.h};
-    std::memcpy(dst + r * sizeof v, v, sizeof v);
-    const double ag = std::fabs(gh.g);
-    mg = ag > mg ? ag : mg;
-    mh = gh.h > mh ? gh.h : mh;
-  };
+  const auto fn = [](double m, double t) { return grad_logistic(m, t); };
+  PairSink sink(slots);
   size_t r = b;
   for (; r + 4 <= e; r += 4) {
     const __m256d m = _mm256_cvtps_pd(_mm_loadu_ps(margins + r));
     // In range (also false for NaN): -700 <= m <= 700.
     const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(m, lim, _CMP_LE_OQ), _mm256_cmp_pd(m, nlim, _CMP_GE_OQ));
     if (_mm256_movemask_pd(ok) != 0xF) {
-      for (size_t j = r; j < r + 4; ++j) scalar_row(j);
+      sink.scalar(gradient_rows(fn, margins, y, w, r, r + 4, slots));
       continue;
     }
     const __m256d ex = exp4(_mm256_xor_pd(m, sign));  // det_exp(-m)
@@ -100,26 +129,10 @@ __attribute__((target("avx2"))) void logistic_avx2(const float* margins, const f
       g = _mm256_mul_pd(g, wv);
       h = _mm256_mul_pd(h, wv);
     }
-    // Interleave to (g, h) pairs per row.
-    const __m256d lo = _mm256_unpacklo_pd(g, h);  // g0 h0 g2 h2
-    const __m256d hi = _mm256_unpackhi_pd(g, h);  // g1 h1 g3 h3
-    double* o = reinterpret_cast<double*>(dst + r * 16);
-    _mm256_storeu_pd(o, _mm256_permute2f128_pd(lo, hi, 0x20));      // g0 h0 g1 h1
-    _mm256_storeu_pd(o + 4, _mm256_permute2f128_pd(lo, hi, 0x31));  // g2 h2 g3 h3
-    // Maxima: a lane's value replaces when strictly greater (NaN never does).
-    const __m256d ag = _mm256_andnot_pd(sign, g);
-    vmg = _mm256_blendv_pd(vmg, ag, _mm256_cmp_pd(ag, vmg, _CMP_GT_OQ));
-    vmh = _mm256_blendv_pd(vmh, h, _mm256_cmp_pd(h, vmh, _CMP_GT_OQ));
+    sink.put4(r, g, h);
   }
-  for (; r < e; ++r) scalar_row(r);
-  double a[4], c[4];
-  _mm256_storeu_pd(a, vmg);
-  _mm256_storeu_pd(c, vmh);
-  for (int j = 0; j < 4; ++j) {
-    mg = a[j] > mg ? a[j] : mg;
-    mh = c[j] > mh ? c[j] : mh;
-  }
-  *out = GradMax{mg, mh};
+  sink.scalar(gradient_rows(fn, margins, y, w, r, e, slots));
+  *out = sink.result();
 }
 
 // reg:squarederror on rows [b, e): g = m - y, h = 1, each times the row's
@@ -127,10 +140,7 @@ __attribute__((target("avx2"))) void logistic_avx2(const float* margins, const f
 // weighted()).
 __attribute__((target("avx2"))) void squared_error_avx2(const float* margins, const float* y, const float* w,
                                                         size_t b, size_t e, void* slots, GradMax* out) {
-  char* dst = static_cast<char*>(slots);
-  const __m256d sign = _mm256_set1_pd(-0.0);
-  __m256d vmg = _mm256_setzero_pd(), vmh = _mm256_setzero_pd();
-  double mg = 0.0, mh = 0.0;
+  PairSink sink(slots);
   size_t r = b;
   for (; r + 4 <= e; r += 4) {
     __m256d g = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(margins + r)), _mm256_cvtps_pd(_mm_loadu_ps(y + r)));
@@ -140,31 +150,11 @@ __attribute__((target("avx2"))) void squared_error_avx2(const float* margins, co
       g = _mm256_mul_pd(g, wv);
       h = _mm256_mul_pd(h, wv);
     }
-    const __m256d lo = _mm256_unpacklo_pd(g, h);  // g0 h0 g2 h2
-    const __m256d hi = _mm256_unpackhi_pd(g, h);  // g1 h1 g3 h3
-    double* o = reinterpret_cast<double*>(dst + r * 16);
-    _mm256_storeu_pd(o, _mm256_permute2f128_pd(lo, hi, 0x20));
-    _mm256_storeu_pd(o + 4, _mm256_permute2f128_pd(lo, hi, 0x31));
-    const __m256d ag = _mm256_andnot_pd(sign, g);
-    vmg = _mm256_blendv_pd(vmg, ag, _mm256_cmp_pd(ag, vmg, _CMP_GT_OQ));
-    vmh = _mm256_blendv_pd(vmh, h, _mm256_cmp_pd(h, vmh, _CMP_GT_OQ));
+    sink.put4(r, g, h);
   }
-  for (; r < e; ++r) {
-    const GradHess gh = weighted(grad_squared_error((double)margins[r], (double)y[r]), w, r);
-    const double v[2] = {gh.g, gh.h};
-    std::memcpy(dst + r * sizeof v, v, sizeof v);
-    const double ag = std::fabs(gh.g);
-    mg = ag > mg ? ag : mg;
-    mh = gh.h > mh ? gh.h : mh;
-  }
-  double a[4], c[4];
-  _mm256_storeu_pd(a, vmg);
-  _mm256_storeu_pd(c, vmh);
-  for (int j = 0; j < 4; ++j) {
-    mg = a[j] > mg ? a[j] : mg;
-    mh = c[j] > mh ? c[j] : mh;
-  }
-  *out = GradMax{mg, mh};
+  sink.scalar(gradient_rows([](double m, double t) { return grad_squared_error(m, t); }, margins, y, w, r, e,
+                            slots));
+  *out = sink.result();
 }
 
 // Rows [b, e) of (g, h) double pairs -> quantize(g, gs), quantize(h, hs) in
@@ -216,39 +206,37 @@ __attribute__((target("avx2"))) void quantize_avx2(void* slots, size_t b, size_t
 }  // namespace
 #endif
 
-bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double h_scale, int64_t sum[2]) {
 #if defined(GBDT_GRAD_AVX2)
-  if (!has_avx2()) return false;
-  quantize_avx2(slots, b, e, g_scale, h_scale, sum);
+// Runs the AVX2 path when the CPU has AVX2; false (nothing done) otherwise.
+template <typename Path>
+bool with_avx2(Path path) {
+  if (!cpu_has_avx2()) return false;
+  path();
   return true;
-#else
-  (void)slots, (void)b, (void)e, (void)g_scale, (void)h_scale, (void)sum;
-  return false;
-#endif
+}
+
+bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double h_scale, int64_t sum[2]) {
+  return with_avx2([&] { quantize_avx2(slots, b, e, g_scale, h_scale, sum); });
 }
 
 bool squared_error_pass_simd(const float* margins, const float* y, const float* w, size_t b, size_t e,
                              void* slots, GradMax* out) {
-#if defined(GBDT_GRAD_AVX2)
-  if (!has_avx2()) return false;
-  squared_error_avx2(margins, y, w, b, e, slots, out);
-  return true;
-#else
-  (void)margins, (void)y, (void)w, (void)b, (void)e, (void)slots, (void)out;
-  return false;
-#endif
+  return with_avx2([&] { squared_error_avx2(margins, y, w, b, e, slots, out); });
 }
 
 bool logistic_pass_simd(const float* margins, const float* y, const float* w, size_t b, size_t e,
                         void* slots, GradMax* out) {
-#if defined(GBDT_GRAD_AVX2)
-  if (!has_avx2()) return false;
-  logistic_avx2(margins, y, w, b, e, slots, out);
-  return true;
-#else
-  (void)margins, (void)y, (void)w, (void)b, (void)e, (void)slots, (void)out;
-  return false;
-#endif
+  return with_avx2([&] { logistic_avx2(margins, y, w, b, e, slots, out); });
 }
+#else
+// No AVX2 paths on this target: the callers take their scalar loops.
+bool quantize_pass_simd(void*, size_t, size_t, double, double, int64_t*) { return false; }
+bool squared_error_pass_simd(const float*, const float*, const float*, size_t, size_t, void*, GradMax*) {
+  return false;
+}
+bool logistic_pass_simd(const float*, const float*, const float*, size_t, size_t, void*, GradMax*) {
+  return false;
+}
+#endif
 
 }  // namespace gbdt

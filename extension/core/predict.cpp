@@ -17,6 +17,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cpu_features.h"
 #include "model.h"
 #include "objective.h"
 #include "predict.h"
@@ -438,14 +439,6 @@ struct BlockStop {
   }
 };
 
-bool cpu_has_avx512() {
-  // __builtin_cpu_init: the library may be dlopen'ed (PostgreSQL).
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return has;
-}
 // The perfect-layout trees over rows [0, rows) of xb, 16 rows per step in
 // AVX-512 lanes: the same decisions as perf_step (NaN follows default_left,
 // else v < threshold goes left) and the same float additions in tree order.
@@ -602,7 +595,7 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   for (size_t i = 0; i < rows; ++i)
     for (int k = 0; k < K; ++k) a[i * K + k] = (float)m.base_margin[k];
   const int kern = g_kernel.load(std::memory_order_relaxed);
-  if (ff.categorical && ff.perfect && kern == 0 && cpu_has_avx512()) {
+  if (ff.categorical && ff.perfect && kern == 0 && cpu_has_avx512f()) {
     // Categorical splits, shallow trees: 16 rows per step in AVX-512 lanes.
     perfect_trees_avx512<true>(ff, tg, K, xb, rows, d, a, stop);
   } else if (ff.categorical) {
@@ -617,7 +610,7 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   }
   const int kernel = g_kernel.load(std::memory_order_relaxed);
   const bool perfect = ff.perfect && kernel != 2 && !ff.categorical;
-  const bool simd = perfect && kernel == 0 && cpu_has_avx512();
+  const bool simd = perfect && kernel == 0 && cpu_has_avx512f();
   if (simd) perfect_trees_avx512<false>(ff, tg, K, xb, rows, d, a, stop);
   const bool flat = !perfect && !ff.categorical;
   for (size_t t = 0; !simd && perfect && t < ntrees; ++t) {
@@ -723,7 +716,7 @@ __attribute__((target("avx512f,popcnt"))) void decode_contig_f8_avx512(const Raw
 #pragma GCC diagnostic pop
 
 void decode_rows(const RawRows& raw, const RawShape& sh, int d, size_t begin, size_t end, float* x) {
-  if (sh.contig_first >= 0 && g_kernel.load(std::memory_order_relaxed) == 0 && cpu_has_avx512()) {
+  if (sh.contig_first >= 0 && g_kernel.load(std::memory_order_relaxed) == 0 && cpu_has_avx512f()) {
     decode_contig_f8_avx512(raw, sh.contig_first, d, begin, end, x);
     return;
   }

@@ -8,6 +8,8 @@
 // table indexed by the 8 rows' left mask.
 #include "row_partition.h"
 
+#include "cpu_features.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define GBDT_PARTITION_AVX512 1
@@ -18,21 +20,6 @@ namespace gbdt {
 namespace {
 
 #if defined(GBDT_PARTITION_AVX512)
-bool has_avx512f() {
-  static const bool v = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return v;
-}
-
-bool has_avx2() {
-  static const bool v = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return v;
-}
 
 // Lane permutations for 8 rows with left mask m: left[m] puts the left rows
 // first, in order; right[m] puts the right rows last, the first right row
@@ -189,7 +176,7 @@ template <typename BinT>
 void leaf_values_any(const BinT* col, unsigned split_bin, unsigned nb, bool dl, const uint32_t* idx, size_t b,
                      size_t e, float vl, float vr, float* margins) {
 #if defined(GBDT_PARTITION_AVX512)
-  if (e - b >= 16 && has_avx512f()) return leaf_values_avx512(col, split_bin, nb, dl, idx, b, e, vl, vr, margins);
+  if (e - b >= 16 && cpu_has_avx512f()) return leaf_values_avx512(col, split_bin, nb, dl, idx, b, e, vl, vr, margins);
 #endif
   add_leaf_values_rows(col, 1, split_bin, nb, dl, idx, b, e, vl, vr, margins, 1, 0);
 }
@@ -203,9 +190,9 @@ bool row_isa_available(RowIsa isa) {
       return true;
 #if defined(GBDT_PARTITION_AVX512)
     case RowIsa::kAvx2:
-      return has_avx2();
+      return cpu_has_avx2();
     case RowIsa::kAvx512:
-      return has_avx512f();
+      return cpu_has_avx512f();
 #endif
     default:
       return false;
