@@ -91,7 +91,74 @@ void feature_cuts(std::vector<float>& s, int max_bins, std::vector<float>* out) 
   out->push_back(last_cut_above(hi));  // every candidate is <= hi < it
 }
 
+// The distinct non-NaN values of a column while there are at most `limit`
+// (<= kMaxValueBins) of them, as bit patterns in a small open-addressing
+// table: most real columns hold few distinct values, whose cuts are then
+// found without copying and sorting the column.  A column holding both -0
+// and +0 does not count as few (the sorted path decides which zero starts
+// their bin).
+class FewValues {
+ public:
+  explicit FewValues(int limit) : limit_(limit) { std::fill(slot_, slot_ + kSlots, kEmpty); }
+
+  // Adds a non-NaN value; false once more than `limit` distinct values were added.
+  bool add(float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    if (u == last_) return true;  // runs of one value are common in real columns
+    last_ = u;
+    uint32_t s = (u * 0x9E3779B1u) >> (32 - kBits);
+    for (;;) {
+      const uint32_t e = slot_[s];
+      if (e == u) return true;
+      if (e == kEmpty) break;
+      s = (s + 1) & (kSlots - 1);
+    }
+    if (n_ == limit_) return false;
+    slot_[s] = u;
+    values_[n_++] = v;
+    return true;
+  }
+
+  // The cuts feature_cuts() gives for these values (when they are the
+  // column's), or false for a column with both zeros.
+  bool cuts(std::vector<float>* out) {
+    out->clear();
+    if (n_ == 0) {
+      out->push_back(1.0f);
+      return true;
+    }
+    int zeros = 0;
+    for (int i = 0; i < n_; ++i) zeros += values_[i] == 0.0f;
+    if (zeros > 1) return false;
+    // Values that compare equal are bit-identical here: one order.
+    std::sort(values_, values_ + n_);
+    out->assign(values_ + 1, values_ + n_);  // each distinct value starts a bin
+    out->push_back(last_cut_above(values_[n_ - 1]));
+    return true;
+  }
+
+ private:
+  static constexpr int kBits = 9;  // 512 slots for at most 255 values
+  static constexpr uint32_t kSlots = 1u << kBits;
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;  // a NaN: never added
+  static_assert(2 * kMaxValueBins < (int)kSlots, "the table stays under half full");
+  int limit_;
+  int n_ = 0;
+  uint32_t last_ = kEmpty;
+  uint32_t slot_[kSlots];
+  float values_[kMaxValueBins];
+};
+
 }  // namespace
+
+namespace detail {
+
+void sorted_feature_cuts(std::vector<float> values, int max_bins, std::vector<float>* out) {
+  feature_cuts(values, std::min(max_bins, kMaxValueBins), out);
+}
+
+}  // namespace detail
 
 void categorical_cuts(uint32_t n, std::vector<float>* out) {
   out->clear();
@@ -120,6 +187,14 @@ Cuts cuts_impl(const ColumnInput& in, const std::vector<size_t>* rows, int max_b
       return;
     }
     const float* col = in.columns[f];
+    // Few distinct values: their cuts straight away (the same as sorting).
+    FewValues few(max_bins);
+    bool is_few = true;
+    for (size_t i = 0; i < m && is_few; ++i) {
+      const float v = col[rows ? (*rows)[i] : i];
+      if (v == v) is_few = few.add(v);
+    }
+    if (is_few && few.cuts(&per_feature[f])) return;
     std::vector<float> s;
     s.reserve(m);
     for (size_t i = 0; i < m; ++i) {

@@ -109,4 +109,10 @@ struct ValueRange {
 Cuts compute_cuts(const ColumnInput& in, int max_bin, int nthread, size_t sample_rows = 0,
                   const std::vector<uint32_t>* n_categories = nullptr);
 
+namespace detail {
+// Tests: the cuts of one feature's non-NaN values by sorting them all (the
+// path cuts_from_sample takes for columns with many distinct values).
+void sorted_feature_cuts(std::vector<float> values, int max_bins, std::vector<float>* out);
+}  // namespace detail
+
 }  // namespace gbdt

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -195,4 +196,57 @@ TEST(Cuts, SampleRowsBoundTheFloatCopy) {
   EXPECT_EQ(cut_sample_row(0, 1000, 10), 0u);
   EXPECT_EQ(cut_sample_row(9, 1000, 10), 900u);
   EXPECT_EQ(cut_sample_row(5, 5, 10), 5u);
+}
+
+// Columns with few distinct values take a path that never sorts the column
+// (a small table of the distinct values): its cuts are bit for bit those of
+// sorting every value, for any number of distinct values around max_bin,
+// with infinities, denormals, either zero or both, NaN, runs and any order.
+TEST(Cuts, FewValuesPathIsTheSortedPath) {
+  std::mt19937 gen(77);
+  auto uniform_int = [&gen](int n) { return (int)(gen() % (uint32_t)n); };
+  auto uniform = [&gen] { return (double)gen() / 4294967296.0; };
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, 1e-45f, -1e-45f, 3.4e38f, -3.4e38f};
+  int checked = 0;
+  for (int max_bin : {2, 3, 16, 255, 256}) {
+    for (int k : {1, 2, 3, 15, 16, 17, 200, 254, 255, 256, 300}) {
+      for (int variant = 0; variant < 6; ++variant) {
+        std::vector<float> pool;
+        while ((int)pool.size() < k) {
+          float v;
+          const int r = uniform_int(10);
+          if (r == 0) v = specials[uniform_int(8)];
+          else if (r < 4) v = (float)(uniform_int(7) - 3);
+          else v = (float)((uniform() - 0.5) * 1e4);
+          if (variant == 1 && v == 0.0f) v = 0.0f;    // +0 only
+          if (variant == 2 && v == 0.0f) v = -0.0f;   // -0 only
+          if (std::find_if(pool.begin(), pool.end(),
+                           [v](float p) { return std::memcmp(&p, &v, 4) == 0; }) == pool.end())
+            pool.push_back(v);
+        }
+        if (variant == 3) {  // both zeros
+          pool[0] = 0.0f;
+          if (k > 1) pool[1] = -0.0f;
+        }
+        std::vector<float> col(3000);
+        for (size_t i = 0; i < col.size(); ++i) {
+          // variant 4: long runs (a sorted table); variant 5: NaN mixed in
+          const size_t j = variant == 4 ? i * pool.size() / col.size() : (size_t)uniform_int((int)pool.size());
+          col[i] = variant == 5 && uniform_int(4) == 0 ? NAN : pool[j];
+        }
+        const std::vector<std::vector<float>> cols = {col};
+        const Cuts c = cuts_from_sample(columns(cols), max_bin, 1);
+        std::vector<float> present;
+        for (float v : col)
+          if (v == v) present.push_back(v);
+        std::vector<float> want;
+        detail::sorted_feature_cuts(present, max_bin, &want);
+        ASSERT_EQ((size_t)c.nbins(0), want.size()) << "max_bin " << max_bin << " k " << k << " variant " << variant;
+        EXPECT_EQ(0, std::memcmp(c.feature_cuts(0), want.data(), want.size() * sizeof(float)))
+            << "max_bin " << max_bin << " k " << k << " variant " << variant;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 5 * 11 * 6);
 }
