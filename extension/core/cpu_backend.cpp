@@ -436,6 +436,11 @@ class CpuBackend final : public TreeBackend {
           });
         });
       }
+      // Routing a row costs about a nanosecond on the vector paths of the
+      // column store (parallel_policy.h), more on the row-major matrix.
+      route_cost_ = has_cols_ && (row_isa_available(RowIsa::kAvx2) || row_isa_available(RowIsa::kAvx512))
+                        ? kCostRouteRowVector
+                        : kCostPartitionRow;
     }
     // Benchmarks: GBDT_PHASES=1 also prints the histogram blocks.
     const char* ph = std::getenv("GBDT_PHASES");
@@ -833,7 +838,7 @@ class CpuBackend final : public TreeBackend {
   template <typename Emit>
   void split_rows(const std::vector<LevelNode*>& nodes, size_t rows_all, Emit emit) const {
     const size_t max_piece = 65536;
-    const int nt = threads_for_work(rows_all * kCostPartitionRow, pool_->size());
+    const int nt = threads_for_work(rows_all * route_cost_, pool_->size());
     for (size_t i = 0; i < nodes.size(); ++i) {
       const LevelNode* ln = nodes[i];
       const size_t rows = ln->end - ln->begin;
@@ -889,7 +894,7 @@ class CpuBackend final : public TreeBackend {
       return list == row_idx_.data() ? tmp_idx_.data() : row_idx_.data();
     };
     data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
-    pool_->run_sized(rows_all * kCostPartitionRow, pieces.size(), [&](size_t pi, int) {
+    pool_->run_sized(rows_all * route_cost_, pieces.size(), [&](size_t pi, int) {
       Piece& p = pieces[pi];
       const uint32_t* idx = nodes[p.node]->rows;
       uint32_t* tmp = other(idx);
@@ -972,7 +977,7 @@ class CpuBackend final : public TreeBackend {
     float* m = margins_.data();
     const int K = K_;
     data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
-    pool_->run_sized(rows_all * kCostPartitionRow, pieces.size(), [&](size_t pi, int) {
+    pool_->run_sized(rows_all * route_cost_, pieces.size(), [&](size_t pi, int) {
       const Piece& p = pieces[pi];
       const SplitCandidate& s = splits[p.node];
       size_t cs;
@@ -1284,6 +1289,8 @@ class CpuBackend final : public TreeBackend {
   std::vector<uint8_t> cols8_;
   std::vector<uint16_t> cols16_;
   bool has_cols_ = false;
+  // Cost of routing one row (partition, last level): parallel_policy.h.
+  size_t route_cost_ = kCostPartitionRow;
   double cols_charged_ = 0;
   std::vector<uint8_t>& column_store(uint8_t) { return cols8_; }
   std::vector<uint16_t>& column_store(uint16_t) { return cols16_; }
