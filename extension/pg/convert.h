@@ -54,6 +54,14 @@ inline gbdt::FeatureType feature_type_for(ValKind k) {
 // for infinite values.
 double datetime_to_days(Datum d, ValKind k);
 
+// A numeric as the nearest double, as numeric -> float8 gives it (NaN ->
+// NaN; too large -> +-HUGE_VAL).  Values of up to 16 significant digits
+// and magnitudes 1e-22 .. 1e22 are read from their base-10000 digits in
+// place (nbase_decimal.h); the others, and compressed or out-of-line
+// values, take numeric_float8_no_overflow (printed, then parsed), which may
+// allocate in CurrentMemoryContext.
+double numeric_datum_to_double(Datum d);
+
 // The value as double (NaN numeric -> NaN; numeric too large -> +-HUGE_VAL).
 // May allocate (numeric detoasting) in CurrentMemoryContext.
 inline double datum_to_double(Datum d, ValKind k) {
@@ -64,8 +72,7 @@ inline double datum_to_double(Datum d, ValKind k) {
     case ValKind::kInt4: return (double)DatumGetInt32(d);
     case ValKind::kInt8: return (double)DatumGetInt64(d);
     case ValKind::kBool: return DatumGetBool(d) ? 1.0 : 0.0;
-    case ValKind::kNumeric:
-      return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, d));
+    case ValKind::kNumeric: return numeric_datum_to_double(d);
     case ValKind::kDate:
     case ValKind::kTimestamp:
     case ValKind::kInterval: return datetime_to_days(d, k);
