@@ -18,88 +18,109 @@ namespace gbdt {
 namespace {
 
 // A row's key: its bin entries (bytes) and its float columns compared bit
-// for bit (a -0 and a +0 margin are two keys: never merged wrongly).
+// for bit (a -0 and a +0 margin are two keys: never merged wrongly),
+// packed into `words` 64-bit words: the entries (the last word
+// zero-padded), then the label and weight bits in one word, then the K
+// margins' bits two to a word.  Words are built in registers and stored
+// whole (byte stores read back as a word would stall the load).
 struct KeyView {
   const uint8_t* bins = nullptr;  // row r's entries: bins + r * row_bytes
   size_t row_bytes = 0;
+  size_t n_rows = 0;
   const float* labels = nullptr;
   const float* weights = nullptr;
   const float* margins = nullptr;
   size_t K = 0;
+  size_t words = 0;  // set by finish()
 
-  static uint64_t mix(uint64_t h, uint64_t v) {
-    h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-    return h * 0xFF51AFD7ED558CCDULL;
-  }
-  static uint32_t bits(float f) {
+  void finish() { words = (row_bytes + 7) / 8 + 1 + (K + 1) / 2; }
+  static uint64_t bits(float f) {
     uint32_t u;
     std::memcpy(&u, &f, 4);
     return u;
   }
-  uint64_t hash(size_t r) const {
+  static uint64_t mix(uint64_t h, uint64_t v) {
+    h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    return h * 0xFF51AFD7ED558CCDULL;
+  }
+  static uint64_t final(uint64_t h) { return h ^ (h >> 29); }
+  static uint64_t hash(const uint64_t* w, size_t n) {
+    uint64_t h = 0x243F6A8885A308D3ULL;
+    for (size_t i = 0; i < n; ++i) h = mix(h, w[i]);
+    return final(h);
+  }
+  // Row r's key into w[0, words); returns hash(w, words).
+  uint64_t pack(size_t r, uint64_t* w) const {
     const uint8_t* p = bins + r * row_bytes;
     uint64_t h = 0x243F6A8885A308D3ULL;
-    size_t i = 0;
-    for (; i + 8 <= row_bytes; i += 8) {
+    size_t i = 0, o = 0;
+    for (; o + 8 <= row_bytes; o += 8, ++i) {
       uint64_t v;
-      std::memcpy(&v, p + i, 8);
+      std::memcpy(&v, p + o, 8);
+      w[i] = v;
       h = mix(h, v);
     }
-    if (i < row_bytes) {
+    if (o < row_bytes) {
+      const size_t tail = row_bytes - o;
       uint64_t v = 0;
-      for (size_t j = i; j < row_bytes; ++j) v = (v << 8) | p[j];
+      if ((r + 1) * row_bytes + (8 - tail) <= n_rows * row_bytes) {
+        // The next row's entries follow: one load, masked (little-endian:
+        // the row's bytes are the low ones).
+        std::memcpy(&v, p + o, 8);
+        v &= ~0ULL >> (8 * (8 - tail));
+      } else {
+        for (size_t j = 0; j < tail; ++j) v |= (uint64_t)p[o + j] << (8 * j);
+      }
+      w[i] = v;
+      h = mix(h, v);
+      ++i;
+    }
+    uint64_t v = bits(labels[r]) | (weights ? bits(weights[r]) << 32 : 0);
+    w[i++] = v;
+    h = mix(h, v);
+    const float* m = margins + r * K;
+    for (size_t k = 0; k < K; k += 2, ++i) {
+      v = bits(m[k]) | (k + 1 < K ? bits(m[k + 1]) << 32 : 0);
+      w[i] = v;
       h = mix(h, v);
     }
-    uint64_t x = bits(labels[r]);
-    if (weights) x |= (uint64_t)bits(weights[r]) << 32;
-    h = mix(h, x);
-    for (size_t k = 0; k < K; ++k) h = mix(h, bits(margins[r * K + k]));
-    return h ^ (h >> 29);
-  }
-  // Byte rows compared 8 bytes at a time (rows are short: a memcmp call
-  // costs more than the compare).
-  static bool bytes_equal(const uint8_t* a, const uint8_t* b, size_t len) {
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-      uint64_t x, y;
-      std::memcpy(&x, a + i, 8);
-      std::memcpy(&y, b + i, 8);
-      if (x != y) return false;
-    }
-    for (; i < len; ++i)
-      if (a[i] != b[i]) return false;
-    return true;
-  }
-  bool same(size_t a, size_t b) const {
-    if (!bytes_equal(bins + a * row_bytes, bins + b * row_bytes, row_bytes)) return false;
-    if (bits(labels[a]) != bits(labels[b])) return false;
-    if (weights && bits(weights[a]) != bits(weights[b])) return false;
-    for (size_t k = 0; k < K; ++k)
-      if (bits(margins[a * K + k]) != bits(margins[b * K + k])) return false;
-    return true;
+    return final(h);
   }
 };
 
-// Open addressing over the distinct rows seen so far (each named by its
-// first row); grows by doubling at half load.
+// Open addressing over the distinct rows seen so far, in order of first
+// occurrence; grows by doubling at half load.  A slot holds the id and 32
+// bits of the key's hash.  Keys of up to kKeptWords words are kept in the
+// table (a lookup then reads the slot and one key, both in the table's own
+// arrays, not the training row's scattered entries and floats); longer
+// keys, as of wide rows, are packed again from their first row when
+// compared, so that the table never holds a copy of the matrix.
+constexpr size_t kKeptWords = 8;
+
 class DistinctTable {
  public:
-  explicit DistinctTable(const KeyView& key) : key_(key) { rehash(1024); }
+  explicit DistinctTable(const KeyView& key)
+      : key_(key), w_(key.words), kept_(key.words <= kKeptWords) {
+    tmp_.resize(2 * w_);
+    rehash(1024);
+  }
 
   // The distinct index of row r (a new one when its key is new).
   uint32_t insert(size_t r) {
-    const uint64_t h = key_.hash(r);
+    uint64_t* k = tmp_.data();
+    const uint64_t h = key_.pack(r, k);
+    const uint32_t tag = (uint32_t)(h >> 32);
     size_t s = (size_t)h & mask_;
     for (;;) {
-      const uint32_t id = slot_[s];
-      if (id == kEmpty) break;
-      if (hash_[id] == h && key_.same(first_[id], r)) return id;
+      const uint64_t e = slot_[s];
+      if (e == kEmpty) break;
+      if ((uint32_t)(e >> 32) == tag && equal(key_of((uint32_t)e), k)) return (uint32_t)e;
       s = (s + 1) & mask_;
     }
     const uint32_t id = (uint32_t)first_.size();
-    slot_[s] = id;
+    slot_[s] = ((uint64_t)tag << 32) | id;
     first_.push_back((uint32_t)r);
-    hash_.push_back(h);
+    if (kept_) keys_.insert(keys_.end(), k, k + w_);
     if (2 * first_.size() > slot_.size()) rehash(2 * slot_.size());
     return id;
   }
@@ -107,20 +128,35 @@ class DistinctTable {
   const std::vector<uint32_t>& first_rows() const { return first_; }
 
  private:
-  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  static constexpr uint64_t kEmpty = ~0ULL;  // id 0xFFFFFFFF never exists (n < 2^32)
+  // Distinct row id's key (a kept one, or packed into tmp_'s second half).
+  const uint64_t* key_of(uint32_t id) {
+    if (kept_) return keys_.data() + (size_t)id * w_;
+    key_.pack(first_[id], tmp_.data() + w_);
+    return tmp_.data() + w_;
+  }
+  bool equal(const uint64_t* a, const uint64_t* b) const {
+    for (size_t i = 0; i < w_; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
   void rehash(size_t cap) {
     slot_.assign(cap, kEmpty);
     mask_ = cap - 1;
     for (uint32_t id = 0; id < (uint32_t)first_.size(); ++id) {
-      size_t s = (size_t)hash_[id] & mask_;
+      const uint64_t h = KeyView::hash(key_of(id), w_);
+      size_t s = (size_t)h & mask_;
       while (slot_[s] != kEmpty) s = (s + 1) & mask_;
-      slot_[s] = id;
+      slot_[s] = ((h >> 32) << 32) | id;
     }
   }
   const KeyView& key_;
-  std::vector<uint32_t> slot_;
+  const size_t w_;
+  const bool kept_;              // keys_ holds the keys
+  std::vector<uint64_t> slot_;
+  std::vector<uint64_t> keys_;   // per distinct row: its packed key (kept_)
   std::vector<uint32_t> first_;  // per distinct row: its first training row
-  std::vector<uint64_t> hash_;   // per distinct row: its key's hash
+  std::vector<uint64_t> tmp_;    // the key being looked up, then one to compare
   size_t mask_ = 0;
 };
 
@@ -214,6 +250,19 @@ bool distinct_rows(const KeyView& key, size_t n, size_t limit, int nthread, uint
   return true;
 }
 
+// Whether every row's K margins are bit for bit row 0's.
+bool margins_same_on_every_row(const float* m, size_t n, size_t K) {
+  std::vector<uint32_t> first(K);
+  std::memcpy(first.data(), m, 4 * K);
+  for (size_t r = 1; r < n; ++r)
+    for (size_t k = 0; k < K; ++k) {
+      uint32_t u;
+      std::memcpy(&u, m + r * K + k, 4);
+      if (u != first[k]) return false;
+    }
+  return true;
+}
+
 }  // namespace
 
 bool dedup_rows(const DedupInput& in, double max_distinct, RowDedup* out, int nthread) {
@@ -225,11 +274,16 @@ bool dedup_rows(const DedupInput& in, double max_distinct, RowDedup* out, int nt
   if (limit < 1) return false;
   KeyView key;
   key.row_bytes = d * (m.wide ? 2 : 1);
+  key.n_rows = n;
   key.bins = m.wide ? reinterpret_cast<const uint8_t*>(m.bins16.data()) : m.bins.data();
   key.labels = in.labels;
   key.weights = in.weights;
   key.margins = in.margins;
   key.K = in.margins ? in.K : 0;
+  // Margins equal on every row (no init model or base margins): not part
+  // of the key.
+  if (key.K && margins_same_on_every_row(in.margins, n, in.K)) key.K = 0;
+  key.finish();
   if (sample_says_no(key, n, limit)) return false;
 
   std::vector<uint32_t> row_of(n);

@@ -1,5 +1,6 @@
 #include "label_classes.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "model_limits.h"
@@ -98,12 +99,22 @@ void summarize_labels(const float* y, size_t n, LabelSummary* out) {
   size_t d = 0;
   bool capped = false, all_integer = true;
   double mn = 0, mx = 0;
+  if (n > 0) mn = mx = y[0];
   for (size_t i = 0; i < n; i++) {
     const double x = y[i];
-    if (i == 0 || x < mn) mn = x;
-    if (i == 0 || x > mx) mx = x;
-    if (all_integer && x != std::floor(x)) all_integer = false;
+    mn = std::min(mn, x);
+    mx = std::max(mx, x);
+    // Every double of magnitude 2^52 or more is an integer (no call to
+    // floor per row).
+    all_integer &= std::fabs(x) >= 0x1p52 || (double)(int64_t)x == x;
     if (capped) continue;
+    if (d <= 8) {
+      // A few classes: compared with each, without a branch per class
+      // (labels of a classification come in random order).
+      bool seen = false;
+      for (size_t j = 0; j < d; j++) seen |= v[j] == x;
+      if (seen) continue;
+    }
     size_t lo = 0, hi = d;  // first entry >= x
     while (lo < hi) {
       size_t mid = (lo + hi) >> 1;

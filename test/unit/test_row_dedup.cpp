@@ -156,6 +156,48 @@ TEST(RowDedup, DistinctRowsAndMultiplicities) {
   EXPECT_TRUE(d.row_of.empty());
 }
 
+TEST(RowDedup, KeysOfEveryLength) {
+  // Keys packed into words: entries of 1-20 bytes (a last word of entries
+  // padded, read in one load except on the table's last rows), the label
+  // and weight, then K = 1-3 margins two to a word; and keys longer than
+  // the table keeps (63-100 entries: compared by packing the first row
+  // again).  Rows differing only in the byte before a word's end, the
+  // weight, the last margin or the label are distinct; copies (the
+  // table's last row among them) are not.
+  std::vector<int> widths;
+  for (int nf = 1; nf <= 20; ++nf) widths.push_back(nf);
+  for (int nf : {55, 56, 63, 64, 65, 100}) widths.push_back(nf);
+  for (int nf : widths)
+    for (size_t K : {1u, 2u, 3u}) {
+      const size_t n = 8;
+      BinnedMatrix m;
+      m.n_rows = n;
+      m.n_features = nf;
+      m.resize_entries();
+      std::vector<float> y(n, 1.0f), w(n, 1.0f), mg(n * K, 0.25f);
+      for (size_t r = 0; r < n; ++r)
+        for (int f = 0; f < nf; ++f) m.set(r, f, (uint32_t)(f * 7 + 3));
+      m.set(1, nf - 1, 200);          // last entry
+      w[2] = 2.0f;                    // weight
+      mg[3 * K + K - 1] = 0.5f;       // last margin
+      y[4] = 0.0f;                    // label
+      for (int f = 0; f < nf; ++f) m.set(5, f, 250);  // a row of its own
+      // rows 0, 6, 7: copies (row 7 is the last row; row 6 is followed by it)
+      RowDedup d;
+      ASSERT_TRUE(dedup_rows(DedupInput{&m, y.data(), w.data(), mg.data(), K}, 1.0, &d)) << nf;
+      EXPECT_EQ(d.row_of, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 0, 0})) << nf << " " << K;
+      EXPECT_EQ(d.multiplicity, (std::vector<int32_t>{3, 1, 1, 1, 1, 1})) << nf << " " << K;
+      EXPECT_EQ(d.margins[3 * K + K - 1], 0.5f);
+      // Margins equal on every row are left out of the key; each distinct
+      // row still has them.
+      std::vector<float> same(n * K, -0.0f);
+      ASSERT_TRUE(dedup_rows(DedupInput{&m, y.data(), nullptr, same.data(), K}, 1.0, &d)) << nf;
+      EXPECT_EQ(d.row_of, (std::vector<uint32_t>{0, 1, 0, 0, 2, 3, 0, 0})) << nf << " " << K;
+      ASSERT_EQ(d.margins.size(), 4 * K);
+      for (float v : d.margins) EXPECT_TRUE(v == 0.0f && std::signbit(v));
+    }
+}
+
 TEST(RowDedup, WideBinsAndLargeTables) {
   // 2-byte entries are compared whole.
   BinnedMatrix m;
