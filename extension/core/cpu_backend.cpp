@@ -580,6 +580,11 @@ class CpuBackend final : public TreeBackend {
         const double gs = quant_[k].g_scale, hs = quant_[k].h_scale;
         GradSum* slot = gp + (size_t)k * n;
         GradSum& sum = sums[(size_t)tid * K + k];
+        int64_t s2[2] = {0, 0};
+        if (quantize_pass_simd(slot, b, e, gs, hs, mult, s2)) {  // gradient_pass.h
+          sum = gs_add(sum, GradSum{s2[0], s2[1]});
+          continue;
+        }
         if (mult) {
           for (size_t r = b; r < e; ++r) {
             double g, h;
@@ -587,11 +592,6 @@ class CpuBackend final : public TreeBackend {
             slot[r] = quantize_rows(g, h, quant_[k], mult[r]);
             sum = gs_add(sum, slot[r]);
           }
-          continue;
-        }
-        int64_t s2[2] = {0, 0};
-        if (quantize_pass_simd(slot, b, e, gs, hs, s2)) {  // gradient_pass.h
-          sum = gs_add(sum, GradSum{s2[0], s2[1]});
           continue;
         }
         for (size_t r = b; r < e; ++r) {

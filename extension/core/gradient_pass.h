@@ -45,10 +45,12 @@ bool squared_error_pass_simd(const float* margins, const float* y, const float* 
                              void* slots, GradMax* out);
 
 // Pass 2 on rows [b, e) with AVX2 (gradient_simd.cpp): each slot's (g, h)
-// doubles replaced by quantize(g, g_scale), quantize(h, h_scale), the same
-// integers, which are added to sum[0], sum[1]; false (nothing done) without
-// AVX2.
-bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double h_scale, int64_t sum[2]);
+// doubles replaced by quantize(g, g_scale), quantize(h, h_scale), times
+// mult[r] when mult is not null (quantize_rows(), modulo 2^64), the same
+// integers, which are added to sum[0], sum[1]; false (nothing done)
+// without AVX2.
+bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double h_scale,
+                        const int32_t* mult, int64_t sum[2]);
 
 // slots: 16 bytes per row (GradSum-sized), indexed by row.
 inline GradMax gradient_pass(Objective obj, const GradParams& gp, const float* margins,

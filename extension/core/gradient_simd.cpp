@@ -158,12 +158,16 @@ __attribute__((target("avx2"))) void squared_error_avx2(const float* margins, co
 }
 
 // Rows [b, e) of (g, h) double pairs -> quantize(g, gs), quantize(h, hs) in
-// place.  For |v| < 2^51, v + 1.5 * 2^52 lies in [2^52, 2^53), where the
-// doubles are the integers: the addition rounds v to nearest, ties to even
-// (1.5 * 2^52 is even), as host_rint() does, and the difference of the bit
-// patterns is that integer.
+// place, each times mult[r] when there are multiplicities (quantize_rows():
+// a row standing for mult[r] copies, row_dedup.h).  For |v| < 2^51,
+// v + 1.5 * 2^52 lies in [2^52, 2^53), where the doubles are the integers:
+// the addition rounds v to nearest, ties to even (1.5 * 2^52 is even), as
+// host_rint() does, and the difference of the bit patterns is that
+// integer.  The product by a multiplicity (0 < m < 2^31) is taken modulo
+// 2^64 from the two 32-bit halves of q, as q_lo * m + (q_hi * m << 32):
+// the int64 product wherever it fits (the quantizer's scale makes it fit).
 __attribute__((target("avx2"))) void quantize_avx2(void* slots, size_t b, size_t e, double gs,
-                                                   double hs, int64_t sum[2]) {
+                                                   double hs, const int32_t* mult, int64_t sum[2]) {
   char* base = static_cast<char*>(slots);
   const __m256d scale = _mm256_setr_pd(gs, hs, gs, hs);
   const __m256d sign = _mm256_set1_pd(-0.0);
@@ -177,7 +181,9 @@ __attribute__((target("avx2"))) void quantize_avx2(void* slots, size_t b, size_t
   auto scalar_row = [&](size_t r) {
     double v[2];
     std::memcpy(v, base + r * 16, 16);
-    const int64_t q[2] = {quantize(v[0], gs), quantize(v[1], hs)};
+    const uint64_t m = mult ? (uint64_t)mult[r] : 1;
+    const int64_t q[2] = {(int64_t)((uint64_t)quantize(v[0], gs) * m),
+                          (int64_t)((uint64_t)quantize(v[1], hs) * m)};
     std::memcpy(base + r * 16, q, 16);
     sg += (uint64_t)q[0];
     sh += (uint64_t)q[1];
@@ -192,7 +198,15 @@ __attribute__((target("avx2"))) void quantize_avx2(void* slots, size_t b, size_t
       scalar_row(r + 1);
       continue;
     }
-    const __m256i q = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(v, magic)), magic_bits);
+    __m256i q = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(v, magic)), magic_bits);
+    if (mult) {
+      // (m_r, m_r, m_r+1, m_r+1) in the low halves of the 64-bit lanes.
+      const __m128i m2 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(mult + r));
+      const __m256i m = _mm256_cvtepu32_epi64(_mm_unpacklo_epi32(m2, m2));
+      const __m256i lo = _mm256_mul_epu32(q, m);
+      const __m256i hi = _mm256_mul_epu32(_mm256_srli_epi64(q, 32), m);
+      q = _mm256_add_epi64(lo, _mm256_slli_epi64(hi, 32));
+    }
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), q);
     acc = _mm256_add_epi64(acc, q);
   }
@@ -215,8 +229,9 @@ bool with_avx2(Path path) {
   return true;
 }
 
-bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double h_scale, int64_t sum[2]) {
-  return with_avx2([&] { quantize_avx2(slots, b, e, g_scale, h_scale, sum); });
+bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double h_scale,
+                        const int32_t* mult, int64_t sum[2]) {
+  return with_avx2([&] { quantize_avx2(slots, b, e, g_scale, h_scale, mult, sum); });
 }
 
 bool squared_error_pass_simd(const float* margins, const float* y, const float* w, size_t b, size_t e,
@@ -230,7 +245,7 @@ bool logistic_pass_simd(const float* margins, const float* y, const float* w, si
 }
 #else
 // No AVX2 paths on this target: the callers take their scalar loops.
-bool quantize_pass_simd(void*, size_t, size_t, double, double, int64_t*) { return false; }
+bool quantize_pass_simd(void*, size_t, size_t, double, double, const int32_t*, int64_t*) { return false; }
 bool squared_error_pass_simd(const float*, const float*, const float*, size_t, size_t, void*, GradMax*) {
   return false;
 }

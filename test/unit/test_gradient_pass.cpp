@@ -66,10 +66,12 @@ std::vector<float> margins(size_t n, unsigned seed) {
 
 }  // namespace
 
-// Pass 2's vector quantization gives quantize()'s integers: random values at
-// every scale, ties (x.5 of both signs: to even), -0, the 2^51 edge of the
-// vector path and beyond, values up to 2^62, infinities and NaN, at every
-// block start and tail length; without AVX2 it does nothing and says so.
+// Pass 2's vector quantization gives quantize()'s integers, and with
+// multiplicities quantize_rows()' products: random values at every scale,
+// ties (x.5 of both signs: to even), -0, the 2^51 edge of the vector path
+// and beyond, values up to 2^62, infinities and NaN, multiplicities up to
+// 2^31 - 1, at every block start and tail length; without AVX2 it does
+// nothing and says so.
 TEST(GradientPass, QuantizeLikeScalar) {
   std::mt19937_64 rng(5);
   std::normal_distribution<double> nd(0.0, 1.0);
@@ -84,14 +86,23 @@ TEST(GradientPass, QuantizeLikeScalar) {
       for (size_t i = 0; i < 2 * n; ++i) v[i] = nd(rng) * std::ldexp(1.0, (int)(rng() % 60)) / (i % 2 ? sc[1] : sc[0]);
       for (size_t i = 0; i < sizeof edges / sizeof edges[0] && 3 * i + 1 < 2 * n; ++i)
         v[3 * i + 1] = edges[i] / (((3 * i + 1) % 2) ? sc[1] : sc[0]);
-      for (size_t b : {(size_t)0, (size_t)1}) {
+      // Multiplicities (row_dedup.h): 1, small, and up to 2^31 - 1.
+      std::vector<int32_t> mult(n);
+      for (size_t r = 0; r < n; ++r)
+        mult[r] = r % 5 == 0 ? 1 : r % 5 == 1 ? 0x7FFFFFFF : (int32_t)(1 + rng() % (r % 2 ? 1000 : 0x7FFFFFFE));
+      for (size_t b : {(size_t)0, (size_t)1})
+      for (const int32_t* mu : {(const int32_t*)nullptr, (const int32_t*)mult.data()}) {
         if (b > n) continue;
         std::vector<double> got = v;
         int64_t sum[2] = {7, -3}, want_sum[2] = {7, -3};  // added to
-        if (!quantize_pass_simd(got.data(), b, n, sc[0], sc[1], sum)) GTEST_SKIP() << "no AVX2";
+        if (!quantize_pass_simd(got.data(), b, n, sc[0], sc[1], mu, sum)) GTEST_SKIP() << "no AVX2";
+        // quantize_rows(), modulo 2^64.
+        auto want_q = [&](size_t r, int j) {
+          return (int64_t)((uint64_t)quantize(v[2 * r + j], sc[j]) * (uint64_t)(mu ? mu[r] : 1));
+        };
         for (size_t r = b; r < n; ++r)
           for (int j = 0; j < 2; ++j)
-            want_sum[j] = (int64_t)((uint64_t)want_sum[j] + (uint64_t)quantize(v[2 * r + j], sc[j]));
+            want_sum[j] = (int64_t)((uint64_t)want_sum[j] + (uint64_t)want_q(r, j));
         EXPECT_EQ(want_sum[0], sum[0]);
         EXPECT_EQ(want_sum[1], sum[1]);
         for (size_t r = 0; r < n; ++r)
@@ -100,11 +111,12 @@ TEST(GradientPass, QuantizeLikeScalar) {
             if (r < b) {
               std::memcpy(&want, &v[2 * r + j], 8);  // untouched
             } else {
-              want = quantize(v[2 * r + j], sc[j]);
+              want = want_q(r, j);
             }
             int64_t have;
             std::memcpy(&have, &got[2 * r + j], 8);
-            ASSERT_EQ(want, have) << "row " << r << " value " << v[2 * r + j] << " scale " << sc[j];
+            ASSERT_EQ(want, have) << "row " << r << " value " << v[2 * r + j] << " scale " << sc[j]
+                                  << " mult " << (mu ? mu[r] : 1);
           }
       }
     }
