@@ -29,6 +29,10 @@
 
 namespace gbdt_pg {
 
+using gbdt::ColumnCheck;  // column_checks.h (engine)
+using gbdt::check_columns;
+
+
 struct FeatureSet {
   int n;                     // columns read
   const char** names;        // column names (database encoding)

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-namespace gbdt_pg {
+namespace gbdt {
 
 struct ColumnCheck {
   bool constant;     // the same value on every row, or missing on every row
@@ -15,8 +15,10 @@ struct ColumnCheck {
   bool near_target;  // equal >= 0.99 or |corr| > 0.999
 };
 
-// cols[f][r], labels[r] (r < n); out[f] for f < nf.
+// cols[f][r], labels[r] (r < n); out[f] for f < nf.  With AVX2 the sums
+// run in vector registers, in the scalar loops' order (the same results);
+// vector_path false takes the scalar loops (tests).
 void check_columns(const float* const* cols, int nf, const float* labels, size_t n,
-                   ColumnCheck* out);
+                   ColumnCheck* out, bool vector_path = true);
 
-}  // namespace gbdt_pg
+}  // namespace gbdt
