@@ -4,7 +4,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "cpu_features.h"
 #include "thread_pool.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 
 namespace gbdt {
 
@@ -105,8 +110,6 @@ class FewValues {
   bool add(float v) {
     uint32_t u;
     std::memcpy(&u, &v, 4);
-    if (u == last_) return true;  // runs of one value are common in real columns
-    last_ = u;
     uint32_t s = (u * 0x9E3779B1u) >> (32 - kBits);
     for (;;) {
       const uint32_t e = slot_[s];
@@ -145,7 +148,6 @@ class FewValues {
   static_assert(2 * kMaxValueBins < (int)kSlots, "the table stays under half full");
   int limit_;
   int n_ = 0;
-  uint32_t last_ = kEmpty;
   uint32_t slot_[kSlots];
   float values_[kMaxValueBins];
 };
@@ -216,6 +218,57 @@ Cuts cuts_impl(const ColumnInput& in, const std::vector<size_t>* rows, int max_b
 
 }  // namespace
 
+namespace {
+
+// The smallest and largest non-NaN value of col[0, n) (INFINITY and
+// -INFINITY when there is none).  With AVX2, in 8 lanes combined at the
+// end: the same values, except that a zero bound may come out as either
+// zero, which set_value_range() does not tell apart (it adds +0 to the
+// minimum, and last_cut_above() of -0 and +0 are the same).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) void column_range_avx2(const float* col, size_t n, float* lo, float* hi) {
+  __m256 l = _mm256_set1_ps(INFINITY), h = _mm256_set1_ps(-INFINITY);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(col + i);
+    l = _mm256_min_ps(v, l);  // v < l ? v : l (a NaN v keeps l)
+    h = _mm256_max_ps(v, h);  // v > h ? v : h
+  }
+  float ls[8], hs[8];
+  _mm256_storeu_ps(ls, l);
+  _mm256_storeu_ps(hs, h);
+  float a = INFINITY, b = -INFINITY;
+  for (int k = 0; k < 8; ++k) {
+    a = ls[k] < a ? ls[k] : a;
+    b = hs[k] > b ? hs[k] : b;
+  }
+  for (; i < n; ++i) {
+    a = col[i] < a ? col[i] : a;
+    b = col[i] > b ? col[i] : b;
+  }
+  *lo = a;
+  *hi = b;
+}
+#endif
+
+void column_range(const float* col, size_t n, float* lo, float* hi) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (cpu_has_avx2()) {
+    column_range_avx2(col, n, lo, hi);
+    return;
+  }
+#endif
+  float a = INFINITY, b = -INFINITY;
+  for (size_t i = 0; i < n; ++i) {
+    a = col[i] < a ? col[i] : a;
+    b = col[i] > b ? col[i] : b;
+  }
+  *lo = a;
+  *hi = b;
+}
+
+}  // namespace
+
 size_t cut_sample_rows(int n_features) {
   const size_t d = (size_t)std::max(n_features, 1);
   return std::min<size_t>(1u << 18, std::max<size_t>(1u << 13, (1u << 24) / d));
@@ -251,16 +304,7 @@ Cuts compute_cuts(const ColumnInput& in, int max_bin, int nthread, size_t sample
   }
   std::vector<float> mins((size_t)d, INFINITY), maxs((size_t)d, -INFINITY);
   ThreadPool pool(nthread);
-  pool.run((size_t)d, [&](size_t f, int) {
-    const float* col = in.columns[f];
-    float lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < n; ++i) {
-      lo = col[i] < lo ? col[i] : lo;
-      hi = col[i] > hi ? col[i] : hi;
-    }
-    mins[f] = lo;
-    maxs[f] = hi;
-  });
+  pool.run((size_t)d, [&](size_t f, int) { column_range(in.columns[f], n, &mins[f], &maxs[f]); });
   set_value_range(&c, mins, maxs);
   return c;
 }

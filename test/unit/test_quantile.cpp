@@ -250,3 +250,51 @@ TEST(Cuts, FewValuesPathIsTheSortedPath) {
   }
   EXPECT_EQ(checked, 5 * 11 * 6);
 }
+
+// compute_cuts' value ranges (8 vector lanes with AVX2) give the cuts and
+// minima of cuts_from_sample + set_value_range with a plain scan's range:
+// columns of 0-40 and 3001 rows, NaN anywhere (all NaN too), a zero bound
+// of either sign, infinities, the extreme at the head, in the lanes or in
+// the tail.
+TEST(Cuts, ValueRangeLikeAPlainScan) {
+  std::mt19937 gen(5);
+  std::normal_distribution<float> nd(0.0f, 100.0f);
+  int checked = 0;
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n <= 40; ++n) lengths.push_back(n);
+  lengths.push_back(3001);
+  for (size_t n : lengths)
+    for (int variant = 0; variant < 6; ++variant) {
+      std::vector<float> col(n);
+      for (size_t i = 0; i < n; ++i) {
+        float v = nd(gen);
+        if (variant == 1) v = gen() % 3 == 0 ? NAN : v;
+        if (variant == 2) v = NAN;
+        if (variant == 3) v = gen() % 2 ? -0.0f : 0.0f;                // zero bounds of both signs
+        if (variant == 4) v = -std::fabs(v);  // all negative, and one -0 below: the maximum is -0
+        if (variant == 5 && gen() % 5 == 0) v = gen() % 2 ? INFINITY : -INFINITY;
+        col[i] = v;
+      }
+      if (variant == 4 && n > 0) col[gen() % n] = -0.0f;
+      if (variant == 0 && n > 0) col[n - 1] = 1e30f;  // the maximum in the tail
+      const std::vector<std::vector<float>> cols = {col};
+      const ColumnInput in = columns(cols);
+      for (int max_bin : {4, 256}) {
+        const Cuts got = compute_cuts(in, max_bin, 1);
+        Cuts want = cuts_from_sample(in, max_bin, 1);
+        float lo = INFINITY, hi = -INFINITY;
+        for (float v : col) {
+          lo = v < lo ? v : lo;
+          hi = v > hi ? v : hi;
+        }
+        set_value_range(&want, {lo}, {hi});
+        ASSERT_EQ(got.values.size(), want.values.size()) << n << " " << variant;
+        EXPECT_EQ(0, std::memcmp(got.values.data(), want.values.data(), want.values.size() * sizeof(float)))
+            << n << " " << variant;
+        EXPECT_EQ(0, std::memcmp(got.min_values.data(), want.min_values.data(), sizeof(float)))
+            << n << " " << variant << " " << got.min_values[0] << " " << want.min_values[0];
+        ++checked;
+      }
+    }
+  EXPECT_EQ(checked, 42 * 6 * 2);
+}
