@@ -20,9 +20,10 @@ std::vector<uint32_t> category_counts(const std::vector<std::string>& feature_na
                                       const std::vector<std::vector<std::string>>& categories);
 
 // Every value of a categorical column must be NaN (missing) or an integer
-// code 0 .. n-1; throws InvalidInput naming the column and the value.
+// code 0 .. n-1; throws InvalidInput naming the column, the value and its
+// row (the first such column, a column per task on up to nthread threads).
 void check_category_codes(const ColumnInput& in, const std::vector<std::string>& feature_names,
-                          const std::vector<uint32_t>& counts);
+                          const std::vector<uint32_t>& counts, int nthread = 1);
 
 // Whether cuts were made for these counts (categorical_cuts for each
 // categorical feature); throws std::logic_error naming the feature if not.

@@ -1034,7 +1034,7 @@ BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int
   BinnedInput b;
   const std::vector<uint32_t> counts =
       category_counts(in.feature_names, in.feature_types, in.categories);
-  check_category_codes(in.features, in.feature_names, counts);
+  check_category_codes(in.features, in.feature_names, counts, nthread);
   b.cuts = compute_cuts(in.features, max_bin, nthread, sample_rows,
                         counts.empty() ? nullptr : &counts);
   b.matrix = bin_matrix(in.features, b.cuts, nthread);

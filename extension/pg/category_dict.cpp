@@ -10,6 +10,8 @@
 
 #include "guard.h"
 #include "model_limits.h"
+#include "parallel_policy.h"
+#include "thread_pool.h"
 
 namespace gbdt_pg {
 
@@ -232,24 +234,51 @@ void train_categories_count_row(TrainCategories* tc, const float* vals) {
   }
 }
 
-void train_categories_count_columns(TrainCategories* tc, float* const* cols, size_t n) {
-  for (int f = 0; f < tc->nf; f++) {
-    CategoryColumn* c = tc->cols[f];
-    if (c == nullptr) continue;
-    uint64_t* counts = c->dict->counts.data();
-    const float* col = cols[f];
-    for (size_t i = 0; i < n; i++)
-      if (!std::isnan(col[i])) counts[(size_t)col[i]]++;
-  }
+// fn(f) for tc's categorical features f, one task each on up to nthread
+// threads (pure array work: no PostgreSQL call inside).  Engine code: call
+// inside run_engine.
+template <class Fn>
+void for_category_columns(const TrainCategories* tc, size_t n, int nthread, Fn&& fn) {
+  std::vector<int> fs;
+  for (int f = 0; f < tc->nf; f++)
+    if (tc->cols[f] != nullptr) fs.push_back(f);
+  if (fs.empty()) return;
+  const size_t work = n * fs.size() * 2;  // ~2 ns per value
+  gbdt::ThreadPool pool(gbdt::threads_for_work(work, std::min<int>(nthread, (int)fs.size())));
+  pool.run_sized(work, fs.size(), [&](size_t i, int) { fn(fs[i]); });
 }
 
-void train_categories_finalize(TrainCategories* tc, float* const* cols, size_t n) {
+void train_categories_count_columns(TrainCategories* tc, float* const* cols, size_t n, int nthread) {
+  run_engine([&] {
+    for_category_columns(tc, n, nthread, [&](int f) {
+      std::vector<uint64_t>& counts = tc->cols[f]->dict->counts;
+      const size_t m = counts.size();
+      const float* col = cols[f];
+      // Four tables, a row in each in turn: rows of the same category in a
+      // row do not wait for each other's increment.  A missing value
+      // counts in the extra slot m.
+      std::vector<uint64_t> c4(4 * (m + 1), 0);
+      auto slot = [m](float v) { return v == v ? (size_t)v : m; };
+      size_t i = 0;
+      for (; i + 4 <= n; i += 4) {
+        c4[slot(col[i])]++;
+        c4[(m + 1) + slot(col[i + 1])]++;
+        c4[2 * (m + 1) + slot(col[i + 2])]++;
+        c4[3 * (m + 1) + slot(col[i + 3])]++;
+      }
+      for (; i < n; i++) c4[slot(col[i])]++;
+      for (size_t k = 0; k < m; k++)
+        counts[k] += c4[k] + c4[(m + 1) + k] + c4[2 * (m + 1) + k] + c4[3 * (m + 1) + k];
+    });
+  });
+}
+
+void train_categories_finalize(TrainCategories* tc, float* const* cols, size_t n, int nthread) {
   for (int f = 0; f < tc->nf; f++) {
     CategoryColumn* c = tc->cols[f];
     if (c == nullptr) continue;
-    CategoryDict* d = c->dict;
     size_t kept = 0;
-    for (uint64_t k : d->counts) kept += k > 0;
+    for (uint64_t k : c->dict->counts) kept += k > 0;
     if (kept == 0)
       ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                       errmsg("categorical column \"%s\" has no non-NULL values in the rows with "
@@ -257,8 +286,14 @@ void train_categories_finalize(TrainCategories* tc, float* const* cols, size_t n
                              c->colname),
                       errhint("Leave the column out of the features.")));
     if (kept > (size_t)tc->limit) report_too_many(c->colname, kept, tc->limit, false);
-    std::vector<int32_t>* remap = nullptr;
-    run_engine([&] {
+  }
+  run_engine([&] {
+    // Per feature: the final code of each provisional one.
+    std::vector<std::vector<int32_t>> remaps((size_t)tc->nf);
+    for (int f = 0; f < tc->nf; f++) {
+      CategoryColumn* c = tc->cols[f];
+      if (c == nullptr) continue;
+      CategoryDict* d = c->dict;
       std::vector<int32_t> order;
       for (size_t i = 0; i < d->counts.size(); i++)
         if (d->counts[i] > 0) order.push_back((int32_t)i);
@@ -266,11 +301,12 @@ void train_categories_finalize(TrainCategories* tc, float* const* cols, size_t n
         if (d->counts[a] != d->counts[b]) return d->counts[a] > d->counts[b];
         return d->names[a] < d->names[b];
       });
-      remap = new std::vector<int32_t>(d->names.size(), -1);
+      std::vector<int32_t>& remap = remaps[(size_t)f];
+      remap.assign(d->names.size(), -1);
       std::vector<std::string_view> names;
       names.reserve(order.size());
       for (size_t k = 0; k < order.size(); k++) {
-        (*remap)[order[k]] = (int32_t)k;
+        remap[order[k]] = (int32_t)k;
         names.push_back(d->names[order[k]]);
       }
       d->index.clear();
@@ -278,16 +314,17 @@ void train_categories_finalize(TrainCategories* tc, float* const* cols, size_t n
       d->names.swap(names);
       d->counts.assign(d->names.size(), 0);
       std::fill(std::begin(d->hot), std::end(d->hot), -1);  // codes renumbered
-    });
-    c->building = false;
-    if (cols != nullptr) {
-      float* col = cols[f];
-      const int32_t* r = remap->data();
-      for (size_t i = 0; i < n; i++)
-        if (!std::isnan(col[i])) col[i] = (float)r[(size_t)col[i]];
     }
-    delete remap;
-  }
+    if (cols != nullptr)
+      for_category_columns(tc, n, nthread, [&](int f) {
+        float* col = cols[f];
+        const int32_t* r = remaps[(size_t)f].data();
+        for (size_t i = 0; i < n; i++)
+          if (!std::isnan(col[i])) col[i] = (float)r[(size_t)col[i]];
+      });
+  });
+  for (int f = 0; f < tc->nf; f++)
+    if (tc->cols[f] != nullptr) tc->cols[f]->building = false;
 }
 
 void train_categories_names(const TrainCategories* tc,

@@ -70,13 +70,15 @@ TrainCategories* train_categories_create(MemoryContext cxt, const RelInfo* rel,
                                          ReaderColumn* cols, int first, int nf, int limit);
 // Counts one row with a target (vals: the feature values, provisional codes).
 void train_categories_count_row(TrainCategories* tc, const float* vals);
-// Counts float columns (provisional codes) of n rows with a target.
-void train_categories_count_columns(TrainCategories* tc, float* const* cols, size_t n);
+// Counts float columns (provisional codes) of n rows with a target, a
+// column per task on up to nthread threads.
+void train_categories_count_columns(TrainCategories* tc, float* const* cols, size_t n, int nthread);
 // Final codes from the counts: errors for a column with more distinct
 // values than the limit (count and limit in the message) or without any.
 // cols (may be NULL): float columns of n rows holding provisional codes,
-// rewritten to final ones.  After this, the readers produce final codes.
-void train_categories_finalize(TrainCategories* tc, float* const* cols, size_t n);
+// rewritten to final ones (a column per task on up to nthread threads).
+// After this, the readers produce final codes.
+void train_categories_finalize(TrainCategories* tc, float* const* cols, size_t n, int nthread = 1);
 // The category names per feature (empty for numeric ones) for
 // gbdt::BinnedInput::categories.  Engine code: call inside run_engine.
 void train_categories_names(const TrainCategories* tc,

@@ -425,8 +425,8 @@ bool load_one_pass(const LoadSpec& spec, TablePasses* tp, FloatSink* fs, TrainCa
   *skipped = sk + fs->skipped;
   if (tcat != nullptr) {
     float** ccols = category_columns(spec.features, fs->cols);
-    train_categories_count_columns(tcat, ccols, fs->n);
-    train_categories_finalize(tcat, ccols, fs->n);
+    train_categories_count_columns(tcat, ccols, fs->n, spec.nthread);
+    train_categories_finalize(tcat, ccols, fs->n, spec.nthread);
     pfree(ccols);
   }
   close_table_passes(tp);
@@ -513,8 +513,8 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     skipped = fs.skipped;
     if (tcat != nullptr) {
       float** ccols = category_columns(spec.features, fs.cols);
-      train_categories_count_columns(tcat, ccols, fs.n);
-      train_categories_finalize(tcat, ccols, fs.n);
+      train_categories_count_columns(tcat, ccols, fs.n, spec.nthread);
+      train_categories_finalize(tcat, ccols, fs.n, spec.nthread);
       pfree(ccols);
     }
     bin_floats(spec, &fs, owned, out, tcat);

@@ -443,3 +443,49 @@ TEST(Categorical, WeightsAndAbsoluteErrorWithCategoricalFeature) {
   Model unweighted = train_in(c.input(true), reg_params(30, 2));
   EXPECT_GT(clean_mae(unweighted), 1.0);
 }
+
+// Codes of categorical columns: NaN or integers 0 .. n-1.  A bad one (-1,
+// n, 1.5, infinity) is an error naming its column, value and row: the
+// first bad column in feature order, on 1 thread or several (columns are
+// checked in parallel tasks).
+TEST(Categorical, BadCodesNamedWhateverTheThreads) {
+  const size_t n = 100000;
+  std::vector<float> num(n, 3.7f), a(n), b(n);
+  for (size_t r = 0; r < n; ++r) {
+    a[r] = r % 9 == 0 ? NAN : (float)(r % 4);
+    b[r] = (float)(r % 3);
+  }
+  ColumnInput in;
+  in.n_rows = n;
+  in.columns = {num.data(), a.data(), b.data()};
+  const std::vector<std::string> names = {"x", "colour", "size"};
+  const std::vector<uint32_t> counts = {0, 4, 3};
+  for (int nt : {1, 2, 4}) {
+    EXPECT_NO_THROW(check_category_codes(in, names, counts, nt)) << nt;
+    struct Case {
+      float* col;
+      size_t row;
+      float v;
+      const char* want;
+    };
+    const Case cases[] = {{b.data(), 70000, 3.0f, "\"size\" has code 3 in row 70001"},
+                          {b.data(), 5, -1.0f, "\"size\" has code -1 in row 6"},
+                          {a.data(), 99999, 1.5f, "\"colour\" has code 1.5 in row 100000"},
+                          {a.data(), 0, INFINITY, "\"colour\" has code inf in row 1"}};
+    for (const Case& c : cases) {
+      const float keep = c.col[c.row];
+      c.col[c.row] = c.v;
+      // A later bad value in "size" never hides one in "colour".
+      const float keep_b = b[n - 1];
+      if (c.col == a.data()) b[n - 1] = 7.0f;
+      try {
+        check_category_codes(in, names, counts, nt);
+        ADD_FAILURE() << "no error for " << c.want << " nthread " << nt;
+      } catch (const InvalidInput& e) {
+        EXPECT_NE(std::string(e.what()).find(c.want), std::string::npos) << e.what() << " nthread " << nt;
+      }
+      c.col[c.row] = keep;
+      b[n - 1] = keep_b;
+    }
+  }
+}
