@@ -48,34 +48,27 @@ struct Pass2 {
   double cxy[kLanes] = {}, cxx[kLanes] = {}, cyy[kLanes] = {};
 };
 
-// Pass 1 on the whole groups of rows [0, groups): present values, their
-// sums, rows equal to the label, and whether a present value differs from
-// `first`.
-void pass1_scalar(const float* x, const float* y, size_t groups, float first, Pass1* p) {
-  for (size_t r = 0; r < groups; r += kLanes)
-    for (int l = 0; l < kLanes; l++) {
-      const float v = x[r + l];
-      const uint64_t keep = present_mask(v);
-      const size_t ok = keep & 1;
-      p->differ |= ok & (size_t)(v != first);
-      p->eq[l] += ok & (size_t)(v == y[r + l]);
-      p->sx[l] += or_zero((double)v, keep);
-      p->sy[l] += or_zero((double)y[r + l], keep);
-      p->m[l] += ok;
-    }
+// Pass 1 for row r into lane l: whether it is present, its sums, whether
+// it equals its label, and whether it differs from `first`.
+inline void pass1_row(const float* x, const float* y, size_t r, int l, float first, Pass1* p) {
+  const float v = x[r];
+  const uint64_t keep = present_mask(v);
+  const size_t ok = keep & 1;
+  p->differ |= ok & (size_t)(v != first);
+  p->eq[l] += ok & (size_t)(v == y[r]);
+  p->sx[l] += or_zero((double)v, keep);
+  p->sy[l] += or_zero((double)y[r], keep);
+  p->m[l] += ok;
 }
 
-// Pass 2 on the whole groups: sums of the centred products.
-void pass2_scalar(const float* x, const float* y, size_t groups, double mx, double my, Pass2* p) {
-  for (size_t k = 0; k < groups; k += kLanes)
-    for (int l = 0; l < kLanes; l++) {
-      const uint64_t keep = present_mask(x[k + l]);
-      // A missing row adds 0 to each sum (dx = dy = 0).
-      const double dx = or_zero((double)x[k + l] - mx, keep), dy = or_zero((double)y[k + l] - my, keep);
-      p->cxy[l] += dx * dy;
-      p->cxx[l] += dx * dx;
-      p->cyy[l] += dy * dy;
-    }
+// Pass 2 for row r into lane l: the sums of the centred products (a
+// missing row adds 0 to each: dx = dy = 0).
+inline void pass2_row(const float* x, const float* y, size_t r, int l, double mx, double my, Pass2* p) {
+  const uint64_t keep = present_mask(x[r]);
+  const double dx = or_zero((double)x[r] - mx, keep), dy = or_zero((double)y[r] - my, keep);
+  p->cxy[l] += dx * dy;
+  p->cxx[l] += dx * dx;
+  p->cyy[l] += dy * dy;
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -135,22 +128,16 @@ ColumnCheck check_one(const float* x, const float* y, size_t n, bool vector_path
   const float first = r0 < n ? x[r0] : 0.0f;
   const size_t groups = n - n % kLanes;
   Pass1 p1;
+  size_t r = 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (avx2)
+  if (avx2) {
     pass1_avx2(x, y, groups, first, &p1);
-  else
-#endif
-    pass1_scalar(x, y, groups, first, &p1);
-  for (size_t r = groups; r < n; r++) {
-    const float v = x[r];
-    const uint64_t keep = present_mask(v);
-    const size_t ok = keep & 1;
-    p1.differ |= ok & (size_t)(v != first);
-    p1.eq[0] += ok & (size_t)(v == y[r]);
-    p1.sx[0] += or_zero((double)v, keep);
-    p1.sy[0] += or_zero((double)y[r], keep);
-    p1.m[0] += ok;
+    r = groups;
   }
+#endif
+  for (; r < groups; r += kLanes)
+    for (int l = 0; l < kLanes; l++) pass1_row(x, y, r + l, l, first, &p1);
+  for (; r < n; r++) pass1_row(x, y, r, 0, first, &p1);
   const size_t tm = p1.m[0] + p1.m[1] + p1.m[2] + p1.m[3];
   const size_t te = p1.eq[0] + p1.eq[1] + p1.eq[2] + p1.eq[3];
   double corr = 0;
@@ -158,19 +145,16 @@ ColumnCheck check_one(const float* x, const float* y, size_t n, bool vector_path
     const double mx = (p1.sx[0] + p1.sx[1] + p1.sx[2] + p1.sx[3]) / (double)tm;
     const double my = (p1.sy[0] + p1.sy[1] + p1.sy[2] + p1.sy[3]) / (double)tm;
     Pass2 p2;
+    size_t k = 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (avx2)
+    if (avx2) {
       pass2_avx2(x, y, groups, mx, my, &p2);
-    else
-#endif
-      pass2_scalar(x, y, groups, mx, my, &p2);
-    for (size_t k = groups; k < n; k++) {
-      const uint64_t keep = present_mask(x[k]);
-      const double dx = or_zero((double)x[k] - mx, keep), dy = or_zero((double)y[k] - my, keep);
-      p2.cxy[0] += dx * dy;
-      p2.cxx[0] += dx * dx;
-      p2.cyy[0] += dy * dy;
+      k = groups;
     }
+#endif
+    for (; k < groups; k += kLanes)
+      for (int l = 0; l < kLanes; l++) pass2_row(x, y, k + l, l, mx, my, &p2);
+    for (; k < n; k++) pass2_row(x, y, k, 0, mx, my, &p2);
     const double a = p2.cxy[0] + p2.cxy[1] + p2.cxy[2] + p2.cxy[3];
     const double b = p2.cxx[0] + p2.cxx[1] + p2.cxx[2] + p2.cxx[3];
     const double c = p2.cyy[0] + p2.cyy[1] + p2.cyy[2] + p2.cyy[3];

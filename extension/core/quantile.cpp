@@ -226,7 +226,8 @@ namespace {
 // zero, which set_value_range() does not tell apart (it adds +0 to the
 // minimum, and last_cut_above() of -0 and +0 are the same).
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("avx2"))) void column_range_avx2(const float* col, size_t n, float* lo, float* hi) {
+// The rows of whole groups of 8 into *lo, *hi; returns the rows done.
+__attribute__((target("avx2"))) size_t column_range_avx2(const float* col, size_t n, float* lo, float* hi) {
   __m256 l = _mm256_set1_ps(INFINITY), h = _mm256_set1_ps(-INFINITY);
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -237,29 +238,21 @@ __attribute__((target("avx2"))) void column_range_avx2(const float* col, size_t 
   float ls[8], hs[8];
   _mm256_storeu_ps(ls, l);
   _mm256_storeu_ps(hs, h);
-  float a = INFINITY, b = -INFINITY;
   for (int k = 0; k < 8; ++k) {
-    a = ls[k] < a ? ls[k] : a;
-    b = hs[k] > b ? hs[k] : b;
+    *lo = ls[k] < *lo ? ls[k] : *lo;
+    *hi = hs[k] > *hi ? hs[k] : *hi;
   }
-  for (; i < n; ++i) {
-    a = col[i] < a ? col[i] : a;
-    b = col[i] > b ? col[i] : b;
-  }
-  *lo = a;
-  *hi = b;
+  return i;
 }
 #endif
 
 void column_range(const float* col, size_t n, float* lo, float* hi) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (cpu_has_avx2()) {
-    column_range_avx2(col, n, lo, hi);
-    return;
-  }
-#endif
   float a = INFINITY, b = -INFINITY;
-  for (size_t i = 0; i < n; ++i) {
+  size_t i = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (cpu_has_avx2()) i = column_range_avx2(col, n, &a, &b);
+#endif
+  for (; i < n; ++i) {
     a = col[i] < a ? col[i] : a;
     b = col[i] > b ? col[i] : b;
   }

@@ -32,7 +32,6 @@ namespace gbdt_pg {
 using gbdt::ColumnCheck;  // column_checks.h (engine)
 using gbdt::check_columns;
 
-
 struct FeatureSet {
   int n;                     // columns read
   const char** names;        // column names (database encoding)
