@@ -180,12 +180,7 @@ void ThreadPool::worker(int id) {
   }
 }
 
-void ThreadPool::run(size_t n_tasks, const std::function<void(size_t, int)>& fn) {
-  if (n_tasks == 0) return;
-  if (nthread_ == 1 || n_tasks == 1 || threads_.empty()) {
-    for (size_t t = 0; t < n_tasks; ++t) fn(t, 0);
-    return;
-  }
+void ThreadPool::open_job(size_t n_tasks, const std::function<void(size_t, int)>& fn) {
   // The previous generation is closed and empty: publish the job, then open
   // the next generation (release: a worker that enters sees the job).
   job_ = &fn;
@@ -198,13 +193,13 @@ void ThreadPool::run(size_t n_tasks, const std::function<void(size_t, int)>& fn)
     std::lock_guard<std::mutex> l(mu_);
     cv_.notify_all();
   }
-  // The calling thread works too (as thread 0).
-  const int64_t t_start = now_us();
-  work(fn, n_tasks, 0);
+}
+
+int64_t ThreadPool::close_job() {
   // Every task is claimed: close the generation and wait for the workers
   // inside to finish theirs.
   uint64_t c = ctl_.fetch_or(kClosed, std::memory_order_acq_rel) | kClosed;
-  bool stalled = false;
+  int64_t waited = 0;
   if (c & kInside) {
     const int64_t t0 = now_us();
     int64_t t = t0;
@@ -212,17 +207,13 @@ void ThreadPool::run(size_t n_tasks, const std::function<void(size_t, int)>& fn)
       cpu_relax();
       if ((i & 63) == 63 && (t = now_us()) - t0 > kJoinSpinMicros) std::this_thread::yield();
     }
-    t = now_us();
-    stalled = t - t0 > kStallMicros && t - t0 > t0 - t_start;
-  }
-  if (stalled) {
-    stall_level_ = std::min(stall_level_ + 2, kMaxStallLevel);
-    clean_runs_ = 0;
-  } else if (stall_level_ > 0 && ++clean_runs_ >= kCleanRunsPerLevel) {
-    --stall_level_;
-    clean_runs_ = 0;
+    waited = now_us() - t0;
   }
   job_ = nullptr;
+  return waited;
+}
+
+void ThreadPool::rethrow_job_error() {
   std::exception_ptr err;
   if (failed_.load(std::memory_order_relaxed)) {
     std::lock_guard<std::mutex> l(mu_);
@@ -230,6 +221,50 @@ void ThreadPool::run(size_t n_tasks, const std::function<void(size_t, int)>& fn)
     error_ = nullptr;
   }
   if (err) std::rethrow_exception(err);
+}
+
+void ThreadPool::run(size_t n_tasks, const std::function<void(size_t, int)>& fn) {
+  if (n_tasks == 0) return;
+  if (nthread_ == 1 || n_tasks == 1 || threads_.empty()) {
+    for (size_t t = 0; t < n_tasks; ++t) fn(t, 0);
+    return;
+  }
+  open_job(n_tasks, fn);
+  // The calling thread works too (as thread 0).
+  const int64_t t_start = now_us();
+  work(fn, n_tasks, 0);
+  const int64_t worked = now_us() - t_start;
+  const int64_t waited = close_job();
+  if (waited > kStallMicros && waited > worked) {
+    stall_level_ = std::min(stall_level_ + 2, kMaxStallLevel);
+    clean_runs_ = 0;
+  } else if (stall_level_ > 0 && ++clean_runs_ >= kCleanRunsPerLevel) {
+    --stall_level_;
+    clean_runs_ = 0;
+  }
+  rethrow_job_error();
+}
+
+void ThreadPool::start(size_t n_tasks, const std::function<void(size_t, int)>& fn) {
+  if (started_ != nullptr) finish();
+  started_ = &fn;
+  started_tasks_ = n_tasks;
+  started_open_ = n_tasks > 0 && !threads_.empty();
+  if (started_open_) open_job(n_tasks, fn);
+}
+
+void ThreadPool::finish() {
+  const std::function<void(size_t, int)>* fn = started_;
+  if (fn == nullptr) return;
+  started_ = nullptr;
+  if (!started_open_) {
+    for (size_t t = 0; t < started_tasks_; ++t) (*fn)(t, 0);
+    return;
+  }
+  started_open_ = false;
+  work(*fn, started_tasks_, 0);
+  close_job();
+  rethrow_job_error();
 }
 
 void ThreadPool::run_blocks(size_t n, const std::function<void(size_t, size_t, int)>& fn) {

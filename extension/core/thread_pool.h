@@ -46,7 +46,7 @@ void stop_all_worker_groups() noexcept;
 // Groups registered now (tests).
 size_t live_worker_groups() noexcept;
 
-class ThreadPool : public WorkerGroup {
+class ThreadPool final : public WorkerGroup {
  public:
   explicit ThreadPool(int nthread);
   ~ThreadPool();
@@ -58,6 +58,14 @@ class ThreadPool : public WorkerGroup {
   // Runs fn(task, thread) for task in [0, n_tasks); tasks are handed out
   // dynamically; returns when all are done.
   void run(size_t n_tasks, const std::function<void(size_t, int)>& fn);
+  // The same in two halves: start() hands the tasks to the workers and
+  // returns at once (without workers: nothing runs yet), the caller does
+  // other work, and finish() runs the tasks left on the calling thread,
+  // waits for the workers' and rethrows a task's exception.  fn must stay
+  // valid until finish(); at most one started job (start() finishes the
+  // previous one first); run() and the sized runs only when none is.
+  void start(size_t n_tasks, const std::function<void(size_t, int)>& fn);
+  void finish();
   // Static split of [0, n) into one contiguous block per thread: fn(begin, end, thread).
   void run_blocks(size_t n, const std::function<void(size_t, size_t, int)>& fn);
   // The same with the degree of parallelism chosen from the step's size
@@ -76,6 +84,12 @@ class ThreadPool : public WorkerGroup {
 
  private:
   void worker(int id);
+  // run()'s parts: publish a job and open its generation; close it and wait
+  // for the workers inside (returns the microseconds waited); rethrow the
+  // first exception of its tasks.
+  void open_job(size_t n_tasks, const std::function<void(size_t, int)>& fn);
+  int64_t close_job();
+  void rethrow_job_error();
   // Claims and runs tasks of the current job until none is left.
   void work(const std::function<void(size_t, int)>& fn, size_t n_tasks, int tid);
   // Waits (spinning, then sleeping) for a generation other than `seen` or
@@ -96,6 +110,10 @@ class ThreadPool : public WorkerGroup {
   std::atomic<int> sleepers_{0};  // workers blocked in cv_
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
+  // The job of start(), until finish() (owner's thread only).
+  const std::function<void(size_t, int)>* started_ = nullptr;
+  size_t started_tasks_ = 0;
+  bool started_open_ = false;  // handed to the workers (else finish() runs it)
   int stall_level_ = 0;  // owner's thread only
   int clean_runs_ = 0;
   std::mutex mu_;  // guards the sleep/wake handshake and error_

@@ -2,10 +2,17 @@
 
 #include <cfloat>
 #include <cmath>
+#include <functional>
+#include <memory>
 
 #include "category_dict.h"
+#include "guard.h"
+#include "raw_layout.h"
+#include "thread_pool.h"
 
 extern "C" {
+#include "access/heapam.h"
+#include "catalog/pg_am.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
@@ -269,11 +276,11 @@ inline float plain_value(Datum d, ValKind k, double* v) {
 
 // convert_row for tables whose columns are all plain numbers: no memory
 // context switch, no call per value, pointers held in locals.
-void convert_plain_row(TablePasses* tp) {
+void convert_plain_row(TablePasses* tp, TupleTableSlot* slot) {
   const AttrNumber* attnums = tp->fs.attnums;
   const ReaderColumn* cols = tp->cols;
-  const Datum* sv = tp->slot->tts_values;
-  const bool* sn = tp->slot->tts_isnull;
+  const Datum* sv = slot->tts_values;
+  const bool* sn = slot->tts_isnull;
   TupleTableSlot* out = tp->out;
   ExecClearTuple(out);
   Datum* ov = out->tts_values;
@@ -344,7 +351,7 @@ void deliver_row(TablePasses* tp, ReaderRowFn fn, void* arg) {
     // Nothing is allocated converting plain numbers; the row function
     // still runs in the per-row context (it may allocate).
     slot_getsomeattrs(tp->slot, tp->fs.maxatt);
-    convert_plain_row(tp);
+    convert_plain_row(tp, tp->slot);
     MemoryContext old = MemoryContextSwitchTo(tp->row_cxt);
     fn(arg, tp->out, tp->vals, tp->nulls);
     MemoryContextSwitchTo(old);
@@ -403,6 +410,228 @@ uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn
   table_endscan(scan);
   if (skipped) *skipped = skip;
   return kept;
+}
+
+// ---- raw pass ----
+
+namespace {
+
+struct RawBatch {
+  uint8_t* raw;      // cap rows of layout.stride bytes
+  uint8_t* pending;  // per row: RawRows' pending code
+  float* x;          // cap rows of ncols floats
+  bool* nulls;       // cap rows of ncols flags, rows of pending 0 only
+  size_t n;
+  size_t inf_row;    // first row with an infinity in a column that rejects it (n: none)
+  size_t stop;       // the first row sink->take did not take
+};
+
+struct RawPass {
+  TablePasses* tp;
+  const RawSink* sink;
+  void* arg;
+  RawLayout layout;
+  gbdt::RawShape shape;
+  int ncols;
+  bool* reject;             // per column: infinity is an error
+  size_t cap;               // rows per batch
+  RawBatch b[2];
+  int cur;                  // the batch being filled
+  RawBatch* in_flight;      // the batch the worker takes, or null
+  bool ended;               // the sink ended the pass
+  uint64 rows;
+  TupleTableSlot* hslot;    // tuples without the layout, deformed here
+  gbdt::ThreadPool* pool;
+  std::function<void(size_t, int)>* job;
+};
+
+// The worker's part (no PostgreSQL call): decode the batch, find its first
+// infinity, hand the rows before it to the sink.
+void take_batch(RawPass* p, RawBatch* b) {
+  const gbdt::RawRows rr = raw_rows_of(p->layout, b->raw, b->pending);
+  gbdt::decode_raw_rows(rr, p->shape, p->ncols, 0, b->n, b->x);
+  const int nc = p->ncols;
+  size_t inf = b->n;
+  for (size_t i = 0; i < b->n && inf == b->n; i++) {
+    const float* v = b->x + i * nc;
+    for (int c = 0; c < nc; c++)
+      if (std::isinf(v[c]) && p->reject[c]) {
+        inf = i;
+        break;
+      }
+  }
+  b->inf_row = inf;
+  b->stop = p->sink->take(p->arg, b->x, (size_t)nc, 0, inf);
+}
+
+// A tuple without the layout (fewer attributes): deformed and converted
+// here, with the checks of convert_plain_row.
+void raw_slot_row(RawPass* p, RawBatch* b, size_t i, HeapTuple tup) {
+  TablePasses* tp = p->tp;
+  ExecStoreHeapTuple(tup, p->hslot, false);
+  slot_getsomeattrs(p->hslot, tp->fs.maxatt);
+  convert_plain_row(tp, p->hslot);
+  ExecClearTuple(p->hslot);
+  memcpy(b->x + i * p->ncols, tp->vals, sizeof(float) * p->ncols);
+  memcpy(b->nulls + i * p->ncols, tp->nulls, sizeof(bool) * p->ncols);
+}
+
+// Row i's values and NULL flags as a row function gets them.
+void raw_row_values(RawPass* p, RawBatch* b, size_t i, float* vals, bool* nulls) {
+  const int nc = p->ncols;
+  memcpy(vals, b->x + i * nc, sizeof(float) * nc);
+  const uint8_t pend = b->pending[i];
+  const uint8_t* row = b->raw + i * p->layout.stride;
+  for (int c = 0; c < nc; c++) {
+    double v;
+    nulls[c] = pend == 0 ? b->nulls[i * nc + c]
+               : pend == 1 ? false
+                           : !raw_row_double(p->layout, row, pend, c, &v);
+  }
+}
+
+// The error convert_plain_row raises for row i's first infinity.
+void report_raw_infinity(RawPass* p, RawBatch* b, size_t i) {
+  const uint8_t* row = b->raw + i * p->layout.stride;
+  for (int c = 0; c < p->ncols; c++) {
+    if (!p->reject[c] || !std::isinf(b->x[i * p->ncols + c])) continue;
+    double v = 0;
+    raw_row_double(p->layout, row, b->pending[i], c, &v);
+    const ReaderColumn& col = p->tp->cols[c];
+    report_nonfinite(col.name, col.is_target,
+                     col.kind == ValKind::kFloat4 ? Float4GetDatum((float)v) : Float8GetDatum(v),
+                     col.kind, v);
+  }
+  elog(ERROR, "gbdt: raw pass lost an infinity");
+}
+
+// This thread, after the worker: the rows the sink's take stopped at
+// (sink->stopped takes each; take resumes after it) and the batch's
+// infinity, in row order.
+void resolve_batch(RawPass* p, RawBatch* b) {
+  const TablePasses* tp = p->tp;
+  size_t at = b->stop;
+  while (at < b->n) {
+    if (at == b->inf_row) report_raw_infinity(p, b, at);
+    raw_row_values(p, b, at, tp->vals, tp->nulls);
+    if (!p->sink->stopped(p->arg, tp->vals, tp->nulls)) {
+      p->ended = true;
+      return;
+    }
+    at = p->sink->take(p->arg, b->x, (size_t)p->ncols, at + 1, b->inf_row);
+  }
+}
+
+void finish_in_flight(RawPass* p) {
+  if (p->in_flight == nullptr) return;
+  gbdt::ThreadPool* pool = p->pool;
+  run_engine([&] { pool->finish(); });
+  RawBatch* b = p->in_flight;
+  p->in_flight = nullptr;
+  resolve_batch(p, b);
+  b->n = 0;
+}
+
+// The filled batch goes to the worker once the one before it is resolved.
+void submit_batch(RawPass* p) {
+  finish_in_flight(p);
+  RawBatch* c = &p->b[p->cur];
+  if (p->ended || c->n == 0) return;
+  p->in_flight = c;
+  gbdt::ThreadPool* pool = p->pool;
+  std::function<void(size_t, int)>* job = p->job;
+  run_engine([&] { pool->start(1, *job); });
+  p->cur ^= 1;
+}
+
+// Everything that may raise an error while the worker runs: no C++ object
+// with a destructor lives here (the caller stops the worker on an error).
+void raw_pass_loop(RawPass* p) {
+  TableScanDesc scan = table_beginscan_strat(p->tp->r, GetActiveSnapshot(), 0, nullptr, true, false);
+  const size_t stride = p->layout.stride;
+  HeapTuple tup;
+  uint64 seen = 0;
+  while ((tup = heap_getnext(scan, ForwardScanDirection)) != nullptr) {
+    if ((++seen & 4095) == 0) CHECK_FOR_INTERRUPTS();
+    RawBatch* b = &p->b[p->cur];
+    const size_t i = b->n;
+    const uint8_t pend = copy_raw_tuple(p->layout, tup, b->raw + i * stride);
+    if (pend == 0) raw_slot_row(p, b, i, tup);
+    b->pending[i] = pend;
+    if (++b->n == p->cap) {
+      submit_batch(p);
+      if (p->ended) break;
+    }
+  }
+  if (!p->ended) submit_batch(p);  // the last, partial batch
+  if (!p->ended) finish_in_flight(p);
+  table_endscan(scan);
+  p->rows = seen;
+}
+
+void stop_raw_worker(RawPass* p) noexcept {
+  delete p->pool;  // joins the worker, which ends the batch it is taking first
+  p->pool = nullptr;
+  delete p->job;
+  p->job = nullptr;
+}
+
+}  // namespace
+
+bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread, uint64* rows) {
+  if (!tp->fs.plain || tp->r->rd_rel->relam != HEAP_TABLE_AM_OID) return false;
+  RawPass* p = (RawPass*)palloc0(sizeof(RawPass));
+  ValKind* kinds = (ValKind*)palloc(sizeof(ValKind) * tp->ncols);
+  for (int c = 0; c < tp->ncols; c++) kinds[c] = tp->cols[c].kind;
+  if (!plan_raw_layout(RelationGetDescr(tp->r), tp->fs.attnums, kinds, tp->ncols, &p->layout))
+    return false;
+  p->tp = tp;
+  p->sink = sink;
+  p->arg = arg;
+  p->ncols = tp->ncols;
+  p->reject = (bool*)palloc(sizeof(bool) * tp->ncols);
+  for (int c = 0; c < tp->ncols; c++) p->reject[c] = tp->cols[c].reject_infinity;
+  // Batches of about 512 kB of tuple bytes: the worker's batch stays in its
+  // cache while this thread fills the other.
+  p->cap = std::min<size_t>(16384, std::max<size_t>(1024, ((size_t)512 << 10) / p->layout.stride));
+  for (RawBatch& b : p->b) {
+    b.raw = (uint8_t*)palloc(p->cap * p->layout.stride);
+    b.pending = (uint8_t*)palloc(p->cap);
+    b.x = (float*)palloc(sizeof(float) * p->cap * p->ncols);
+    b.nulls = (bool*)palloc(sizeof(bool) * p->cap * p->ncols);
+    b.n = 0;
+  }
+  p->hslot = MakeSingleTupleTableSlot(RelationGetDescr(tp->r), &TTSOpsHeapTuple);
+  {
+    const gbdt::RawRows rr = raw_rows_of(p->layout, nullptr, nullptr);
+    p->shape = gbdt::raw_shape(rr, p->ncols);
+  }
+  // One worker takes a batch while this thread reads the next.
+  run_engine([&] {
+    std::unique_ptr<gbdt::ThreadPool> pool(new gbdt::ThreadPool(nthread > 1 ? 2 : 1));
+    p->job = new std::function<void(size_t, int)>([p](size_t, int) { take_batch(p, p->in_flight); });
+    p->pool = pool.release();
+  });
+  PG_TRY();
+  {
+    raw_pass_loop(p);
+  }
+  PG_CATCH();
+  {
+    stop_raw_worker(p);
+    PG_RE_THROW();
+  }
+  PG_END_TRY();
+  stop_raw_worker(p);
+  ExecDropSingleTupleTableSlot(p->hslot);
+  for (RawBatch& b : p->b) {
+    pfree(b.raw);
+    pfree(b.pending);
+    pfree(b.x);
+    pfree(b.nulls);
+  }
+  *rows = p->rows;
+  return true;
 }
 
 void close_table_passes(TablePasses* tp) {

@@ -83,6 +83,28 @@ TablePasses* open_table_passes(const RelInfo* rel, const ReaderColumn* cols, int
 uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn fn, void* arg,
                   uint64* skipped);
 
+// A pass over every row of a plain heap table whose columns are all plain
+// numbers, in batches: this thread reads the tuples and copies their bytes
+// (raw_layout.h), and a worker (nthread > 1; else this thread, in turn)
+// decodes each batch to floats and hands it to sink->take while this thread
+// reads the next.  Unlike table_pass, no row is skipped: the sink sees rows
+// whose first column is NULL or NaN too.  An infinity in a column that
+// rejects it raises convert's error here, in row order with the sink's
+// stops.  False (nothing read) when the table's layout does not allow raw
+// copies; else *rows is the number of rows read (when the sink did not end
+// the pass).
+struct RawSink {
+  // Any thread, no PostgreSQL call, no exception: take rows [from, to) of a
+  // decoded batch (x: ncols floats per row in the reader's column order,
+  // NULL as NaN); returns the first row not taken (to: all of them).
+  size_t (*take)(void* arg, const float* x, size_t ncols, size_t from, size_t to);
+  // This thread, for the row take stopped at (vals/nulls as a row function
+  // gets them): take it the slow way (errors, growing buffers) and return
+  // true (take resumes after it), or return false to end the pass.
+  bool (*stopped)(void* arg, const float* vals, const bool* nulls);
+};
+bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread, uint64* rows);
+
 // Ends the passes (closes the relation, pops the snapshot).
 void close_table_passes(TablePasses* tp);
 

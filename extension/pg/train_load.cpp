@@ -175,6 +175,54 @@ void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* n
   }
 }
 
+// The raw pass into a FloatSink (relation_reader.h): float_row's work on
+// decoded batches, on the reader's worker.  A row float_row would handle
+// otherwise than by storing it (a bad weight, the sink full, the bail-out
+// size reached) stops take, and float_stopped runs float_row itself on it.
+// Only for sinks with nothing float_row reads from the slot (no text
+// labels, arrays, groups or upper bounds) and a bail-out size.
+bool float_sink_takes_raw(const FloatSink* s) {
+  return !(s->spec->labels != nullptr && s->spec->labels->text) && !s->spec->features->has_arrays &&
+         s->groups == nullptr && s->upper == nullptr && s->bail_rows > 0 && s->growable;
+}
+
+size_t float_take(void* arg, const float* x, size_t ncols, size_t from, size_t to) {
+  FloatSink* s = (FloatSink*)arg;
+  const int first = s->first, nf = s->nf;
+  float* weights = s->weights;
+  float* labels = s->labels;
+  float** cols = s->cols;
+  const size_t lim = std::min(s->cap, s->bail_rows);
+  size_t n = s->n;
+  size_t r = from;
+  for (; r < to; r++) {
+    const float* v = x + r * ncols;
+    if (std::isnan(v[0])) {  // no target: skipped
+      s->skipped++;
+      continue;
+    }
+    if (n >= lim) break;
+    if (weights != nullptr) {
+      const float w = v[1];
+      if (!(w >= 0) || !std::isfinite(w)) break;
+      weights[n] = w;
+    }
+    labels[n] = v[0];
+    for (int f = 0; f < nf; f++) cols[f][n] = v[first + f];
+    n++;
+  }
+  s->n = n;
+  return r;
+}
+
+bool float_stopped(void* arg, const float* vals, const bool* nulls) {
+  FloatSink* s = (FloatSink*)arg;
+  float_row(arg, nullptr, vals, nulls);
+  return !s->overflow;
+}
+
+const RawSink kFloatRawSink{float_take, float_stopped};
+
 // Every row straight into the RowBinner (pass 3).
 struct BinSink {
   const LoadSpec* spec;
@@ -406,8 +454,10 @@ bool load_one_pass(const LoadSpec& spec, TablePasses* tp, FloatSink* fs, TrainCa
   fs->overflow = false;
   fs->bail_rows = std::max(sample_cap, (size_t)std::min(2 * ceil(est), kOnePassFloats / nf));
   sink_alloc(fs, std::min(fs->bail_rows, std::max<size_t>(1024, (size_t)est + 1)));
-  uint64 sk = 0;
-  const uint64 n = table_pass(tp, nullptr, 0, float_row, fs, &sk);
+  uint64 sk = 0, n = 0;
+  // Plain numbers are decoded on a worker while this thread reads on.
+  if (!(float_sink_takes_raw(fs) && table_pass_raw(tp, &kFloatRawSink, fs, spec.nthread, &n)))
+    n = table_pass(tp, nullptr, 0, float_row, fs, &sk);
   if (fs->overflow) {
     sink_free(fs);
     fs->n = 0;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -71,6 +72,59 @@ TEST(ThreadPool, StopAndJoinThenRunsOnTheCaller) {
     ++ran;
   });
   EXPECT_EQ(20, ran.load());
+}
+
+// start()/finish(): a worker takes the job while the caller does other
+// work (the training loader's raw pass: it reads the next batch); finish()
+// runs what is left, waits, rethrows; without workers the job runs in
+// finish(); a second start() finishes the first job.
+TEST(ThreadPool, StartedJobsRunWhileTheCallerWorks) {
+  ThreadPool pool(2);
+  int by_worker = 0;
+  for (int rep = 0; rep < 200; ++rep) {
+    std::atomic<int> ran{0};
+    std::atomic<bool> worker{false};
+    const std::function<void(size_t, int)> job = [&](size_t, int tid) {
+      if (tid != 0) worker.store(true);
+      ++ran;
+    };
+    pool.start(1, job);
+    // The caller's own work: long enough for the worker to take the task.
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!worker.load() && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(20)) {
+    }
+    pool.finish();
+    ASSERT_EQ(1, ran.load());
+    by_worker += worker.load() ? 1 : 0;
+    pool.finish();  // nothing in flight: no-op
+    ASSERT_EQ(1, ran.load());
+  }
+  EXPECT_GT(by_worker, 150);
+  const std::function<void(size_t, int)> bad = [](size_t t, int) {
+    if (t == 3) throw std::runtime_error("task failed");
+  };
+  pool.start(8, bad);
+  EXPECT_THROW(pool.finish(), std::runtime_error);
+  std::atomic<int> ran{0};
+  const std::function<void(size_t, int)> count = [&](size_t, int) { ++ran; };
+  pool.start(5, count);
+  pool.start(7, count);  // finishes the first
+  EXPECT_GE(ran.load(), 5);
+  pool.finish();
+  EXPECT_EQ(12, ran.load());
+  pool.run(4, count);
+  EXPECT_EQ(16, ran.load());
+
+  ThreadPool alone(1);
+  std::atomic<int> inline_ran{0};
+  const std::function<void(size_t, int)> one = [&](size_t, int tid) {
+    EXPECT_EQ(0, tid);
+    ++inline_ran;
+  };
+  alone.start(3, one);
+  EXPECT_EQ(0, inline_ran.load());  // no worker: nothing runs before finish()
+  alone.finish();
+  EXPECT_EQ(3, inline_ran.load());
 }
 
 // A worker held up inside a task (as when it is descheduled on a busy
