@@ -25,6 +25,7 @@
 #include "guard.h"
 #include "model_cache_pg.h"
 #include "model_type.h"
+#include "raw_layout.h"
 #include "relation_reader.h"
 #include "scoring.h"
 #include "scoring_layout.h"
@@ -214,26 +215,9 @@ struct DirectPlan {
   // Fixed layout:
   uint32 key_off;         // offset of the key without NULLs (aligned if fixed-width)
   char key_align;         // attalign of the key
-  gbdt::RawColumn* raw_cols;  // per feature
-  size_t raw_span;        // bytes of tuple data holding every feature (no NULLs)
-  int feat_natts;         // largest feature attnum
-  int16_t* att_len;       // per attribute < maxatt
-  uint8_t* att_align;     // per attribute < maxatt: 1, 2, 4 or 8
-  int32_t* att_feature;   // per attribute < maxatt: feature index or -1
-  size_t bitmap_bytes;    // null bitmap bytes copied for attributes < feat_natts
+  int16 key_len;          // attlen of the key
+  RawLayout layout;       // the features', describing every attribute before the key too
 };
-
-bool raw_kind(ValKind k, int16 attlen, gbdt::RawKind* out) {
-  switch (k) {
-    case ValKind::kFloat8: *out = gbdt::RawKind::kFloat8; return attlen == 8;
-    case ValKind::kFloat4: *out = gbdt::RawKind::kFloat4; return attlen == 4;
-    case ValKind::kInt2: *out = gbdt::RawKind::kInt2; return attlen == 2;
-    case ValKind::kInt4: *out = gbdt::RawKind::kInt4; return attlen == 4;
-    case ValKind::kInt8: *out = gbdt::RawKind::kInt8; return attlen == 8;
-    case ValKind::kBool: *out = gbdt::RawKind::kBool; return attlen == 1;
-    default: return false;
-  }
-}
 
 // Whether the relation may be read directly, and how.  The first three
 // checks are those of relation_reader's direct scan (the same ~5 lines).
@@ -288,50 +272,14 @@ bool plan_direct(const RelInfo* rel, const gbdt::Model* m, const ReaderColumn* f
   // the key may be a varlena only as the last needed attribute.
   TupleDesc desc = rel->desc;
   p->fixed = false;
-  uint32* off = (uint32*)palloc(sizeof(uint32) * p->maxatt);
-  p->att_len = (int16_t*)palloc(sizeof(int16_t) * p->maxatt);
-  p->att_align = (uint8_t*)palloc(sizeof(uint8_t) * p->maxatt);
-  p->att_feature = (int32_t*)palloc(sizeof(int32_t) * p->maxatt);
-  uint32 o = 0;
-  bool ok = true;
-  for (int i = 0; i < p->maxatt && ok; i++) {
-    Form_pg_attribute a = TupleDescAttr(desc, i);
-    p->att_len[i] = a->attlen;
-    p->att_align[i] = a->attalign == TYPALIGN_DOUBLE  ? 8
-                      : a->attalign == TYPALIGN_INT   ? 4
-                      : a->attalign == TYPALIGN_SHORT ? 2
-                                                      : 1;
-    p->att_feature[i] = -1;
-    if (a->attlen <= 0) {
-      if (i + 1 == p->maxatt && i + 1 == p->key_att && a->attlen == -1) {
-        off[i] = o;  // aligned per tuple (att_align_pointer)
-        break;
-      }
-      ok = false;
-      break;
-    }
-    o = att_align_nominal(o, a->attalign);
-    off[i] = o;
-    o += a->attlen;
-  }
-  if (!ok) return true;
-  p->raw_cols = (gbdt::RawColumn*)palloc(sizeof(gbdt::RawColumn) * (nf > 0 ? nf : 1));
-  size_t span = 0;
-  p->feat_natts = 0;
-  for (int f = 0; f < nf; f++) {
-    Form_pg_attribute a = TupleDescAttr(desc, p->feat_att[f] - 1);
-    if (!raw_kind(p->feat_kind[f], a->attlen, &p->raw_cols[f].kind)) return true;
-    p->raw_cols[f].offset = off[p->feat_att[f] - 1];
-    p->att_feature[p->feat_att[f] - 1] = f;
-    p->feat_natts = Max(p->feat_natts, (int)p->feat_att[f]);
-    span = Max(span, (size_t)off[p->feat_att[f] - 1] + a->attlen);
-  }
-  p->bitmap_bytes = BITMAPLEN(p->feat_natts);
   Form_pg_attribute ka = TupleDescAttr(desc, p->key_att - 1);
-  p->key_off = off[p->key_att - 1];
+  if (ka->attlen <= 0 && !(ka->attlen == -1 && p->key_att == p->maxatt)) return true;
+  const int described = ka->attlen > 0 ? p->key_att : p->key_att - 1;
+  if (!plan_raw_layout(desc, p->feat_att, p->feat_kind, nf, described, &p->layout)) return true;
+  p->key_off = ka->attlen > 0 ? p->layout.att_off[p->key_att - 1] : p->layout.end;
   p->key_align = ka->attalign;
+  p->key_len = ka->attlen;
   if (ka->attlen > 0 && s->key_conv == KeyConv::kOutput) return true;  // never mind
-  p->raw_span = span;
   p->fixed = true;
   return true;
 }
@@ -381,11 +329,12 @@ inline Datum fixed_key(Sink* s, Batch* b, size_t i, const char* data, const Dire
 // NULL): the attributes before it that are stored, each aligned.
 inline uint32 key_offset_with_nulls(const bits8* bm, const DirectPlan* p) {
   uint32 off = 0;
+  const RawLayout& l = p->layout;
   for (int a = 0; a < p->key_att - 1; a++) {
     if (att_isnull(a, bm)) continue;
-    off = TYPEALIGN(p->att_align[a], off) + p->att_len[a];
+    off = TYPEALIGN(l.att_align[a], off) + l.att_len[a];
   }
-  if (p->att_len[p->key_att - 1] > 0) off = TYPEALIGN(p->att_align[p->key_att - 1], off);
+  if (p->key_len > 0) off = TYPEALIGN(l.att_align[p->key_att - 1], off);
   return off;
 }
 
@@ -395,8 +344,7 @@ void read_direct(const RelInfo* rel, Sink* s, const DirectPlan* p) {
   TupleTableSlot* slot = MakeSingleTupleTableSlot(RelationGetDescr(r), &TTSOpsHeapTuple);
   TableScanDesc scan = table_beginscan_strat(r, GetActiveSnapshot(), 0, nullptr, true, false);
   const bool fixed = p->fixed;
-  const size_t span = p->raw_span, stride = s->raw_stride;
-  const size_t doff = s->raw.data_offset, bmlen = p->bitmap_bytes;
+  const size_t stride = s->raw_stride;
   const int maxatt = p->maxatt;
   HeapTuple tup;
   while ((tup = heap_getnext(scan, ForwardScanDirection)) != nullptr) {
@@ -405,21 +353,13 @@ void read_direct(const RelInfo* rel, Sink* s, const DirectPlan* p) {
     HeapTupleHeader th = tup->t_data;
     if (fixed && HeapTupleHeaderGetNatts(th) >= maxatt) {
       const char* data = (const char*)th + th->t_hoff;
-      uint8_t* row = b->raw + i * stride;
-      if (!HeapTupleHasNulls(tup)) {
-        memcpy(row + doff, data, span);
-        b->pending[i] = 1;
+      const uint8_t pend = copy_raw_tuple(p->layout, tup, b->raw + i * stride);
+      b->pending[i] = pend;
+      if (pend == 1) {
         b->key_nulls[i] = false;
         b->keys[i] = fixed_key(s, b, i, data, p, p->key_off);
       } else {
-        // Values are stored only for non-NULL attributes: copy the bitmap
-        // too (the scoring threads walk it); the data is no longer than
-        // without NULLs.
         const bits8* bm = th->t_bits;
-        size_t len = tup->t_len - th->t_hoff;
-        memcpy(row, bm, bmlen);
-        memcpy(row + doff, data, Min(len, span));
-        b->pending[i] = 2;
         const bool knull = att_isnull(p->key_att - 1, bm);
         b->key_nulls[i] = knull;
         b->keys[i] = knull ? (Datum)0 : fixed_key(s, b, i, data, p, key_offset_with_nulls(bm, p));
@@ -495,14 +435,8 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   bool direct = !layout->has_arrays && plan_direct(rel, m, cols + 1, key_attr, s, &plan);
   bool with_raw = direct && plan.fixed;
   if (with_raw) {
-    s->raw.data_offset = MAXALIGN(plan.bitmap_bytes);
-    s->raw_stride = MAXALIGN(s->raw.data_offset + plan.raw_span);
-    s->raw.stride = s->raw_stride;
-    s->raw.cols = plan.raw_cols;
-    s->raw.natts = plan.feat_natts;
-    s->raw.att_len = plan.att_len;
-    s->raw.att_align = plan.att_align;
-    s->raw.att_feature = plan.att_feature;
+    s->raw = raw_rows_of(plan.layout, nullptr, nullptr);
+    s->raw_stride = plan.layout.stride;
   }
   s->cap = predict_table_batch_rows(nf, with_raw ? s->raw_stride : 0, s->K);
   if (!direct) s->key_conv = KeyConv::kText;  // the reader hands (key)::text

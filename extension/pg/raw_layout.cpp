@@ -2,8 +2,6 @@
 
 namespace gbdt_pg {
 
-namespace {
-
 bool raw_kind(ValKind k, int16 attlen, gbdt::RawKind* out) {
   switch (k) {
     case ValKind::kFloat8: *out = gbdt::RawKind::kFloat8; return attlen == 8;
@@ -16,6 +14,8 @@ bool raw_kind(ValKind k, int16 attlen, gbdt::RawKind* out) {
   }
 }
 
+namespace {
+
 uint8_t align_bytes(char attalign) {
   return attalign == TYPALIGN_DOUBLE ? 8 : attalign == TYPALIGN_INT ? 4 : attalign == TYPALIGN_SHORT ? 2 : 1;
 }
@@ -23,8 +23,9 @@ uint8_t align_bytes(char attalign) {
 }  // namespace
 
 bool plan_raw_layout(TupleDesc desc, const AttrNumber* atts, const ValKind* kinds, int n,
-                     RawLayout* out) {
-  int natts = 0;
+                     int min_natts, RawLayout* out) {
+  if (min_natts > desc->natts) return false;
+  int natts = min_natts;
   for (int c = 0; c < n; c++) {
     if (atts[c] < 1 || atts[c] > desc->natts) return false;
     natts = Max(natts, (int)atts[c]);
@@ -35,7 +36,8 @@ bool plan_raw_layout(TupleDesc desc, const AttrNumber* atts, const ValKind* kind
   out->att_len = (int16_t*)palloc(sizeof(int16_t) * natts);
   out->att_align = (uint8_t*)palloc(sizeof(uint8_t) * natts);
   out->att_column = (int32_t*)palloc(sizeof(int32_t) * natts);
-  uint32* off = (uint32*)palloc(sizeof(uint32) * natts);
+  out->att_off = (uint32*)palloc(sizeof(uint32) * Max(natts, 1));
+  uint32* off = out->att_off;
   uint32 o = 0;
   for (int a = 0; a < natts; a++) {
     Form_pg_attribute att = TupleDescAttr(desc, a);
@@ -47,6 +49,7 @@ bool plan_raw_layout(TupleDesc desc, const AttrNumber* atts, const ValKind* kind
     off[a] = o;
     o += att->attlen;
   }
+  out->end = o;
   out->cols = (gbdt::RawColumn*)palloc(sizeof(gbdt::RawColumn) * n);
   uint32 span = 0;
   for (int c = 0; c < n; c++) {
@@ -58,7 +61,6 @@ bool plan_raw_layout(TupleDesc desc, const AttrNumber* atts, const ValKind* kind
     out->cols[c].offset = off[a];
     span = Max(span, off[a] + (uint32)out->att_len[a]);
   }
-  pfree(off);
   out->span = span;
   out->bitmap_bytes = BITMAPLEN(natts);
   out->data_offset = TYPEALIGN(8, out->bitmap_bytes);

@@ -19,10 +19,12 @@ namespace gbdt_pg {
 
 struct RawLayout {
   int ncols;
-  int natts;                // attributes 1 .. natts hold every wanted column
+  int natts;                // attributes 1 .. natts: every wanted column, at least min_natts
   int16_t* att_len;         // per attribute < natts
   uint8_t* att_align;       // per attribute < natts: 1, 2, 4 or 8
   int32_t* att_column;      // per attribute < natts: wanted column index or -1
+  uint32* att_off;          // per attribute < natts: its offset in a tuple without NULLs
+  uint32 end;               // where attribute natts + 1 starts, before its alignment (no NULLs)
   gbdt::RawColumn* cols;    // per wanted column: offset in a tuple without NULLs, kind
   uint32 span;              // data bytes holding every wanted column (no NULLs)
   uint32 bitmap_bytes;      // null bitmap bytes of attributes < natts
@@ -30,12 +32,17 @@ struct RawLayout {
   uint32 stride;            // bytes per copied row
 };
 
-// Plans the layout of columns (atts[i], kinds[i]) of desc; false when the
-// table's tuples cannot be copied raw (a variable-width attribute up to the
-// last wanted one, a kind that is not a plain number, a width that does not
-// match the kind).
+// Plans the layout of columns (atts[i], kinds[i]) of desc, describing at
+// least the first min_natts attributes (where a caller finds more in the
+// tuple: gbdt_predict_table's key); false when the table's tuples cannot be
+// copied raw (a variable-width attribute among those described, a kind that
+// is not a plain number, a width that does not match the kind, a column
+// wanted twice).
 bool plan_raw_layout(TupleDesc desc, const AttrNumber* atts, const ValKind* kinds, int n,
-                     RawLayout* out);
+                     int min_natts, RawLayout* out);
+
+// Whether a column of this kind and width can be copied raw (its RawKind).
+bool raw_kind(ValKind k, int16 attlen, gbdt::RawKind* out);
 
 // Copies tuple tup into row (layout.stride bytes) and returns its pending
 // code for RawRows: 1 without NULLs, 2 with (the bitmap copied too), or 0

@@ -583,7 +583,7 @@ bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread
   RawPass* p = (RawPass*)palloc0(sizeof(RawPass));
   ValKind* kinds = (ValKind*)palloc(sizeof(ValKind) * tp->ncols);
   for (int c = 0; c < tp->ncols; c++) kinds[c] = tp->cols[c].kind;
-  if (!plan_raw_layout(RelationGetDescr(tp->r), tp->fs.attnums, kinds, tp->ncols, &p->layout))
+  if (!plan_raw_layout(RelationGetDescr(tp->r), tp->fs.attnums, kinds, tp->ncols, 0, &p->layout))
     return false;
   p->tp = tp;
   p->sink = sink;
