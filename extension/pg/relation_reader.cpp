@@ -518,7 +518,8 @@ void resolve_batch(RawPass* p, RawBatch* b) {
       p->ended = true;
       return;
     }
-    at = p->sink->take(p->arg, b->x, (size_t)p->ncols, at + 1, b->inf_row);
+    const RawSink* sink = p->sink;
+    run_engine([&] { at = sink->take(p->arg, b->x, (size_t)p->ncols, at + 1, b->inf_row); });
   }
 }
 
@@ -593,7 +594,7 @@ bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread
   for (int c = 0; c < tp->ncols; c++) p->reject[c] = tp->cols[c].reject_infinity;
   // Batches of about 512 kB of tuple bytes: the worker's batch stays in its
   // cache while this thread fills the other.
-  p->cap = std::min<size_t>(16384, std::max<size_t>(1024, ((size_t)512 << 10) / p->layout.stride));
+  p->cap = std::min<size_t>(16384, std::max<size_t>(256, ((size_t)512 << 10) / p->layout.stride));
   for (RawBatch& b : p->b) {
     b.raw = (uint8_t*)palloc(p->cap * p->layout.stride);
     b.pending = (uint8_t*)palloc(p->cap);

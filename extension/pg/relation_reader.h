@@ -94,9 +94,10 @@ uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn
 // copies; else *rows is the number of rows read (when the sink did not end
 // the pass).
 struct RawSink {
-  // Any thread, no PostgreSQL call, no exception: take rows [from, to) of a
-  // decoded batch (x: ncols floats per row in the reader's column order,
-  // NULL as NaN); returns the first row not taken (to: all of them).
+  // Any thread, no PostgreSQL call: take rows [from, to) of a decoded
+  // batch (x: ncols floats per row in the reader's column order, NULL as
+  // NaN); returns the first row not taken (to: all of them).  A C++
+  // exception it throws becomes an error on this thread (run_engine).
   size_t (*take)(void* arg, const float* x, size_t ncols, size_t from, size_t to);
   // This thread, for the row take stopped at (vals/nulls as a row function
   // gets them): take it the slow way (errors, growing buffers) and return

@@ -180,39 +180,54 @@ void float_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* n
 // otherwise than by storing it (a bad weight, the sink full, the bail-out
 // size reached) stops take, and float_stopped runs float_row itself on it.
 // Only for sinks with nothing float_row reads from the slot (no text
-// labels, arrays, groups or upper bounds) and a bail-out size.
+// labels, arrays, groups or upper bounds), of a fixed size or with a
+// bail-out size.
+bool sink_rows_plain(const LoadSpec* spec) {
+  return !(spec->labels != nullptr && spec->labels->text) && !spec->features->has_arrays;
+}
 bool float_sink_takes_raw(const FloatSink* s) {
-  return !(s->spec->labels != nullptr && s->spec->labels->text) && !s->spec->features->has_arrays &&
-         s->groups == nullptr && s->upper == nullptr && s->bail_rows > 0 && s->growable;
+  return sink_rows_plain(s->spec) && s->groups == nullptr && s->upper == nullptr &&
+         (!s->growable || s->bail_rows > 0);
+}
+
+// Rows [from, to) of a decoded batch (relation_reader.h RawSink::take): a
+// row without a target (NaN) is skipped and counted; the others get index
+// *n, *n + 1, ... below lim, their weight (when there are weights) and
+// store(values, index).  A bad weight or lim stops it; returns the first
+// row not taken.
+template <class Store>
+size_t take_rows(const float* x, size_t ncols, size_t from, size_t to, size_t lim, float* weights,
+                 size_t* n, uint64* skipped, Store store) {
+  size_t i = *n, r = from;
+  for (; r < to; r++) {
+    const float* v = x + r * ncols;
+    if (std::isnan(v[0])) {
+      (*skipped)++;
+      continue;
+    }
+    if (i >= lim) break;
+    if (weights != nullptr) {
+      const float w = v[1];
+      if (!(w >= 0) || !std::isfinite(w)) break;
+      weights[i] = w;
+    }
+    store(v, i++);
+  }
+  *n = i;
+  return r;
 }
 
 size_t float_take(void* arg, const float* x, size_t ncols, size_t from, size_t to) {
   FloatSink* s = (FloatSink*)arg;
   const int first = s->first, nf = s->nf;
-  float* weights = s->weights;
   float* labels = s->labels;
   float** cols = s->cols;
-  const size_t lim = std::min(s->cap, s->bail_rows);
-  size_t n = s->n;
-  size_t r = from;
-  for (; r < to; r++) {
-    const float* v = x + r * ncols;
-    if (std::isnan(v[0])) {  // no target: skipped
-      s->skipped++;
-      continue;
-    }
-    if (n >= lim) break;
-    if (weights != nullptr) {
-      const float w = v[1];
-      if (!(w >= 0) || !std::isfinite(w)) break;
-      weights[n] = w;
-    }
-    labels[n] = v[0];
-    for (int f = 0; f < nf; f++) cols[f][n] = v[first + f];
-    n++;
-  }
-  s->n = n;
-  return r;
+  const size_t lim = s->bail_rows > 0 ? std::min(s->cap, s->bail_rows) : s->cap;
+  return take_rows(x, ncols, from, to, lim, s->weights, &s->n, &s->skipped,
+                   [&](const float* v, size_t i) {
+                     labels[i] = v[0];
+                     for (int f = 0; f < nf; f++) cols[f][i] = v[first + f];
+                   });
 }
 
 bool float_stopped(void* arg, const float* vals, const bool* nulls) {
@@ -238,6 +253,7 @@ struct BinSink {
   int group_col;
   UpperBounds* upper;  // X
   int upper_col;
+  uint64 skipped;      // raw pass: rows without a target
 };
 
 void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
@@ -255,6 +271,29 @@ void bin_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nul
   else
     memcpy(x, vals + s->first, sizeof(float) * s->nf);
 }
+
+// The raw pass into a BinSink: bin_row's work on decoded batches, on the
+// reader's worker (which then also bins each full chunk); a bad weight or a
+// row past the count of pass 1 stops take, and bin_row itself takes it.
+size_t bin_take(void* arg, const float* x, size_t ncols, size_t from, size_t to) {
+  BinSink* s = (BinSink*)arg;
+  const int first = s->first;
+  const size_t feature_bytes = sizeof(float) * (size_t)s->nf;
+  gbdt::RowBinner* binner = s->owned->binner;
+  float* labels = s->labels;
+  return take_rows(x, ncols, from, to, s->cap, s->weights, &s->n, &s->skipped,
+                   [&](const float* v, size_t i) {
+                     labels[i] = v[0];
+                     memcpy(binner->next_row(), v + first, feature_bytes);  // bins a full chunk
+                   });
+}
+
+bool bin_stopped(void* arg, const float* vals, const bool* nulls) {
+  bin_row(arg, nullptr, vals, nulls);
+  return true;
+}
+
+const RawSink kBinRawSink{bin_take, bin_stopped};
 
 // Index of the first feature of column i (array columns expand to
 // widths[i] features; every other column is one feature).
@@ -602,8 +641,13 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
       rows = (uint64*)MemoryContextAllocHuge(cxt, sizeof(uint64) * take);
       for (size_t i = 0; i < take; i++) rows[i] = gbdt::cut_sample_row(i, n, take);
     }
-    uint64 skipped2 = 0;
-    uint64 n2 = table_pass(tp, rows, take, float_row, &fs, &skipped2);
+    uint64 skipped2 = 0, n2 = 0;
+    if (rows == nullptr && float_sink_takes_raw(&fs) &&
+        table_pass_raw(tp, &kFloatRawSink, &fs, spec.nthread, &n2)) {
+      n2 -= fs.skipped;  // the raw pass skips nothing itself
+    } else {
+      n2 = table_pass(tp, rows, take, float_row, &fs, &skipped2);
+    }
     if (n2 != n || fs.n != take) relation_changed(rel);
 
     if (take == n) {
@@ -646,7 +690,14 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
       bs.group_col = group_col;
       bs.upper = upper;
       bs.upper_col = upper_col;
-      uint64 n3 = table_pass(tp, nullptr, 0, bin_row, &bs, &skipped2);
+      bs.skipped = 0;
+      uint64 n3 = 0;
+      if (groups == nullptr && upper == nullptr && sink_rows_plain(&spec) &&
+          table_pass_raw(tp, &kBinRawSink, &bs, spec.nthread, &n3)) {
+        n3 -= bs.skipped;
+      } else {
+        n3 = table_pass(tp, nullptr, 0, bin_row, &bs, &skipped2);
+      }
       if (n3 != n || bs.n != n) relation_changed(rel);
       close_table_passes(tp);
       out->passes = 3;

@@ -7,7 +7,7 @@
 -- is the one trained through a view (the query path) byte for byte, at
 -- nthread 1 and 2; its errors are the row path's, for the first bad row.
 BEGIN;
-SELECT plan(12);
+SELECT plan(14);
 
 CREATE TEMP TABLE t64 AS
 SELECT i AS id,
@@ -37,6 +37,26 @@ SELECT is((SELECT m FROM m64 WHERE r = 't64' AND nt = 1), (SELECT m FROM m64 WHE
 SELECT is((SELECT gbdt_train('t64', 'yb', ARRAY['a', 'b', 'c', 'c4', 'd'], 'binary:logistic', '{"num_round": 6}')::text),
           (SELECT gbdt_train('v64', 'yb', ARRAY['a', 'b', 'c', 'c4', 'd'], 'binary:logistic', '{"num_round": 6}')::text),
           'binary target, no weights: the view''s model');
+
+-- Not analyzed (no row estimate): a counting pass, then every row in a
+-- raw pass into floats of that count.
+CREATE TEMP TABLE u64 AS SELECT * FROM t64;
+SELECT is((SELECT gbdt_train('u64', 'y', ARRAY['a', 'b', 'c', 'c4', 'd'], 'reg:squarederror',
+                             '{"num_round": 6, "nthread": 2, "weight_column": "w"}')::text),
+          (SELECT gbdt_train('v64', 'y', ARRAY['a', 'b', 'c', 'c4', 'd'], 'reg:squarederror',
+                             '{"num_round": 6, "nthread": 2, "weight_column": "w"}')::text),
+          'a table never analyzed: the view''s model');
+-- An estimate far below the rows and a 3000-row cut sample: the one pass
+-- gives up after the sample's rows, a sample pass reads the cut sample and
+-- a raw pass bins every row.
+CREATE TEMP TABLE g64 AS SELECT * FROM t64 WHERE id <= 100;
+ANALYZE g64;
+INSERT INTO g64 SELECT * FROM t64 WHERE id > 100;
+SELECT is((SELECT gbdt_train('g64', 'y', ARRAY['a', 'b', 'c', 'c4', 'd'], 'reg:squarederror',
+                             '{"num_round": 6, "nthread": 2, "weight_column": "w", "bin_sample_rows": 3000}')::text),
+          (SELECT gbdt_train('v64', 'y', ARRAY['a', 'b', 'c', 'c4', 'd'], 'reg:squarederror',
+                             '{"num_round": 6, "nthread": 2, "weight_column": "w", "bin_sample_rows": 3000}')::text),
+          'three passes (an estimate of 100 rows, a 3000-row cut sample): the view''s model');
 
 -- A column added with a default after the rows were written: the old
 -- tuples lack it (deformed by the backend), the new ones have it.
