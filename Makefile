@@ -87,10 +87,20 @@ cuda/cuda_unavailable.o: cuda/cuda_unavailable.cpp extension/core/backend.h
 cuda/%.cu.o: cuda/%.cu $(wildcard cuda/*.cuh) $(wildcard extension/core/*.h)
 	$(NVCC) -std=c++17 -O2 $(CUDA_ARCHS) -fmad=false -Xcompiler -fPIC,-ffp-contract=off -Iextension/core -Icuda -c -o $@ $<
 
+# The CUDA mode of the last build, rewritten when it changes: the engine
+# archive and the shared library (with what links them) are then made again
+# with the other backend object even where that object is older than they.
+CUDA_MODE_STAMP := build/cuda-mode
+CUDA_MODE_LAST := $(shell cat $(CUDA_MODE_STAMP) 2>/dev/null)
+ifneq ($(CUDA_MODE_LAST),$(CUDA))
+  $(shell mkdir -p build && echo $(CUDA) > $(CUDA_MODE_STAMP))
+endif
+$(shlib): $(CUDA_MODE_STAMP)
+
 # ---- engine-only programs (no PostgreSQL) ----
-build/libgbdt_engine.a: $(ENGINE_OBJS)
+build/libgbdt_engine.a: $(ENGINE_OBJS) $(CUDA_MODE_STAMP)
 	@mkdir -p build
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $(ENGINE_OBJS)
 
 UNIT_SRCS := $(sort $(wildcard test/unit/*.cpp))
 build/unit_tests: $(UNIT_SRCS) build/libgbdt_engine.a
