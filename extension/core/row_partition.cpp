@@ -4,8 +4,8 @@
 // tmp + l and the right rows, reversed, to end at tmp + r (the same row
 // lists as the scalar loop); the leaf values are added to the gathered
 // margins and scattered back (the same float additions).  With AVX2 only,
-// the partition takes 8 rows per step, compressed by permutations from a
-// table indexed by the 8 rows' left mask.
+// the partition takes 8 rows per step, loaded one by one and compressed by
+// permutations from a table indexed by the 8 rows' left mask.
 #include "row_partition.h"
 
 #include "cpu_features.h"
@@ -48,20 +48,32 @@ const CompressTable& compress_table() {
   return t;
 }
 
+// The bins of 8 rows by scalar loads: a gather (vpgatherdd) is microcoded
+// and slower than the 8 loads on AMD Zen.
+template <typename BinT>
+__attribute__((target("avx2"))) inline __m256i bins_of_8(const BinT* col, const uint32_t* rows) {
+  return _mm256_setr_epi32(col[rows[0]], col[rows[1]], col[rows[2]], col[rows[3]], col[rows[4]], col[rows[5]],
+                           col[rows[6]], col[rows[7]]);
+}
+
+// Full 8-lane stores, not masked ones (vpmaskmovd stores are microcoded on
+// AMD Zen: 2.5 ns per row against 1.1 for the scalar loop): the left lanes
+// go to tmp[l .. l + 8), the right lanes end at tmp + r, and the lanes past
+// each side's rows land in [l, r), the rows not yet placed, which later
+// steps overwrite.  The two stores cannot overlap while r - l >= 16, which
+// holds while 16 rows are left (r - l is always the rows left); the last
+// 8-15 rows take the scalar loop.
 template <typename BinT>
 __attribute__((target("avx2"))) size_t partition_avx2(const BinT* col, unsigned split_bin, unsigned nb, bool dl,
                                                       const uint32_t* idx, uint32_t* tmp, size_t b, size_t e) {
   const CompressTable& t = compress_table();
   const __m256i vsplit = _mm256_set1_epi32((int)split_bin);  // bins < 2^16: signed compares hold
   const __m256i vnb = _mm256_set1_epi32((int)nb);
-  const __m256i low = _mm256_set1_epi32(sizeof(BinT) == 1 ? 0xFF : 0xFFFF);
   const __m256i vdl = _mm256_set1_epi32(dl ? -1 : 0);
-  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   size_t l = b, r = e, i = b;
-  for (; i + 8 <= e; i += 8) {
+  for (; i + 16 <= e; i += 8) {
     const __m256i rows = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + i));
-    const __m256i bins =
-        _mm256_and_si256(_mm256_i32gather_epi32((const int*)(const void*)col, rows, (int)sizeof(BinT)), low);
+    const __m256i bins = bins_of_8(col, idx + i);
     const __m256i miss = _mm256_cmpeq_epi32(bins, vnb);
     // left: (bin <= split and not missing) or (missing and dl)
     const __m256i gt = _mm256_cmpgt_epi32(bins, vsplit);
@@ -71,12 +83,10 @@ __attribute__((target("avx2"))) size_t partition_avx2(const BinT* col, unsigned 
     const int nl = __builtin_popcount(m), nr = 8 - nl;
     const __m256i lv = _mm256_permutevar8x32_epi32(
         rows, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.left[m])));
-    _mm256_maskstore_epi32(reinterpret_cast<int*>(tmp + l), _mm256_cmpgt_epi32(_mm256_set1_epi32(nl), iota), lv);
     const __m256i rv = _mm256_permutevar8x32_epi32(
         rows, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.right[m])));
-    // Lanes 8 - nr .. 7 to tmp[r - nr .. r - 1] (r - 8 >= l: 8 rows are left).
-    _mm256_maskstore_epi32(reinterpret_cast<int*>(tmp + (r - 8)),
-                           _mm256_cmpgt_epi32(iota, _mm256_set1_epi32(7 - nr)), rv);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(tmp + l), lv);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(tmp + (r - 8)), rv);
     l += (size_t)nl;
     r -= (size_t)nr;
   }
@@ -161,7 +171,7 @@ size_t partition_any(const BinT* col, unsigned split_bin, unsigned nb, bool dl, 
       if (e - b >= 16) return partition_avx512(col, split_bin, nb, dl, idx, tmp, b, e);
       break;
     case RowIsa::kAvx2:
-      if (e - b >= 8) return partition_avx2(col, split_bin, nb, dl, idx, tmp, b, e);
+      if (e - b >= 16) return partition_avx2(col, split_bin, nb, dl, idx, tmp, b, e);
       break;
     default:
       break;
