@@ -574,6 +574,96 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
 
 #pragma GCC diagnostic pop
 
+// perfect_trees_avx512<false> for CPUs with AVX2 but not AVX-512 (AMD Zen 2,
+// client Intel): 8 rows per step, the same decisions and the same float
+// additions in tree order.  Levels of at most 8 nodes are picked from
+// registers by permutation; deeper levels and the feature values are
+// gathered.
+__attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, const int32_t* tg, int K,
+                                                        const float* xb, size_t rows, int d, float* a,
+                                                        BlockStop* stop) {
+  const size_t ntrees = ff.perf_start.size();
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i rowoff = _mm256_mullo_epi32(lane, _mm256_set1_epi32(d));
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i two = _mm256_set1_epi32(2);
+  const __m256i seven = _mm256_set1_epi32(7);
+  const __m256i fmask = _mm256_set1_epi32(0x7fffffff);
+  alignas(32) float leaf[8];
+  for (size_t t = 0; t < ntrees; ++t) {
+    if (stop != nullptr && (*stop)()) return;
+    const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
+    const float* thr_base = &tr[0].thr;                         // node p's threshold at [2p]
+    const int* fdl_base = (const int*)(const void*)&tr[0].fdl;  // its fdl at [2p]
+    const int g = tg[t];
+    const int depth = ff.depth[t];
+    size_t i = 0;
+    constexpr int V = 4;  // independent 8-row groups in flight
+    for (; i + 8 * V <= rows; i += 8 * V) {
+      __m256i p[V];
+      for (int u = 0; u < V; ++u) p[u] = zero;
+      for (int l = 0; l < depth; ++l) {
+        // Up to 8 nodes (thr and fdl interleaved) in two registers.
+        const int lbase = (1 << l) - 1;
+        const bool small = l <= 3;
+        __m256i na = zero, nb = zero;
+        if (small) {
+          na = _mm256_loadu_si256((const __m256i*)(const void*)(tr + lbase));
+          nb = _mm256_loadu_si256((const __m256i*)(const void*)(tr + lbase + 4));
+        }
+        const __m256i lb2 = _mm256_set1_epi32(2 * lbase);
+#pragma GCC unroll 4
+        for (int u = 0; u < V; ++u) {
+          const float* xr = xb + (i + 8 * u) * (size_t)d;
+          const __m256i idx2 = _mm256_slli_epi32(p[u], 1);
+          __m256 thr;
+          __m256i fdl;
+          if (small) {
+            // q2 in [0, 16), even: its low 3 bits pick within a register
+            // (permutevar8x32 reads only those), bit 3 the register; q2 + 1
+            // (the fdl) is in the same register.
+            const __m256i q2 = _mm256_sub_epi32(idx2, lb2);
+            const __m256i hi = _mm256_cmpgt_epi32(q2, seven);
+            const __m256i q21 = _mm256_add_epi32(q2, one);
+            thr = _mm256_castsi256_ps(_mm256_blendv_epi8(_mm256_permutevar8x32_epi32(na, q2),
+                                                         _mm256_permutevar8x32_epi32(nb, q2), hi));
+            fdl = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(na, q21), _mm256_permutevar8x32_epi32(nb, q21),
+                                     hi);
+          } else {
+            thr = _mm256_i32gather_ps(thr_base, idx2, 4);
+            fdl = _mm256_i32gather_epi32(fdl_base, idx2, 4);
+          }
+          const __m256i xi = _mm256_add_epi32(rowoff, _mm256_and_si256(fdl, fmask));
+          const __m256 v = _mm256_i32gather_ps(xr, xi, 4);
+          const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+          const __m256 lt = _mm256_cmp_ps(v, thr, _CMP_LT_OQ);
+          // Missing: the sign bit of fdl (default left) decides, else v < thr.
+          const __m256 left = _mm256_blendv_ps(lt, _mm256_castsi256_ps(_mm256_srai_epi32(fdl, 31)), nan);
+          // left: 2p + 1, right: 2p + 2
+          p[u] = _mm256_add_epi32(_mm256_add_epi32(idx2, two), _mm256_castps_si256(left));
+        }
+      }
+      for (int u = 0; u < V; ++u) {
+        const size_t i0 = i + 8 * u;
+        const __m256 lv = _mm256_i32gather_ps(thr_base, _mm256_slli_epi32(p[u], 1), 4);
+        if (K == 1) {
+          _mm256_storeu_ps(a + i0, _mm256_add_ps(_mm256_loadu_ps(a + i0), lv));
+        } else {
+          _mm256_store_ps(leaf, lv);
+          for (int j = 0; j < 8; ++j) a[(i0 + j) * K + g] += leaf[j];
+        }
+      }
+    }
+    for (; i < rows; ++i) {
+      uint32_t nd = 0;
+      const float* xr = xb + i * (size_t)d;
+      for (int l = 0; l < depth; ++l) nd = perf_step(tr, nd, xr);
+      a[i * K + g] += tr[nd].thr;
+    }
+  }
+}
+
 // Scores rows [0, rows) of xb (row-major, d features) into out (rows x K,
 // transformed).  Tree-major over the block: each tree's nodes stay in cache.
 // Returns false (out incomplete) when stop reported a stop between trees.
@@ -610,8 +700,12 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   }
   const int kernel = g_kernel.load(std::memory_order_relaxed);
   const bool perfect = ff.perfect && kernel != 2 && !ff.categorical;
-  const bool simd = perfect && kernel == 0 && cpu_has_avx512f();
-  if (simd) perfect_trees_avx512<false>(ff, tg, K, xb, rows, d, a, stop);
+  const bool simd512 = perfect && kernel == 0 && cpu_has_avx512f();
+  const bool simd = simd512 || (perfect && (kernel == 0 || kernel == 3) && cpu_has_avx2());
+  if (simd512)
+    perfect_trees_avx512<false>(ff, tg, K, xb, rows, d, a, stop);
+  else if (simd)
+    perfect_trees_avx2(ff, tg, K, xb, rows, d, a, stop);
   const bool flat = !perfect && !ff.categorical;
   for (size_t t = 0; !simd && perfect && t < ntrees; ++t) {
     if (stop != nullptr && (*stop)()) return false;

@@ -47,7 +47,7 @@ void check_all_kernels(const Model& m, const Data& T, const std::string& name) {
   KernelReset reset;
   std::vector<float> x = T.row_major();
   std::vector<double> ref = reference(m, x, T.n);
-  for (int kernel = 0; kernel <= 2; ++kernel) {
+  for (int kernel = 0; kernel <= 3; ++kernel) {
     gbdt::set_predict_kernel_for_tests(kernel);
     for (int nt : {1, 3}) {
       std::vector<double> out(T.n * m.num_output_group);
