@@ -574,11 +574,14 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
 
 #pragma GCC diagnostic pop
 
-// perfect_trees_avx512<false> for CPUs with AVX2 but not AVX-512 (AMD Zen 2,
+// perfect_trees_avx512 for CPUs with AVX2 but not AVX-512 (AMD Zen 2,
 // client Intel): 8 rows per step, the same decisions and the same float
 // additions in tree order.  Levels of at most 8 nodes are picked from
 // registers by permutation; deeper levels and the feature values are
-// gathered.
+// gathered.  kCat: a categorical model's layout, as perfect_trees_avx512.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+template <bool kCat>
 __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, const int32_t* tg, int K,
                                                         const float* xb, size_t rows, int d, float* a,
                                                         BlockStop* stop) {
@@ -589,11 +592,18 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
   const __m256i one = _mm256_set1_epi32(1);
   const __m256i two = _mm256_set1_epi32(2);
   const __m256i seven = _mm256_set1_epi32(7);
-  const __m256i fmask = _mm256_set1_epi32(0x7fffffff);
+  const __m256i fmask = _mm256_set1_epi32(kCat ? 0x3fffffff : 0x7fffffff);
+  const __m256i b31 = _mm256_set1_epi32(31);
+  const __m256i cflag = _mm256_set1_epi32((int)kCatFlag);
+  const __m256 zerof = _mm256_setzero_ps();
+  const __m256 f32 = _mm256_set1_ps(32.0f);
+  const uint32_t* bits = ff.cat_bits.data();
   alignas(32) float leaf[8];
   for (size_t t = 0; t < ntrees; ++t) {
     if (stop != nullptr && (*stop)()) return;
     const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
+    const uint32_t* coff = kCat ? ff.perf_cat_off.data() + ff.perf_start[t] : nullptr;
+    const uint32_t* cw = kCat ? ff.perf_cat_words.data() + ff.perf_start[t] : nullptr;
     const float* thr_base = &tr[0].thr;                         // node p's threshold at [2p]
     const int* fdl_base = (const int*)(const void*)&tr[0].fdl;  // its fdl at [2p]
     const int g = tg[t];
@@ -637,9 +647,29 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
           const __m256i xi = _mm256_add_epi32(rowoff, _mm256_and_si256(fdl, fmask));
           const __m256 v = _mm256_i32gather_ps(xr, xi, 4);
           const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
-          const __m256 lt = _mm256_cmp_ps(v, thr, _CMP_LT_OQ);
-          // Missing: the sign bit of fdl (default left) decides, else v < thr.
-          const __m256 left = _mm256_blendv_ps(lt, _mm256_castsi256_ps(_mm256_srai_epi32(fdl, 31)), nan);
+          __m256 left_val = _mm256_cmp_ps(v, thr, _CMP_LT_OQ);
+          if (kCat) {
+            const __m256i cat = _mm256_cmpeq_epi32(_mm256_and_si256(fdl, cflag), cflag);
+            if (!_mm256_testz_si256(cat, cat)) {
+              const __m256i w = _mm256_mask_i32gather_epi32(zero, (const int*)cw, p[u], cat, 4);
+              const __m256 lim = _mm256_mul_ps(f32, _mm256_cvtepi32_ps(w));  // words < 2^24
+              const __m256i inr = _mm256_and_si256(
+                  cat, _mm256_castps_si256(_mm256_and_ps(_mm256_cmp_ps(v, zerof, _CMP_GE_OQ),
+                                                         _mm256_cmp_ps(v, lim, _CMP_LT_OQ))));
+              const __m256i c = _mm256_and_si256(inr, _mm256_cvttps_epi32(v));
+              const __m256i o = _mm256_mask_i32gather_epi32(zero, (const int*)coff, p[u], inr, 4);
+              const __m256i wi = _mm256_add_epi32(o, _mm256_srli_epi32(c, 5));
+              const __m256i word = _mm256_mask_i32gather_epi32(zero, (const int*)bits, wi, inr, 4);
+              const __m256i bit = _mm256_and_si256(_mm256_srlv_epi32(word, _mm256_and_si256(c, b31)), one);
+              const __m256i in_set = _mm256_and_si256(inr, _mm256_cmpeq_epi32(bit, one));
+              // categorical lanes: left when the code is not in the set
+              left_val = _mm256_blendv_ps(left_val, _mm256_castsi256_ps(_mm256_andnot_si256(in_set, cat)),
+                                          _mm256_castsi256_ps(cat));
+            }
+          }
+          // Missing: the sign bit of fdl (default left) decides, else left_val.
+          const __m256 left =
+              _mm256_blendv_ps(left_val, _mm256_castsi256_ps(_mm256_srai_epi32(fdl, 31)), nan);
           // left: 2p + 1, right: 2p + 2
           p[u] = _mm256_add_epi32(_mm256_add_epi32(idx2, two), _mm256_castps_si256(left));
         }
@@ -658,11 +688,13 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
     for (; i < rows; ++i) {
       uint32_t nd = 0;
       const float* xr = xb + i * (size_t)d;
-      for (int l = 0; l < depth; ++l) nd = perf_step(tr, nd, xr);
+      for (int l = 0; l < depth; ++l)
+        nd = kCat ? perf_cat_step(tr, coff, cw, bits, nd, xr) : perf_step(tr, nd, xr);
       a[i * K + g] += tr[nd].thr;
     }
   }
 }
+#pragma GCC diagnostic pop
 
 // Scores rows [0, rows) of xb (row-major, d features) into out (rows x K,
 // transformed).  Tree-major over the block: each tree's nodes stay in cache.
@@ -688,6 +720,9 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   if (ff.categorical && ff.perfect && kern == 0 && cpu_has_avx512f()) {
     // Categorical splits, shallow trees: 16 rows per step in AVX-512 lanes.
     perfect_trees_avx512<true>(ff, tg, K, xb, rows, d, a, stop);
+  } else if (ff.categorical && ff.perfect && (kern == 0 || kern == 3) && cpu_has_avx2()) {
+    // The same in AVX2 lanes, 8 rows per step.
+    perfect_trees_avx2<true>(ff, tg, K, xb, rows, d, a, stop);
   } else if (ff.categorical) {
     // Categorical splits: row by row with each tree's own walk, trees in
     // order (the float additions of predict_margin_row).
@@ -705,7 +740,7 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   if (simd512)
     perfect_trees_avx512<false>(ff, tg, K, xb, rows, d, a, stop);
   else if (simd)
-    perfect_trees_avx2(ff, tg, K, xb, rows, d, a, stop);
+    perfect_trees_avx2<false>(ff, tg, K, xb, rows, d, a, stop);
   const bool flat = !perfect && !ff.categorical;
   for (size_t t = 0; !simd && perfect && t < ntrees; ++t) {
     if (stop != nullptr && (*stop)()) return false;

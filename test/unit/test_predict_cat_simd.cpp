@@ -90,16 +90,22 @@ TEST(PredictCatSimd, KernelsGiveTheSameBits) {
       const Model m = mixed_model(40, d, K, max_depth, 100u + (uint32_t)(K * 10 + max_depth));
       const size_t n = 64 * 5 + 37;  // full 64-row steps and a tail
       const std::vector<float> x = mixed_rows(n, d, 5u + (uint32_t)max_depth);
-      std::vector<double> fast(n * (size_t)K), table(n * (size_t)K);
+      std::vector<double> fast(n * (size_t)K), table(n * (size_t)K), avx2(n * (size_t)K);
       set_predict_kernel_for_tests(0);
       predict_batch(m, x.data(), n, fast.data(), 2);
+      set_predict_kernel_for_tests(3);  // the AVX2 lanes where the CPU has AVX2
+      predict_batch(m, x.data(), n, avx2.data(), 2);
       set_predict_kernel_for_tests(2);
       predict_batch(m, x.data(), n, table.data(), 1);
       set_predict_kernel_for_tests(0);
-      for (size_t i = 0; i < n * (size_t)K; ++i)
+      for (size_t i = 0; i < n * (size_t)K; ++i) {
         ASSERT_EQ(std::memcmp(&fast[i], &table[i], sizeof(double)), 0)
             << "K " << K << " depth " << max_depth << " row " << i / K << ": " << fast[i] << " vs "
             << table[i];
+        ASSERT_EQ(std::memcmp(&avx2[i], &table[i], sizeof(double)), 0)
+            << "AVX2: K " << K << " depth " << max_depth << " row " << i / K << ": " << avx2[i] << " vs "
+            << table[i];
+      }
       if (K != 1) continue;
       for (size_t i = 0; i < n; ++i) {
         // The row walk: tree by tree in float.
