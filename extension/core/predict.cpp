@@ -439,6 +439,41 @@ struct BlockStop {
   }
 };
 
+// Tree t of a perfect layout as the vector kernels read it, and the rows
+// they leave over (fewer than a step's) walked one by one with the same
+// decisions (perf_step / perf_cat_step) and additions.
+struct PerfTree {
+  const PerfNode* tr;
+  const uint32_t* coff;      // categorical layouts: per node its set's offset in bits
+  const uint32_t* cw;        // and its words
+  const float* thr_base;     // node p's threshold at [2p]
+  const int* fdl_base;       // its fdl at [2p]
+  int g, depth;
+};
+
+inline PerfTree perf_tree(const FlatForest& ff, const int32_t* tg, size_t t, bool cat) {
+  const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
+  return PerfTree{tr,
+                  cat ? ff.perf_cat_off.data() + ff.perf_start[t] : nullptr,
+                  cat ? ff.perf_cat_words.data() + ff.perf_start[t] : nullptr,
+                  &tr[0].thr,
+                  (const int*)(const void*)&tr[0].fdl,
+                  tg[t],
+                  ff.depth[t]};
+}
+
+template <bool kCat>
+void perf_tree_rows(const PerfTree& pt, const uint32_t* bits, int K, const float* xb, size_t i, size_t rows,
+                    int d, float* a) {
+  for (; i < rows; ++i) {
+    uint32_t nd = 0;
+    const float* xr = xb + i * (size_t)d;
+    for (int l = 0; l < pt.depth; ++l)
+      nd = kCat ? perf_cat_step(pt.tr, pt.coff, pt.cw, bits, nd, xr) : perf_step(pt.tr, nd, xr);
+    a[i * K + pt.g] += pt.tr[nd].thr;
+  }
+}
+
 // The perfect-layout trees over rows [0, rows) of xb, 16 rows per step in
 // AVX-512 lanes: the same decisions as perf_step (NaN follows default_left,
 // else v < threshold goes left) and the same float additions in tree order.
@@ -470,13 +505,14 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
   alignas(64) float leaf[16];
   for (size_t t = 0; t < ntrees; ++t) {
     if (stop != nullptr && (*stop)()) return;
-    const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
-    const uint32_t* coff = kCat ? ff.perf_cat_off.data() + ff.perf_start[t] : nullptr;
-    const uint32_t* cw = kCat ? ff.perf_cat_words.data() + ff.perf_start[t] : nullptr;
-    const float* thr_base = &tr[0].thr;                     // node p's threshold at [2p]
-    const int* fdl_base = (const int*)(const void*)&tr[0].fdl;  // its fdl at [2p]
-    const int g = tg[t];
-    const int depth = ff.depth[t];
+    const PerfTree pt = perf_tree(ff, tg, t, kCat);
+    const PerfNode* tr = pt.tr;
+    const uint32_t* coff = pt.coff;
+    const uint32_t* cw = pt.cw;
+    const float* thr_base = pt.thr_base;
+    const int* fdl_base = pt.fdl_base;
+    const int g = pt.g;
+    const int depth = pt.depth;
     size_t i = 0;
     constexpr int V = 4;  // independent 16-row groups in flight (gather latency)
     for (; i + 16 * V <= rows; i += 16 * V) {
@@ -562,13 +598,7 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
         }
       }
     }
-    for (; i < rows; ++i) {
-      uint32_t nd = 0;
-      const float* xr = xb + i * (size_t)d;
-      for (int l = 0; l < depth; ++l)
-        nd = kCat ? perf_cat_step(tr, coff, cw, bits, nd, xr) : perf_step(tr, nd, xr);
-      a[i * K + g] += tr[nd].thr;
-    }
+    perf_tree_rows<kCat>(pt, bits, K, xb, i, rows, d, a);
   }
 }
 
@@ -601,13 +631,14 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
   alignas(32) float leaf[8];
   for (size_t t = 0; t < ntrees; ++t) {
     if (stop != nullptr && (*stop)()) return;
-    const PerfNode* tr = ff.perf.data() + ff.perf_start[t];
-    const uint32_t* coff = kCat ? ff.perf_cat_off.data() + ff.perf_start[t] : nullptr;
-    const uint32_t* cw = kCat ? ff.perf_cat_words.data() + ff.perf_start[t] : nullptr;
-    const float* thr_base = &tr[0].thr;                         // node p's threshold at [2p]
-    const int* fdl_base = (const int*)(const void*)&tr[0].fdl;  // its fdl at [2p]
-    const int g = tg[t];
-    const int depth = ff.depth[t];
+    const PerfTree pt = perf_tree(ff, tg, t, kCat);
+    const PerfNode* tr = pt.tr;
+    const uint32_t* coff = pt.coff;
+    const uint32_t* cw = pt.cw;
+    const float* thr_base = pt.thr_base;
+    const int* fdl_base = pt.fdl_base;
+    const int g = pt.g;
+    const int depth = pt.depth;
     size_t i = 0;
     constexpr int V = 4;  // independent 8-row groups in flight
     for (; i + 8 * V <= rows; i += 8 * V) {
@@ -685,13 +716,7 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
         }
       }
     }
-    for (; i < rows; ++i) {
-      uint32_t nd = 0;
-      const float* xr = xb + i * (size_t)d;
-      for (int l = 0; l < depth; ++l)
-        nd = kCat ? perf_cat_step(tr, coff, cw, bits, nd, xr) : perf_step(tr, nd, xr);
-      a[i * K + g] += tr[nd].thr;
-    }
+    perf_tree_rows<kCat>(pt, bits, K, xb, i, rows, d, a);
   }
 }
 #pragma GCC diagnostic pop
