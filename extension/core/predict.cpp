@@ -792,6 +792,15 @@ constexpr size_t kBlock = 256;
 
 void set_predict_kernel_for_tests(int kernel) { g_kernel.store(kernel); }
 
+namespace {
+// The raw-row decoder that goes with the kernel: the widest with kernel 0,
+// AVX2 with kernel 3, scalar otherwise.
+RawDecode raw_decoder() {
+  const int k = g_kernel.load(std::memory_order_relaxed);
+  return k == 0 ? RawDecode::kBest : k == 3 ? RawDecode::kAvx2 : RawDecode::kScalar;
+}
+}  // namespace
+
 struct PreparedForest {
   FlatForest ff;
 };
@@ -953,7 +962,7 @@ struct BatchPredictor::Impl : WorkerGroup {
       if (cancel.load(std::memory_order_relaxed)) continue;
       size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
       try {
-        if (has_raw) decode_raw_rows(raw, shape, d, begin, end, x, g_kernel.load(std::memory_order_relaxed) == 0);
+        if (has_raw) decode_raw_rows(raw, shape, d, begin, end, x, raw_decoder());
         score_block(m, ff, x + begin * (size_t)d, end - begin, out + begin * (size_t)K, &st);
       } catch (...) {
         std::lock_guard<std::mutex> l(mu);

@@ -30,7 +30,8 @@ namespace gbdt {
 // Tests: which kernel scores batches.  0: the fastest available (default);
 // 1: perfect-layout trees, scalar; 2: node tables (what deep trees use);
 // 3: perfect-layout trees in AVX2 lanes where the CPU has AVX2 (kernel 0
-// takes it on CPUs without AVX-512).
+// takes it on CPUs without AVX-512).  Raw rows (RawDecode) are decoded
+// with the widest decoder under kernel 0, AVX2 under 3, scalar under 1, 2.
 void set_predict_kernel_for_tests(int kernel);
 
 // A model's trees laid out for batch scoring (what BatchPredictor builds

@@ -57,13 +57,27 @@ struct RawShape {
   bool all_f8 = false;     // every column is a float8
   bool uniform8 = false;   // and every attribute 0 .. natts-1 is 8 bytes, 8-aligned
   int contig_first = -1;   // uniform8, and column f is attribute contig_first + f
+                           // (the attributes before and after them not columns)
 };
 RawShape raw_shape(const RawRows& raw, int d);
 
+// Which decoder of consecutive float8 features (RawShape::contig_first)
+// decode_raw_rows may use: the widest the CPU has (AVX-512, else AVX2),
+// AVX2 where the CPU has it, or the scalar loop (tests pick each).
+enum class RawDecode : uint8_t { kBest, kAvx2, kScalar };
+
 // Rows [begin, end) of raw with pending[i] != 0 into x (row-major, d floats
-// per row; rows with pending 0 are left as they are).  vector_ok: the
-// AVX-512 decoder may be used where the CPU has it (tests turn it off).
+// per row; rows with pending 0 are left as they are).  Every decoder gives
+// the same floats.
 void decode_raw_rows(const RawRows& raw, const RawShape& sh, int d, size_t begin, size_t end,
-                     float* x, bool vector_ok = true);
+                     float* x, RawDecode isa = RawDecode::kBest);
+
+// One row of consecutive float8 features (attribute first + f is feature
+// f, every attribute before them 8 bytes) straight from a tuple's bytes,
+// as decode_raw_rows decodes a copy of it: bm its presence bitmap (nullptr
+// when no value is missing), data where its data starts, end where its
+// bytes end (nothing at or past end is read).
+void decode_contig_f8_row(const uint8_t* bm, const uint8_t* data, const uint8_t* end, int first,
+                          int d, float* x, RawDecode isa = RawDecode::kBest);
 
 }  // namespace gbdt

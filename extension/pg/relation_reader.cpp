@@ -69,11 +69,17 @@ RelInfo* open_rel_info(Oid relid) {
   return info;
 }
 
-Form_pg_attribute find_column(const RelInfo* rel, const char* name) {
-  for (int i = 0; i < rel->desc->natts; i++) {
+Form_pg_attribute find_column(const RelInfo* rel, const char* name, int* hint) {
+  const int n = rel->desc->natts;
+  const int from = hint != nullptr && *hint >= 0 && *hint < n ? *hint : 0;
+  for (int k = 0; k < n; k++) {
+    const int i = from + k < n ? from + k : from + k - n;
     Form_pg_attribute a = TupleDescAttr(rel->desc, i);
     if (a->attisdropped) continue;
-    if (strcmp(NameStr(a->attname), name) == 0) return a;
+    if (strcmp(NameStr(a->attname), name) == 0) {
+      if (hint != nullptr) *hint = i + 1;
+      return a;
+    }
   }
   return nullptr;
 }
@@ -186,9 +192,10 @@ bool plan_fast_scan(const RelInfo* rel, const ReaderColumn* cols, int ncols, Fas
   fs->is_text = (bool*)palloc0(sizeof(bool) * (ncols > 0 ? ncols : 1));
   fs->maxatt = 0;
   fs->plain = true;
+  int hint = 0;
   for (int i = 0; i < ncols; i++) {
     if (!plain_kind(cols[i].kind)) fs->plain = false;
-    Form_pg_attribute a = find_column(rel, cols[i].name);
+    Form_pg_attribute a = find_column(rel, cols[i].name, &hint);
     if (a == nullptr) return false;  // the SPI path reports it
     Oid t = a->atttypid;
     if (cols[i].kind == ValKind::kNone) {

@@ -27,8 +27,10 @@ struct RelInfo {
 // is needed.  An OID naming no relation is ERRCODE_UNDEFINED_TABLE.
 RelInfo* open_rel_info(Oid relid);
 
-// The live attribute called `name`, or NULL.
-Form_pg_attribute find_column(const RelInfo* rel, const char* name);
+// The live attribute called `name`, or NULL.  hint (optional): where the
+// search starts, set past the attribute found, so that looking up columns
+// in table order (a model's 500 features) costs one comparison each.
+Form_pg_attribute find_column(const RelInfo* rel, const char* name, int* hint = nullptr);
 
 // Error: column "x" of relation "t" does not exist.
 void report_missing_column(const RelInfo* rel, const char* name) pg_attribute_noreturn();

@@ -57,9 +57,10 @@ ScoringLayout* scoring_layout(const RelInfo* rel, const std::vector<std::string>
   l->buf_off = (int*)palloc0(sizeof(int) * n1);
   l->reject_inf = validation != nullptr;
   int buf_len = 0;
+  int hint = 0;
   for (int f = 0; f < nf; f++) {
     const char* name = model_to_server_string(names[f].c_str());
-    Form_pg_attribute a = find_column(rel, name);
+    Form_pg_attribute a = find_column(rel, name, &hint);
     if (a == nullptr) {
       // "emb[i]": element i of array column emb.
       char* base = nullptr;

@@ -2,7 +2,7 @@
 -- with the fixed layout, with NULLs, through a slot, through SPI) gives the
 -- predictions of gbdt_predict(model, row) and the key as (key)::text.
 BEGIN;
-SELECT plan(42);
+SELECT plan(45);
 
 -- 20000 rows: several batches (pipelined scoring, worker threads).
 CREATE TABLE pt AS
@@ -187,6 +187,47 @@ CREATE TEMP TABLE pt_cancel AS SELECT * FROM pg_temp.timed_predict();
 SET LOCAL statement_timeout = 0;
 SELECT is(state, '57014', 'statement_timeout cancels gbdt_predict_table') FROM pt_cancel;
 SELECT is((SELECT count(*)::int FROM gbdt_predict_table(pg_temp.m('fix'), 'pt_small', 'id')), 100, 'usable after a cancel');
+
+-- Wide rows: 70 consecutive float8 features after an int8 key are decoded
+-- by the reading thread straight from the tuple (no raw copy), 8 at a
+-- time; rows with a few NULLs, with most NULL, with all NULL, NaN and
+-- infinities; a text key after the features.
+DO $$
+BEGIN
+  EXECUTE 'CREATE TABLE ptw AS SELECT i::bigint AS id, '
+    || (SELECT string_agg(format('sin(i * %s + %s)::float8 AS f%s', j + 1, j * 0.1, j), ', ' ORDER BY j)
+        FROM generate_series(0, 69) j)
+    || ', sin(i * 3) + cos(i * 7) + sin(i * 40) AS y, ''w'' || i AS tkey FROM generate_series(1, 3000) i';
+  FOR j IN 0..69 LOOP
+    EXECUTE format('UPDATE ptw SET f%s = NULL WHERE (id + %s) %% %s = 0', j, j, 5 + j % 9);
+  END LOOP;
+END $$;
+UPDATE ptw SET (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19,
+                f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37,
+                f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54, f55,
+                f56, f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69) = (
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL) WHERE id % 101 = 0;
+UPDATE ptw SET f68 = 'NaN' WHERE id % 13 = 0;
+INSERT INTO ptm SELECT 'wide', gbdt_train('ptw', 'y', ARRAY(SELECT 'f' || j FROM generate_series(0, 69) j),
+                                          NULL, '{"num_round": 12, "max_depth": 5}');
+UPDATE ptw SET f3 = 'Infinity', f69 = '-Infinity' WHERE id % 13 = 0;
+-- Rows with only a few values left.
+UPDATE ptw SET (f1, f2, f3, f4, f5, f6, f7, f8, f10, f11, f12, f13, f14, f15, f16, f18, f19, f20, f21, f22,
+                f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38, f39, f41,
+                f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54, f55, f56, f57, f58, f59,
+                f60, f61, f62, f64, f65, f66, f67) = (
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) WHERE id % 97 = 0;
+SELECT is(pg_temp.mismatches(pg_temp.m('wide'), 'ptw', 'id'), 0, 'wide consecutive float8 rows, int8 key');
+SELECT is(pg_temp.mismatches(pg_temp.m('wide'), 'ptw', 'tkey'), 0, 'wide consecutive float8 rows, text key last');
+SELECT cmp_ok((SELECT count(DISTINCT prediction)::int FROM gbdt_predict_table(pg_temp.m('wide'), 'ptw', 'id')), '>', 500,
+              'wide rows: the predictions vary');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -201,6 +201,25 @@ void check_raw(const std::vector<Att>& atts, size_t n, int d, uint64_t seed, int
   for (size_t i = 0; i < n * d; ++i)
     if (std::memcmp(&x[i], &expect[i], 4) != 0 && !(std::isnan(x[i]) && std::isnan(expect[i]))) ++bad;
   EXPECT_EQ(bad, 0u) << "decoded features differ";
+  // Consecutive float8 features: each row decoded straight from its bytes
+  // (what gbdt_predict_table does with wide rows) by every decoder.
+  const gbdt::RawShape sh = gbdt::raw_shape(rr, d);
+  if (sh.contig_first < 0) return;
+  for (gbdt::RawDecode isa : {gbdt::RawDecode::kBest, gbdt::RawDecode::kAvx2, gbdt::RawDecode::kScalar}) {
+    std::vector<float> xr((size_t)d);
+    size_t wrong = 0;
+    for (size_t r = 0; r < n; ++r) {
+      if (pending[r] == 0) continue;
+      const uint8_t* row = raw.data() + r * stride;
+      gbdt::decode_contig_f8_row(pending[r] == 1 ? nullptr : row, row + doff, row + stride,
+                                 sh.contig_first, d, xr.data(), isa);
+      for (int f = 0; f < d; ++f) {
+        const float e = expect[r * d + f];
+        if (std::memcmp(&xr[f], &e, 4) != 0 && !(std::isnan(xr[f]) && std::isnan(e))) ++wrong;
+      }
+    }
+    EXPECT_EQ(wrong, 0u) << "decode_contig_f8_row, decoder " << (int)isa;
+  }
 }
 
 }  // namespace
@@ -264,15 +283,18 @@ TEST(Predict, BatchPredictorReusedAcrossBatches) {
 
 TEST(Predict, RawRowsConsecutiveFloat8) {
   // Features in consecutive float8 attributes after `first` other 8-byte
-  // columns (the vectorized decode where available; kernel 1 = scalar),
-  // d not a multiple of 8, bitmap windows across byte boundaries.
+  // columns (the vectorized decode where available: kernel 0 the widest,
+  // 3 AVX2, 1 scalar), d not a multiple of 8, bitmap windows across byte
+  // boundaries, rows whose last stored values end near the stride.
   KernelReset reset;
   for (int first : {0, 3, 8}) {
-    for (int d : {5, 20}) {
+    for (int d : {5, 20, 67}) {
       std::vector<Att> atts;
       for (int a = 0; a < first; ++a) atts.push_back({8, 8, -1, a % 2 ? RawKind::kInt8 : RawKind::kFloat8});
       for (int f = 0; f < d; ++f) atts.push_back({8, 8, f, RawKind::kFloat8});
-      for (int kernel : {0, 1}) {
+      // Attributes after the features that are not features.
+      if (first == 3) atts.insert(atts.end(), 2, Att{8, 8, -1, RawKind::kFloat8});
+      for (int kernel : {0, 1, 3}) {
         gbdt::set_predict_kernel_for_tests(kernel);
         SCOPED_TRACE("first " + std::to_string(first) + " d " + std::to_string(d) + " kernel " +
                      std::to_string(kernel));
