@@ -248,10 +248,16 @@ def gbdt_side(conn, ds, name):
                 "PRIMARY KEY (name, nthread))")
     conn.commit()
     r = dict(train_s={})
-    for nt in NTHREADS:
-        params = json.dumps(dict(num_round=ROUNDS, max_depth=DEPTH, eta=ETA, max_bin=BINS, nthread=nt,
-                                 **json.loads(os.environ.get("GBDT_BENCH_GBDT_PARAMS", "{}"))))
-        for _ in timed_runs(lambda: r["train_s"].get(nt)):
+    # The thread counts take turns (1, 2, 1, 2, ...): a slow spell of the
+    # machine then slows runs of both, not all the runs of one.
+    runs = {nt: timed_runs(lambda nt=nt: r["train_s"].get(nt)) for nt in NTHREADS}
+    while runs:
+        for nt in list(runs):
+            if next(runs[nt], None) is None:
+                del runs[nt]
+                continue
+            params = json.dumps(dict(num_round=ROUNDS, max_depth=DEPTH, eta=ETA, max_bin=BINS, nthread=nt,
+                                     **json.loads(os.environ.get("GBDT_BENCH_GBDT_PARAMS", "{}"))))
             cur.execute("DELETE FROM suite_models WHERE name = %s AND nthread = %s", (name, nt))
             conn.commit()
             wait_quiet()
