@@ -157,40 +157,20 @@ __attribute__((target("avx2,popcnt"))) inline void contig_row_avx2(const uint8_t
   contig_tail(bm, q, first, f, d, xr);
 }
 
-// Rows [begin, end) of raw in one of the decoders above.
-__attribute__((target("avx512f,popcnt"))) void decode_contig_f8_avx512(const RawRows& raw, int first,
-                                                                     int d, size_t begin,
-                                                                     size_t end, float* x) {
-  for (size_t i = begin; i < end; ++i) {
-    const uint8_t pend = raw.pending[i];
-    if (pend == 0) continue;
-    const uint8_t* row = raw.data + i * raw.stride;
-    contig_row_avx512(pend == 1 ? nullptr : row, row + raw.data_offset, first, d, x + i * (size_t)d);
-  }
-}
-
-__attribute__((target("avx2,popcnt"))) void decode_contig_f8_avx2(const RawRows& raw, int first,
-                                                                 int d, size_t begin, size_t end,
-                                                                 float* x) {
-  for (size_t i = begin; i < end; ++i) {
-    const uint8_t pend = raw.pending[i];
-    if (pend == 0) continue;
-    const uint8_t* row = raw.data + i * raw.stride;
-    contig_row_avx2(pend == 1 ? nullptr : row, row + raw.data_offset, row + raw.stride, first, d,
-                    x + i * (size_t)d);
-  }
-}
-
 }  // namespace
 
 void decode_raw_rows(const RawRows& raw, const RawShape& sh, int d, size_t begin, size_t end, float* x,
                      RawDecode isa) {
-  if (sh.contig_first >= 0 && isa == RawDecode::kBest && cpu_has_avx512f()) {
-    decode_contig_f8_avx512(raw, sh.contig_first, d, begin, end, x);
-    return;
-  }
+  // Consecutive float8 features in vector lanes, row by row as
+  // decode_contig_f8_row (the row's stride bounds the AVX2 loads).
   if (sh.contig_first >= 0 && isa != RawDecode::kScalar && cpu_has_avx2()) {
-    decode_contig_f8_avx2(raw, sh.contig_first, d, begin, end, x);
+    for (size_t i = begin; i < end; ++i) {
+      const uint8_t pend = raw.pending[i];
+      if (pend == 0) continue;
+      const uint8_t* row = raw.data + i * raw.stride;
+      decode_contig_f8_row(pend == 1 ? nullptr : row, row + raw.data_offset, row + raw.stride,
+                           sh.contig_first, d, x + i * (size_t)d, isa);
+    }
     return;
   }
   const RawColumn* cols = raw.cols;
