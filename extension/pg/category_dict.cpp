@@ -88,6 +88,7 @@ CategoryColumn* make_column(Oid typid, const char* colname, CategoryDict* dict, 
   }
   c->dict = dict;
   c->building = building;
+  c->convert = GetDatabaseEncoding() != PG_UTF8;
   c->colname = pstrdup(colname);
   return c;
 }
@@ -105,8 +106,8 @@ void report_too_many(const char* colname, size_t count, int limit, bool at_least
 
 }  // namespace
 
-float category_code(CategoryColumn* c, Datum d) {
-  char buf[32];
+void category_text(const CategoryColumn* c, Datum d, char (&buf)[32], const char** out,
+                   size_t* outlen) {
   const char* p = buf;
   size_t len = 0;
   switch (c->src) {
@@ -120,7 +121,7 @@ float category_code(CategoryColumn* c, Datum d) {
       break;
     }
     case CatSource::kEnum:
-      p = OutputFunctionCall(&c->out, d);
+      p = OutputFunctionCall(const_cast<FmgrInfo*>(&c->out), d);
       len = strlen(p);
       break;
     case CatSource::kBool:
@@ -133,14 +134,22 @@ float category_code(CategoryColumn* c, Datum d) {
       len = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)DatumGetInt64(d));
       break;
   }
-  if (GetDatabaseEncoding() != PG_UTF8 && len > 0) {
+  if (c->convert && len > 0) {
     const char* u = pg_server_to_any(p, (int)len, PG_UTF8);
     if (u != p) {
       p = u;
       len = strlen(u);
     }
   }
-  CategoryDict* dict = c->dict;
+  *out = p;
+  *outlen = len;
+}
+
+namespace {
+
+// The code of a value of at most kMaxStringBytes in the dictionary, or -1.
+// Allocates nothing, throws nothing.
+int32_t find_code(CategoryDict* dict, const char* p, size_t len) noexcept {
   uint32_t h = (uint32_t)len * 0x9E3779B1u;
   if (len > 0)
     h ^= (uint32_t)(uint8_t)p[0] * 0x85EBCA77u ^ (uint32_t)(uint8_t)p[len - 1] * 0xC2B2AE3Du ^
@@ -148,32 +157,57 @@ float category_code(CategoryColumn* c, Datum d) {
   int32_t& slot = dict->hot[h >> (32 - kHotSlotBits)];
   if (slot >= 0 && (size_t)slot < dict->names.size()) {
     const std::string_view& name = dict->names[(size_t)slot];
-    if (name.size() == len && (len == 0 || memcmp(name.data(), p, len) == 0)) return (float)slot;
+    if (name.size() == len && (len == 0 || memcmp(name.data(), p, len) == 0)) return slot;
   }
+  auto it = dict->index.find(std::string_view(p, len));
+  if (it == dict->index.end()) return -1;
+  slot = it->second;
+  return it->second;
+}
+
+}  // namespace
+
+int32_t category_lookup(CategoryColumn* c, const char* p, size_t len) {
+  CategoryDict* dict = c->dict;
+  // Never in a dictionary (too long to add): unseen, or refused.
+  if (len > gbdt::kMaxStringBytes) return c->building ? -1 : (int32_t)dict->names.size();
+  const int32_t found = find_code(dict, p, len);
+  if (found >= 0) return found;
+  if (!c->building) return (int32_t)dict->names.size();  // unseen: goes left
+  if (dict->names.size() >= c->cap) return -1;
   const std::string_view key(p, len);
-  auto it = dict->index.find(key);
-  if (it != dict->index.end()) {
-    slot = it->second;
-    return (float)it->second;
+  dict->store.emplace_back(key);
+  const std::string_view sv(dict->store.back());
+  dict->index.emplace(sv, (int32_t)dict->names.size());
+  dict->names.push_back(sv);
+  dict->counts.push_back(0);
+  return (int32_t)(dict->names.size() - 1);
+}
+
+float category_code_text(CategoryColumn* c, const char* p, size_t len) {
+  if (len <= gbdt::kMaxStringBytes) {
+    const int32_t found = find_code(c->dict, p, len);
+    if (found >= 0) return (float)found;
   }
-  if (!c->building) return (float)dict->names.size();  // unseen: goes left
+  int32_t code = -1;
+  run_engine([&] { code = category_lookup(c, p, len); });
+  if (code >= 0) return (float)code;
   // Too many values: an error before the dictionary grows without bound
   // (the exact count is reported by train_categories_finalize when lower).
-  if (dict->names.size() >= c->cap) report_too_many(c->colname, c->cap, c->limit, true);
-  if (len > gbdt::kMaxStringBytes)
-    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-                    errmsg("categorical column \"%s\" has a value of %zu bytes, more than the "
-                           "limit of %zu bytes for a category",
-                           c->colname, len, gbdt::kMaxStringBytes)));
-  run_engine([&] {
-    dict->store.emplace_back(key);
-    const std::string_view sv(dict->store.back());
-    dict->index.emplace(sv, (int32_t)dict->names.size());
-    dict->names.push_back(sv);
-    dict->counts.push_back(0);
-  });
-  slot = (int32_t)(dict->names.size() - 1);
-  return (float)(dict->names.size() - 1);
+  if (c->dict->names.size() >= c->cap) report_too_many(c->colname, c->cap, c->limit, true);
+  ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                  errmsg("categorical column \"%s\" has a value of %zu bytes, more than the "
+                         "limit of %zu bytes for a category",
+                         c->colname, len, gbdt::kMaxStringBytes)));
+  return 0;  // not reached
+}
+
+float category_code(CategoryColumn* c, Datum d) {
+  char buf[32];
+  const char* p;
+  size_t len;
+  category_text(c, d, buf, &p, &len);
+  return category_code_text(c, p, len);
 }
 
 // ---- training ----

@@ -51,10 +51,44 @@ struct CategoryColumn {
   const char* colname;
   int limit;          // training: max_categories
   size_t cap;         // training: provisional values at most (then an error)
+  bool convert;       // the database encoding is not UTF-8: values are converted
 };
 
 // The category code of a non-NULL value, as a float.
 float category_code(CategoryColumn* c, Datum d);
+
+// category_code in two steps, for a reader that hands the lookups to
+// another thread (relation_reader.cpp's batched pass):
+//
+// The value's category text in UTF-8, on this thread (detoasting, enum
+// output and encoding conversion may allocate in CurrentMemoryContext):
+// *p points into the value, into buf or into new memory.
+void category_text(const CategoryColumn* c, Datum d, char (&buf)[32], const char** p, size_t* len);
+// category_text without a call in the common case: an uncompressed text
+// or varchar value stored inline, in a UTF-8 database; false otherwise.
+inline bool category_text_inline(const CategoryColumn* c, Datum d, const char** p, size_t* len) {
+  if (c->src != CatSource::kText || c->convert) return false;
+  const char* v = (const char*)DatumGetPointer(d);
+  if (VARATT_IS_1B_E(v)) return false;
+  if (VARATT_IS_1B(v)) {
+    *p = VARDATA_1B(v);
+    *len = VARSIZE_1B(v) - VARHDRSZ_SHORT;
+    return true;
+  }
+  if (!VARATT_IS_4B_U(v)) return false;
+  *p = VARDATA_4B(v);
+  *len = VARSIZE_4B(v) - VARHDRSZ;
+  return true;
+}
+// Its code on any thread, without any PostgreSQL call (may throw
+// std::bad_alloc): a new value is added while the dictionary is being
+// built; -1 when the value cannot be coded there (a new value past the
+// column's cap, or one longer than gbdt::kMaxStringBytes), which
+// category_code_text reports.  p may be null when len > kMaxStringBytes.
+// Only one thread at a time may look up a column.
+int32_t category_lookup(CategoryColumn* c, const char* p, size_t len);
+// category_lookup on this thread, with the errors for what it refuses.
+float category_code_text(CategoryColumn* c, const char* p, size_t len);
 
 // Whether a column of type typid reads as c expects (the direct scan's check).
 bool category_type_matches(const CategoryColumn* c, Oid typid);

@@ -7,6 +7,7 @@
 
 #include "category_dict.h"
 #include "guard.h"
+#include "model_limits.h"
 #include "raw_layout.h"
 #include "thread_pool.h"
 
@@ -315,10 +316,9 @@ void convert_plain_row(TablePasses* tp, TupleTableSlot* slot) {
   ExecStoreVirtualTuple(out);
 }
 
-// Converts the requested columns of the (deformed) current tuple.
-void convert_row(TablePasses* tp) {
+// Converts the requested columns of the (deformed) tuple in slot.
+void convert_row(TablePasses* tp, TupleTableSlot* slot) {
   const FastScan* fs = &tp->fs;
-  TupleTableSlot* slot = tp->slot;
   TupleTableSlot* out = tp->out;
   ExecClearTuple(out);
   for (int i = 0; i < tp->ncols; i++) {
@@ -368,7 +368,7 @@ void deliver_row(TablePasses* tp, ReaderRowFn fn, void* arg) {
   MemoryContextReset(tp->row_cxt);
   MemoryContext old = MemoryContextSwitchTo(tp->row_cxt);
   slot_getsomeattrs(tp->slot, tp->fs.maxatt);
-  convert_row(tp);
+  convert_row(tp, tp->slot);
   fn(arg, tp->out, tp->vals, tp->nulls);
   MemoryContextSwitchTo(old);
 }
@@ -423,13 +423,29 @@ uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn
 
 namespace {
 
+// Deformed batches: where a categorical value's text lies in the batch's
+// text bytes (len only when longer than a category may be: not stored).
+struct CatRef {
+  uint32 off;
+  uint32 len;
+};
+
+// Text bytes after which a deformed batch goes to the worker, whatever
+// its row count.
+constexpr size_t kBatchTextBytes = (size_t)1 << 20;
+
 struct RawBatch {
-  uint8_t* raw;      // cap rows of layout.stride bytes
+  uint8_t* raw;      // cap rows of layout.stride bytes (deformed batches: null)
   uint8_t* pending;  // per row: RawRows' pending code
   float* x;          // cap rows of ncols floats
   bool* nulls;       // cap rows of ncols flags, rows of pending 0 only
+  CatRef* refs;      // deformed batches: cap rows of ncat text references
+  char* text;        // deformed batches: the categorical values' text
+  size_t text_used;
+  size_t text_cap;
   size_t n;
   size_t inf_row;    // first row with an infinity in a column that rejects it (n: none)
+  size_t coded;      // deformed batches: the first row the worker did not code (n: all)
   size_t stop;       // the first row sink->take did not take
 };
 
@@ -448,13 +464,50 @@ struct RawPass {
   bool ended;               // the sink ended the pass
   uint64 rows;
   TupleTableSlot* hslot;    // tuples without the layout, deformed here
+  // Deformed pass (the table's tuples cannot be copied raw): every tuple
+  // is deformed and converted here, categorical values copied as text,
+  // and the worker looks up their codes before the sink takes the rows.
+  bool deform;
+  int ncat;
+  int* cat_col;             // the categorical columns' indices
   gbdt::ThreadPool* pool;
   std::function<void(size_t, int)>* job;
 };
 
+// Codes the categorical values of rows [from, b->n) of a deformed batch
+// (no PostgreSQL call); returns the first row with a value only this
+// thread may code (category_code_text's errors), or b->n.
+size_t code_rows(RawPass* p, RawBatch* b, size_t from) {
+  const int nc = p->ncols, ncat = p->ncat;
+  const ReaderColumn* cols = p->tp->cols;
+  for (size_t i = from; i < b->n; i++) {
+    const CatRef* refs = b->refs + i * ncat;
+    float* x = b->x + i * nc;
+    const bool* nulls = b->nulls + i * nc;
+    for (int k = 0; k < ncat; k++) {
+      const int c = p->cat_col[k];
+      if (nulls[c]) continue;
+      const CatRef r = refs[k];
+      const char* s = r.len > gbdt::kMaxStringBytes ? nullptr : b->text + r.off;
+      const int32_t code = category_lookup(cols[c].cat, s, r.len);
+      if (code < 0) return i;
+      x[c] = (float)code;
+    }
+  }
+  return b->n;
+}
+
 // The worker's part (no PostgreSQL call): decode the batch, find its first
-// infinity, hand the rows before it to the sink.
+// infinity, hand the rows before it to the sink.  A deformed batch has no
+// infinity (this thread stops at one); its values are coded first.
 void take_batch(RawPass* p, RawBatch* b) {
+  if (p->deform) {
+    b->inf_row = b->n;
+    b->coded = code_rows(p, b, 0);
+    b->stop = p->sink->take(p->arg, b->x, (size_t)p->ncols, 0, b->coded);
+    return;
+  }
+  b->coded = b->n;
   const gbdt::RawRows rr = raw_rows_of(p->layout, b->raw, b->pending);
   gbdt::decode_raw_rows(rr, p->shape, p->ncols, 0, b->n, b->x);
   const int nc = p->ncols;
@@ -488,7 +541,7 @@ void raw_row_values(RawPass* p, RawBatch* b, size_t i, float* vals, bool* nulls)
   const int nc = p->ncols;
   memcpy(vals, b->x + i * nc, sizeof(float) * nc);
   const uint8_t pend = b->pending[i];
-  const uint8_t* row = b->raw + i * p->layout.stride;
+  const uint8_t* row = pend == 0 ? nullptr : b->raw + i * p->layout.stride;
   for (int c = 0; c < nc; c++) {
     double v;
     nulls[c] = pend == 0 ? b->nulls[i * nc + c]
@@ -520,13 +573,25 @@ void resolve_batch(RawPass* p, RawBatch* b) {
   size_t at = b->stop;
   while (at < b->n) {
     if (at == b->inf_row) report_raw_infinity(p, b, at);
+    if (at == b->coded) {
+      // The value the worker could not code: its error, raised here.
+      for (int k = 0; k < p->ncat; k++) {
+        const int c = p->cat_col[k];
+        if (b->nulls[at * p->ncols + c]) continue;
+        const CatRef r = b->refs[at * p->ncat + k];
+        b->x[at * p->ncols + c] = category_code_text(
+            tp->cols[c].cat, r.len > gbdt::kMaxStringBytes ? nullptr : b->text + r.off, r.len);
+      }
+      run_engine([&] { b->coded = code_rows(p, b, at + 1); });
+    }
     raw_row_values(p, b, at, tp->vals, tp->nulls);
     if (!p->sink->stopped(p->arg, tp->vals, tp->nulls)) {
       p->ended = true;
       return;
     }
     const RawSink* sink = p->sink;
-    run_engine([&] { at = sink->take(p->arg, b->x, (size_t)p->ncols, at + 1, b->inf_row); });
+    const size_t to = std::min(b->inf_row, b->coded);
+    run_engine([&] { at = sink->take(p->arg, b->x, (size_t)p->ncols, at + 1, to); });
   }
 }
 
@@ -538,6 +603,7 @@ void finish_in_flight(RawPass* p) {
   p->in_flight = nullptr;
   resolve_batch(p, b);
   b->n = 0;
+  b->text_used = 0;
 }
 
 // The filled batch goes to the worker once the one before it is resolved.
@@ -552,6 +618,68 @@ void submit_batch(RawPass* p) {
   p->cur ^= 1;
 }
 
+// Row i of a deformed batch from tuple tup: values converted, NULLs
+// flagged, categorical values' text copied (their codes are the worker's).
+// False, with the tuple left in p->hslot, at an infinity in a column that
+// rejects it.
+bool deform_row(RawPass* p, RawBatch* b, size_t i, HeapTuple tup) {
+  TablePasses* tp = p->tp;
+  TupleTableSlot* slot = p->hslot;
+  ExecStoreHeapTuple(tup, slot, false);
+  slot_getsomeattrs(slot, tp->fs.maxatt);
+  const AttrNumber* attnums = tp->fs.attnums;
+  const ReaderColumn* cols = tp->cols;
+  const int nc = p->ncols;
+  float* x = b->x + i * nc;
+  bool* nulls = b->nulls + i * nc;
+  CatRef* refs = b->refs + i * p->ncat;
+  // Detoasting, numerics and encoding conversion allocate here.
+  MemoryContext old = MemoryContextSwitchTo(tp->row_cxt);
+  bool ok = true;
+  for (int c = 0, k = 0; c < nc; c++) {
+    const int att = attnums[c] - 1;
+    const bool isnull = slot->tts_isnull[att];
+    const Datum d = slot->tts_values[att];
+    nulls[c] = isnull;
+    if (cols[c].kind == ValKind::kCategory) {
+      CatRef& r = refs[k++];
+      x[c] = isnull ? NAN : 0.0f;
+      if (isnull) continue;
+      char buf[32];
+      const char* s;
+      size_t len;
+      if (!category_text_inline(cols[c].cat, d, &s, &len))
+        category_text(cols[c].cat, d, buf, &s, &len);
+      r.len = (uint32)Min(len, (size_t)PG_UINT32_MAX);
+      r.off = 0;
+      if (len > gbdt::kMaxStringBytes) continue;  // the worker refuses it without its text
+      if (b->text_used + len > b->text_cap) {
+        b->text_cap = Max(b->text_cap * 2, b->text_used + len);
+        b->text = (char*)repalloc(b->text, b->text_cap);
+      }
+      memcpy(b->text + b->text_used, s, len);
+      r.off = (uint32)b->text_used;
+      b->text_used += len;
+      continue;
+    }
+    if (isnull) {
+      x[c] = NAN;
+      continue;
+    }
+    const double v = datum_to_double(d, cols[c].kind);
+    const float f = (float)v;
+    if (unlikely(std::isinf(f)) && cols[c].reject_infinity) {
+      ok = false;
+      break;
+    }
+    x[c] = f;
+  }
+  MemoryContextSwitchTo(old);
+  if (!tp->row_cxt->isReset) MemoryContextReset(tp->row_cxt);
+  if (ok) ExecClearTuple(slot);
+  return ok;
+}
+
 // Everything that may raise an error while the worker runs: no C++ object
 // with a destructor lives here (the caller stops the worker on an error).
 void raw_pass_loop(RawPass* p) {
@@ -563,6 +691,24 @@ void raw_pass_loop(RawPass* p) {
     if ((++seen & 4095) == 0) CHECK_FOR_INTERRUPTS();
     RawBatch* b = &p->b[p->cur];
     const size_t i = b->n;
+    if (p->deform) {
+      if (!deform_row(p, b, i, tup)) {
+        // An infinity: every row before it is taken first (their stops
+        // and errors come first), then the row's conversion raises its
+        // error, as convert_row would in a row-by-row pass.
+        submit_batch(p);
+        finish_in_flight(p);
+        if (p->ended) break;
+        convert_row(p->tp, p->hslot);
+        elog(ERROR, "gbdt: deformed pass lost an infinity");
+      }
+      b->pending[i] = 0;
+      if (++b->n == p->cap || b->text_used >= kBatchTextBytes) {
+        submit_batch(p);
+        if (p->ended) break;
+      }
+      continue;
+    }
     const uint8_t pend = copy_raw_tuple(p->layout, tup, b->raw + i * stride);
     if (pend == 0) raw_slot_row(p, b, i, tup);
     b->pending[i] = pend;
@@ -587,30 +733,52 @@ void stop_raw_worker(RawPass* p) noexcept {
 }  // namespace
 
 bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread, uint64* rows) {
-  if (!tp->fs.plain || tp->r->rd_rel->relam != HEAP_TABLE_AM_OID) return false;
+  if (tp->r->rd_rel->relam != HEAP_TABLE_AM_OID) return false;
+  for (int c = 0; c < tp->ncols; c++) {
+    const ReaderColumn& col = tp->cols[c];
+    if (col.kind == ValKind::kNone || col.kind == ValKind::kArray ||
+        (col.kind == ValKind::kCategory && col.cat == nullptr))
+      return false;
+  }
   RawPass* p = (RawPass*)palloc0(sizeof(RawPass));
-  ValKind* kinds = (ValKind*)palloc(sizeof(ValKind) * tp->ncols);
-  for (int c = 0; c < tp->ncols; c++) kinds[c] = tp->cols[c].kind;
-  if (!plan_raw_layout(RelationGetDescr(tp->r), tp->fs.attnums, kinds, tp->ncols, 0, &p->layout))
-    return false;
+  if (tp->fs.plain) {
+    ValKind* kinds = (ValKind*)palloc(sizeof(ValKind) * tp->ncols);
+    for (int c = 0; c < tp->ncols; c++) kinds[c] = tp->cols[c].kind;
+    p->deform = !plan_raw_layout(RelationGetDescr(tp->r), tp->fs.attnums, kinds, tp->ncols, 0,
+                                 &p->layout);
+    pfree(kinds);
+  } else {
+    p->deform = true;
+  }
   p->tp = tp;
   p->sink = sink;
   p->arg = arg;
   p->ncols = tp->ncols;
   p->reject = (bool*)palloc(sizeof(bool) * tp->ncols);
   for (int c = 0; c < tp->ncols; c++) p->reject[c] = tp->cols[c].reject_infinity;
-  // Batches of about 512 kB of tuple bytes: the worker's batch stays in its
-  // cache while this thread fills the other.
-  p->cap = std::min<size_t>(16384, std::max<size_t>(256, ((size_t)512 << 10) / p->layout.stride));
+  p->cat_col = (int*)palloc(sizeof(int) * tp->ncols);
+  for (int c = 0; c < tp->ncols; c++)
+    if (tp->cols[c].kind == ValKind::kCategory) p->cat_col[p->ncat++] = c;
+  // Batches of about 512 kB (tuple bytes, or converted values and text
+  // references): the worker's batch stays in its cache while this thread
+  // fills the other.
+  const size_t row_bytes =
+      p->deform ? p->ncols * (sizeof(float) + sizeof(bool)) + p->ncat * (sizeof(CatRef) + 8)
+                : p->layout.stride;
+  p->cap = std::min<size_t>(16384, std::max<size_t>(256, ((size_t)512 << 10) / row_bytes));
   for (RawBatch& b : p->b) {
-    b.raw = (uint8_t*)palloc(p->cap * p->layout.stride);
+    b.raw = p->deform ? nullptr : (uint8_t*)palloc(p->cap * p->layout.stride);
     b.pending = (uint8_t*)palloc(p->cap);
     b.x = (float*)palloc(sizeof(float) * p->cap * p->ncols);
     b.nulls = (bool*)palloc(sizeof(bool) * p->cap * p->ncols);
+    b.refs = (CatRef*)palloc(sizeof(CatRef) * p->cap * Max(p->ncat, 1));
+    b.text_cap = p->ncat > 0 ? (size_t)64 << 10 : 64;
+    b.text = (char*)palloc(b.text_cap);
+    b.text_used = 0;
     b.n = 0;
   }
   p->hslot = MakeSingleTupleTableSlot(RelationGetDescr(tp->r), &TTSOpsHeapTuple);
-  {
+  if (!p->deform) {
     const gbdt::RawRows rr = raw_rows_of(p->layout, nullptr, nullptr);
     p->shape = gbdt::raw_shape(rr, p->ncols);
   }
@@ -633,11 +801,15 @@ bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread
   stop_raw_worker(p);
   ExecDropSingleTupleTableSlot(p->hslot);
   for (RawBatch& b : p->b) {
-    pfree(b.raw);
+    if (b.raw != nullptr) pfree(b.raw);
     pfree(b.pending);
     pfree(b.x);
     pfree(b.nulls);
+    pfree(b.refs);
+    pfree(b.text);
   }
+  pfree(p->cat_col);
+  pfree(p->reject);
   *rows = p->rows;
   return true;
 }

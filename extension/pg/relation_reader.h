@@ -85,16 +85,22 @@ TablePasses* open_table_passes(const RelInfo* rel, const ReaderColumn* cols, int
 uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn fn, void* arg,
                   uint64* skipped);
 
-// A pass over every row of a plain heap table whose columns are all plain
-// numbers, in batches: this thread reads the tuples and copies their bytes
-// (raw_layout.h), and a worker (nthread > 1; else this thread, in turn)
-// decodes each batch to floats and hands it to sink->take while this thread
-// reads the next.  Unlike table_pass, no row is skipped: the sink sees rows
-// whose first column is NULL or NaN too.  An infinity in a column that
-// rejects it raises convert's error here, in row order with the sink's
-// stops.  False (nothing read) when the table's layout does not allow raw
-// copies; else *rows is the number of rows read (when the sink did not end
-// the pass).
+// A pass over every row of a heap table in batches, shared by this thread
+// and a worker (nthread > 1; else this thread does both, in turn), which
+// takes each batch while this thread reads the next.  When the table's
+// tuples can be copied raw (every column a plain number, every attribute
+// up to the last one read fixed-width: raw_layout.h), this thread copies
+// their bytes and the worker decodes them to floats; otherwise this thread
+// deforms each tuple and converts its values, copies categorical values as
+// text, and the worker looks up their codes (category_lookup; the
+// dictionaries are the worker's during the pass).  The worker then hands
+// each batch to sink->take.  Unlike table_pass, no row is skipped: the sink
+// sees rows whose first column is NULL or NaN too.  An infinity in a
+// column that rejects it, and a categorical value the worker cannot code,
+// raise convert's and category_code's errors here, in row order with the
+// sink's stops.  False (nothing read) for a table that is not a heap, or
+// with pass-through or array columns; else *rows is the number of rows
+// read (when the sink did not end the pass).
 struct RawSink {
   // Any thread, no PostgreSQL call: take rows [from, to) of a decoded
   // batch (x: ncols floats per row in the reader's column order, NULL as
