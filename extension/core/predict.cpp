@@ -155,7 +155,12 @@ struct FlatNode {
 // children 2p+1 and 2p+2, leaves all at the tree's depth): a leaf above
 // that depth is repeated below a pass-through node whose two subtrees are
 // the same, so every path takes exactly depth steps and the next node is
-// computed, not loaded.
+// computed, not loaded.  A pass-through node's threshold is NaN (every
+// value goes right, as v < NaN is false and its default is right), and
+// only a pass-through node's is: a split's NaN threshold is laid out as
+// -Infinity, the same decisions.  So a kernel may stop walking rows that
+// are all at pass-through nodes: going right to the last level reaches a
+// copy of their leaf.
 struct PerfNode {
   float thr;     // split threshold, or the leaf value at the last level
   uint32_t fdl;  // feature | default_left << 31
@@ -181,6 +186,7 @@ struct FlatForest {
   std::vector<FlatNode> nodes;
   std::vector<uint32_t> start;  // first node of each tree
   std::vector<int32_t> depth;   // max depth of each tree (0: a single leaf)
+  std::vector<int32_t> leaf_min;  // min depth of a leaf of each tree (the first level with pass-through nodes)
   bool perfect = false;         // every tree is in perf (depth <= kMaxPerfectDepth)
   bool categorical = false;     // some tree has categorical splits: the cat layout below
   std::vector<PerfNode> perf;
@@ -201,12 +207,13 @@ void place_perfect(const Tree& tr, int32_t nd, size_t pos, int level, int depth,
     return;
   }
   if (tr.left[nd] < 0) {
-    out[pos] = PerfNode{0.0f, 0u};  // pass-through: both subtrees hold the leaf
+    out[pos] = PerfNode{std::numeric_limits<float>::quiet_NaN(), 0u};  // pass-through: both subtrees hold the leaf
     place_perfect(tr, nd, 2 * pos + 1, level + 1, depth, out);
     place_perfect(tr, nd, 2 * pos + 2, level + 1, depth, out);
     return;
   }
-  out[pos] = PerfNode{tr.threshold[nd],
+  const float thr = tr.threshold[nd];
+  out[pos] = PerfNode{thr == thr ? thr : -std::numeric_limits<float>::infinity(),
                       (uint32_t)tr.feature[nd] | (tr.default_left[nd] ? 0x80000000u : 0u)};
   place_perfect(tr, tr.left[nd], 2 * pos + 1, level + 1, depth, out);
   place_perfect(tr, tr.right[nd], 2 * pos + 2, level + 1, depth, out);
@@ -289,6 +296,7 @@ void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
   ff->nodes.resize(total);
   ff->start.resize(ntrees);
   ff->depth.assign(ntrees, 0);
+  ff->leaf_min.assign(ntrees, 0);
   ff->categorical = false;
   size_t o = 0;
   std::vector<std::pair<int32_t, int32_t>> stack;
@@ -308,7 +316,7 @@ void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
         n.right = tr.right[i];
       }
     }
-    int32_t dmax = 0;
+    int32_t dmax = 0, dmin = std::numeric_limits<int32_t>::max();
     stack.clear();
     if (tr.num_nodes() > 0) stack.emplace_back(0, 0);
     while (!stack.empty()) {
@@ -316,12 +324,14 @@ void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
       stack.pop_back();
       if (tr.left[nd] < 0) {
         dmax = std::max(dmax, dp);
+        dmin = std::min(dmin, dp);
       } else {
         stack.emplace_back(tr.left[nd], dp + 1);
         stack.emplace_back(tr.right[nd], dp + 1);
       }
     }
     ff->depth[t] = dmax;
+    ff->leaf_min[t] = tr.num_nodes() > 0 ? dmin : 0;
     o += tr.left.size();
     ff->categorical |= tr.has_categorical();
   }
@@ -449,6 +459,7 @@ struct PerfTree {
   const float* thr_base;     // node p's threshold at [2p]
   const int* fdl_base;       // its fdl at [2p]
   int g, depth;
+  int leaf_min;              // the first level with pass-through nodes
 };
 
 inline PerfTree perf_tree(const FlatForest& ff, const int32_t* tg, size_t t, bool cat) {
@@ -459,7 +470,8 @@ inline PerfTree perf_tree(const FlatForest& ff, const int32_t* tg, size_t t, boo
                   &tr[0].thr,
                   (const int*)(const void*)&tr[0].fdl,
                   tg[t],
-                  ff.depth[t]};
+                  ff.depth[t],
+                  ff.leaf_min[t]};
 }
 
 template <bool kCat>
@@ -639,12 +651,14 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
     const int* fdl_base = pt.fdl_base;
     const int g = pt.g;
     const int depth = pt.depth;
+    const int leaf_min = pt.leaf_min;
     size_t i = 0;
     constexpr int V = 4;  // independent 8-row groups in flight
     for (; i + 8 * V <= rows; i += 8 * V) {
       __m256i p[V];
       for (int u = 0; u < V; ++u) p[u] = zero;
-      for (int l = 0; l < depth; ++l) {
+      unsigned done = 0;  // groups whose rows are all at pass-through nodes
+      for (int l = 0; l < depth && done != (1u << V) - 1; ++l) {
         // Up to 8 nodes (thr and fdl interleaved) in two registers.
         const int lbase = (1 << l) - 1;
         const bool small = l <= 3;
@@ -656,6 +670,7 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
         const __m256i lb2 = _mm256_set1_epi32(2 * lbase);
 #pragma GCC unroll 4
         for (int u = 0; u < V; ++u) {
+          if (done & (1u << u)) continue;
           const float* xr = xb + (i + 8 * u) * (size_t)d;
           const __m256i idx2 = _mm256_slli_epi32(p[u], 1);
           __m256 thr;
@@ -674,6 +689,12 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
           } else {
             thr = _mm256_i32gather_ps(thr_base, idx2, 4);
             fdl = _mm256_i32gather_epi32(fdl_base, idx2, 4);
+          }
+          if (l >= leaf_min && _mm256_movemask_ps(_mm256_cmp_ps(thr, thr, _CMP_UNORD_Q)) == 0xff) {
+            // Every row at a pass-through node: right to the last level.
+            p[u] = _mm256_sub_epi32(_mm256_slli_epi32(_mm256_add_epi32(p[u], two), depth - l), two);
+            done |= 1u << u;
+            continue;
           }
           const __m256i xi = _mm256_add_epi32(rowoff, _mm256_and_si256(fdl, fmask));
           const __m256 v = _mm256_i32gather_ps(xr, xi, 4);

@@ -1,0 +1,168 @@
+// Issue 15: the perfect layout marks pass-through nodes (a leaf above the
+// tree's depth, repeated below) with a NaN threshold, and the AVX2 kernel
+// stops walking a group of rows once all of them are at pass-through
+// nodes, going right to the last level (predict.cpp, place_perfect).
+// Every kernel gives the row walk's bits on unbalanced trees (leaves at
+// every level), rows in runs of equal values (whole groups stop early,
+// at different levels) and rows that differ (groups that never stop),
+// splits with NaN thresholds (hostile models: laid out as -Infinity, never
+// taken for pass-through nodes) and categorical nodes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "model.h"
+#include "predict.h"
+#include "tree.h"
+
+using namespace gbdt;
+
+namespace {
+
+struct KernelRestore {
+  ~KernelRestore() { set_predict_kernel_for_tests(0); }
+};
+
+// A subtree below nd of at most `depth` levels: a third of the children are
+// leaves at once (leaves at every level), one split in eight has a NaN
+// threshold, and with `cat` one in three is categorical.
+void grow(Tree& t, int32_t nd, int depth, int d, bool cat, std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  if (depth == 0) return;
+  const int32_t l = t.add_node(nd, u(rng), 1.0);
+  const int32_t r = t.add_node(nd, u(rng), 1.0);
+  t.left[nd] = l;
+  t.right[nd] = r;
+  t.feature[nd] = (int32_t)(rng() % (uint32_t)d);
+  t.default_left[nd] = (uint8_t)(rng() & 1u);
+  t.threshold[nd] = rng() % 8 == 0 ? NAN : (float)(rng() % 20) - 9.5f;
+  if (cat && rng() % 3 == 0) {
+    const uint32_t w = (uint32_t)rng() ^ ((uint32_t)rng() << 9);
+    t.set_categorical(nd, &w, 1);
+  }
+  if (rng() % 3 != 0) grow(t, l, depth - 1, d, cat, rng);
+  if (rng() % 3 != 0) grow(t, r, depth - 1, d, cat, rng);
+}
+
+Model unbalanced_model(int ntrees, int d, int max_depth, bool cat, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Model m;
+  m.num_output_group = 1;
+  m.objective = Objective::kSquaredError;
+  m.base_margin.assign(1, 0.5);
+  for (int f = 0; f < d; ++f) {
+    m.feature_names.push_back("c" + std::to_string(f));
+    m.feature_types.push_back(cat && f % 2 ? FeatureType::kCategorical : FeatureType::kFloat);
+  }
+  for (int i = 0; i < ntrees; ++i) {
+    Tree t;
+    t.add_node(-1, 0.0f, 1.0);
+    grow(t, 0, 1 + (int)(rng() % (uint32_t)max_depth), d, cat, rng);
+    m.trees.push_back(t);
+    m.tree_group.push_back(0);
+  }
+  return m;
+}
+
+// Runs of 8 to 64 equal rows (one group or several on the same path), and
+// runs of rows that each differ; NaN, infinities and small codes among them.
+std::vector<float> runs_of_rows(size_t n, int d, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const float special[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f, 3.0f, 31.0f, -9.5f};
+  auto value = [&] {
+    return rng() % 5 == 0 ? special[rng() % 8] : (float)(rng() % 40) * 0.5f - 10.0f;
+  };
+  std::vector<float> x(n * (size_t)d);
+  size_t r = 0;
+  while (r < n) {
+    const size_t len = std::min(n - r, (size_t)(8 + rng() % 57));
+    const bool equal = rng() % 3 != 0;
+    std::vector<float> row((size_t)d);
+    for (float& v : row) v = value();
+    for (size_t k = 0; k < len; ++k, ++r)
+      for (int f = 0; f < d; ++f) x[r * d + f] = equal ? row[(size_t)f] : value();
+  }
+  return x;
+}
+
+void expect_kernels_agree(const Model& m, const std::vector<float>& x, size_t n, const char* what) {
+  KernelRestore restore;
+  const int d = m.n_features();
+  std::vector<double> ref(n);
+  for (size_t r = 0; r < n; ++r) {
+    predict_margin_row(m, x.data() + r * d, &ref[r]);
+    transform_margins(m, &ref[r]);
+  }
+  for (int kernel = 0; kernel <= 3; ++kernel) {
+    set_predict_kernel_for_tests(kernel);
+    for (int nt : {1, 2}) {
+      std::vector<double> out(n);
+      predict_batch(m, x.data(), n, out.data(), nt);
+      size_t bad = 0;
+      for (size_t i = 0; i < n; ++i) bad += std::memcmp(&out[i], &ref[i], sizeof(double)) != 0;
+      EXPECT_EQ(bad, 0u) << what << ": kernel " << kernel << ", " << nt << " threads";
+    }
+  }
+}
+
+}  // namespace
+
+TEST(PredictEarlyExit, UnbalancedNumericTreesGiveTheRowWalksBits) {
+  for (int depth : {3, 6, 9}) {
+    const Model m = unbalanced_model(40, 6, depth, false, 100 + (uint32_t)depth);
+    const std::vector<float> x = runs_of_rows(2003, 6, 7 + (uint32_t)depth);
+    expect_kernels_agree(m, x, 2003, "numeric");
+  }
+}
+
+TEST(PredictEarlyExit, UnbalancedCategoricalTreesGiveTheRowWalksBits) {
+  for (int depth : {4, 7}) {
+    const Model m = unbalanced_model(40, 6, depth, true, 200 + (uint32_t)depth);
+    const std::vector<float> x = runs_of_rows(1501, 6, 9 + (uint32_t)depth);
+    expect_kernels_agree(m, x, 1501, "categorical");
+  }
+}
+
+TEST(PredictEarlyExit, NaNThresholdSplitIsNotAPassThrough) {
+  // Root: a NaN threshold (every value right, NaN by its default) over a
+  // right subtree that splits again; every row at the root's right child
+  // must still take that split.
+  Model m;
+  m.num_output_group = 1;
+  m.objective = Objective::kSquaredError;
+  m.base_margin.assign(1, 0.0);
+  m.feature_names = {"a", "b"};
+  m.feature_types = {FeatureType::kFloat, FeatureType::kFloat};
+  Tree t;
+  t.add_node(-1, 0.0f, 1.0);
+  const int32_t l = t.add_node(0, 100.0f, 1.0);
+  const int32_t r = t.add_node(0, 0.0f, 1.0);
+  t.left[0] = l;
+  t.right[0] = r;
+  t.feature[0] = 0;
+  t.threshold[0] = NAN;
+  t.default_left[0] = 1;
+  const int32_t rl = t.add_node(r, 1.0f, 1.0);
+  const int32_t rr = t.add_node(r, 2.0f, 1.0);
+  t.left[r] = rl;
+  t.right[r] = rr;
+  t.feature[r] = 1;
+  t.threshold[r] = 0.5f;
+  m.trees.push_back(t);
+  m.tree_group.push_back(0);
+  const size_t n = 96;
+  std::vector<float> x(n * 2);
+  for (size_t i = 0; i < n; ++i) {
+    x[2 * i] = i % 40 == 39 ? NAN : (float)i;
+    x[2 * i + 1] = i < 64 ? 0.0f : 1.0f;  // two groups of 32 left of 0.5, one right
+  }
+  expect_kernels_agree(m, x, n, "NaN threshold");
+  std::vector<double> out(n);
+  predict_batch(m, x.data(), n, out.data(), 1);
+  EXPECT_EQ(out[0], 1.0);    // right, then left (b = 0 < 0.5)
+  EXPECT_EQ(out[70], 2.0);   // right, then right
+  EXPECT_EQ(out[39], 100.0); // NaN: default left
+}
