@@ -191,6 +191,13 @@ struct FlatForest {
   bool categorical = false;     // some tree has categorical splits: the cat layout below
   std::vector<PerfNode> perf;
   std::vector<uint32_t> perf_start;
+  // The features the perfect layout's first two levels test most often
+  // (at most kMaxHeadFeatures), and per tree the slot among them of nodes
+  // 0, 1 and 2 (-1: none).  The AVX2 kernel copies these features of a
+  // block's rows into columns, so that rows at one of those nodes read
+  // their values with a plain load instead of a gather.
+  std::vector<int32_t> head_feat;
+  std::vector<int16_t> head_slot;
   // Categorical models: every tree in cat (start[] as for nodes), code sets in cat_bits.
   std::vector<CatFlatNode> cat;
   std::vector<uint32_t> cat_bits;
@@ -219,6 +226,37 @@ void place_perfect(const Tree& tr, int32_t nd, size_t pos, int level, int depth,
   place_perfect(tr, tr.right[nd], 2 * pos + 2, level + 1, depth, out);
 }
 
+constexpr size_t kMaxHeadFeatures = 64;
+
+void place_head_columns(size_t ntrees, FlatForest* ff) {
+  std::vector<std::pair<uint32_t, int32_t>> uses;  // (count, feature)
+  std::vector<uint32_t> count;
+  // Node 0 is tested when the tree has a level, nodes 1 and 2 when it has two.
+  auto tested = [ff](size_t t, int k) { return ff->depth[t] > (k > 0 ? 1 : 0); };
+  for (size_t t = 0; t < ntrees; ++t)
+    for (int k = 0; k < 3 && tested(t, k); ++k) {
+      const uint32_t f = ff->perf[ff->perf_start[t] + k].fdl & 0x3fffffffu;
+      if (f >= count.size()) count.resize((size_t)f + 1, 0);
+      count[f]++;
+    }
+  for (size_t f = 0; f < count.size(); ++f)
+    if (count[f] > 0) uses.emplace_back(count[f], (int32_t)f);
+  std::sort(uses.begin(), uses.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  if (uses.size() > kMaxHeadFeatures) uses.resize(kMaxHeadFeatures);
+  std::vector<int16_t> slot_of(count.size(), -1);
+  ff->head_feat.clear();
+  for (const auto& u : uses) {
+    slot_of[(size_t)u.second] = (int16_t)ff->head_feat.size();
+    ff->head_feat.push_back(u.second);
+  }
+  ff->head_slot.assign(ntrees * 3, -1);
+  for (size_t t = 0; t < ntrees; ++t)
+    for (int k = 0; k < 3 && tested(t, k); ++k)
+      ff->head_slot[t * 3 + k] = slot_of[ff->perf[ff->perf_start[t] + k].fdl & 0x3fffffffu];
+}
+
 void flatten_perfect(const Model& m, size_t ntrees, FlatForest* ff) {
   ff->perfect = false;
   size_t total = 0;
@@ -235,6 +273,7 @@ void flatten_perfect(const Model& m, size_t ntrees, FlatForest* ff) {
     o += ((size_t)2 << ff->depth[t]) - 1;
   }
   ff->perfect = true;
+  place_head_columns(ntrees, ff);
 }
 
 void flatten_categorical(const Model& m, size_t ntrees, FlatForest* ff) {
@@ -628,6 +667,15 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
                                                         const float* xb, size_t rows, int d, float* a,
                                                         BlockStop* stop) {
   const size_t ntrees = ff.perf_start.size();
+  // The head features (FlatForest::head_feat) of the rows as columns: a
+  // row group at node 0, 1 or 2 loads its values (no gather).
+  const size_t nh = rows >= 32 ? ff.head_feat.size() : 0;
+  std::vector<float> head(nh * rows);
+  for (size_t h = 0; h < nh; ++h) {
+    const float* src = xb + ff.head_feat[h];
+    float* col = head.data() + h * rows;
+    for (size_t r = 0; r < rows; ++r) col[r] = src[r * (size_t)d];
+  }
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i rowoff = _mm256_mullo_epi32(lane, _mm256_set1_epi32(d));
   const __m256i zero = _mm256_setzero_si256();
@@ -652,6 +700,10 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
     const int g = pt.g;
     const int depth = pt.depth;
     const int leaf_min = pt.leaf_min;
+    const int16_t* hs = nh > 0 ? &ff.head_slot[t * 3] : nullptr;
+    const float* h0 = hs != nullptr && hs[0] >= 0 ? head.data() + hs[0] * rows : nullptr;
+    const float* h1 = hs != nullptr && hs[1] >= 0 && hs[2] >= 0 ? head.data() + hs[1] * rows : nullptr;
+    const float* h2 = h1 != nullptr ? head.data() + hs[2] * rows : nullptr;
     size_t i = 0;
     constexpr int V = 4;  // independent 8-row groups in flight
     for (; i + 8 * V <= rows; i += 8 * V) {
@@ -696,8 +748,16 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
             done |= 1u << u;
             continue;
           }
-          const __m256i xi = _mm256_add_epi32(rowoff, _mm256_and_si256(fdl, fmask));
-          const __m256 v = _mm256_i32gather_ps(xr, xi, 4);
+          __m256 v;
+          if (l == 0 && h0 != nullptr) {
+            v = _mm256_loadu_ps(h0 + i + 8 * u);
+          } else if (l == 1 && h1 != nullptr) {
+            v = _mm256_blendv_ps(_mm256_loadu_ps(h1 + i + 8 * u), _mm256_loadu_ps(h2 + i + 8 * u),
+                                 _mm256_castsi256_ps(_mm256_cmpeq_epi32(p[u], two)));
+          } else {
+            const __m256i xi = _mm256_add_epi32(rowoff, _mm256_and_si256(fdl, fmask));
+            v = _mm256_i32gather_ps(xr, xi, 4);
+          }
           const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
           __m256 left_val = _mm256_cmp_ps(v, thr, _CMP_LT_OQ);
           if (kCat) {

@@ -6,7 +6,10 @@
 // every level), rows in runs of equal values (whole groups stop early,
 // at different levels) and rows that differ (groups that never stop),
 // splits with NaN thresholds (hostile models: laid out as -Infinity, never
-// taken for pass-through nodes) and categorical nodes.
+// taken for pass-through nodes) and categorical nodes.  The same kernel
+// reads the values of nodes 0, 1 and 2 from columns of the 64 features
+// they test most (FlatForest::head_feat), the others by gathers: models
+// with more such features than that give the same bits too.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -123,6 +126,16 @@ TEST(PredictEarlyExit, UnbalancedCategoricalTreesGiveTheRowWalksBits) {
     const Model m = unbalanced_model(40, 6, depth, true, 200 + (uint32_t)depth);
     const std::vector<float> x = runs_of_rows(1501, 6, 9 + (uint32_t)depth);
     expect_kernels_agree(m, x, 1501, "categorical");
+  }
+}
+
+TEST(PredictEarlyExit, MoreHeadFeaturesThanColumnsGiveTheRowWalksBits) {
+  // 300 trees over 200 features: far more than 64 distinct features at
+  // nodes 0-2, so some trees read columns and others gather.
+  for (bool cat : {false, true}) {
+    const Model m = unbalanced_model(300, 200, 4, cat, 300 + (uint32_t)cat);
+    const std::vector<float> x = runs_of_rows(777, 200, 11);
+    expect_kernels_agree(m, x, 777, cat ? "categorical, 200 features" : "numeric, 200 features");
   }
 }
 
