@@ -427,6 +427,37 @@ void count_categories_row(void* arg, TupleTableSlot* slot, const float* vals, co
   train_categories_count_row(cp->tcat, vals + cp->first);
 }
 
+// Pass 1 in the batched pass (relation_reader.h table_pass_raw): the
+// worker counts the rows with a target and their values, as table_pass
+// with count_categories_row does; it never stops a batch.
+struct CountSink {
+  CategoryPass* cp;
+  uint64 kept;
+  uint64 skipped;  // rows whose target is NULL or NaN
+};
+
+size_t count_take(void* arg, const float* x, size_t ncols, size_t from, size_t to) {
+  CountSink* s = (CountSink*)arg;
+  for (size_t r = from; r < to; r++) {
+    const float* v = x + r * ncols;
+    if (std::isnan(v[0])) {
+      s->skipped++;
+      continue;
+    }
+    s->kept++;
+    train_categories_count_row(s->cp->tcat, v + s->cp->first);
+  }
+  return to;
+}
+
+// A row whose value only this thread could code (its error comes first).
+bool count_stopped(void* arg, const float* vals, const bool* nulls) {
+  count_take(arg, vals, 0, 0, 1);
+  return true;
+}
+
+const RawSink kCountRawSink{count_take, count_stopped};
+
 // Bins float columns as the in-memory engine does; frees them.  The
 // column checks see every row unless check_sample (a plain table read
 // whole in one pass): then the cut sample, as the passes would.
@@ -620,9 +651,16 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     // dictionaries are final before the sample and the bins are read.
     uint64 none = 0;
     CategoryPass cpass{tcat, first};
-    const uint64 n = tcat != nullptr
-                         ? table_pass(tp, nullptr, 0, count_categories_row, &cpass, &skipped)
-                         : table_pass(tp, &none, 0, nullptr, nullptr, &skipped);
+    CountSink counts{&cpass, 0, 0};
+    uint64 n = 0, read = 0;
+    if (tcat == nullptr) {
+      n = table_pass(tp, &none, 0, nullptr, nullptr, &skipped);
+    } else if (table_pass_raw(tp, &kCountRawSink, &counts, spec.nthread, &read)) {
+      n = counts.kept;  // the worker codes and counts while this thread reads
+      skipped = counts.skipped;
+    } else {
+      n = table_pass(tp, nullptr, 0, count_categories_row, &cpass, &skipped);
+    }
     if (tcat != nullptr && n > 0) train_categories_finalize(tcat, nullptr, 0);
     report_no_rows(spec, n + skipped, n);
     const size_t take = std::min((size_t)n, sample_cap);
