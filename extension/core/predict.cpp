@@ -233,9 +233,10 @@ void place_head_columns(size_t ntrees, FlatForest* ff) {
   std::vector<uint32_t> count;
   // Node 0 is tested when the tree has a level, nodes 1 and 2 when it has two.
   auto tested = [ff](size_t t, int k) { return ff->depth[t] > (k > 0 ? 1 : 0); };
+  auto feature = [ff](size_t t, int k) { return ff->perf[ff->perf_start[t] + k].fdl & 0x3fffffffu; };
   for (size_t t = 0; t < ntrees; ++t)
     for (int k = 0; k < 3 && tested(t, k); ++k) {
-      const uint32_t f = ff->perf[ff->perf_start[t] + k].fdl & 0x3fffffffu;
+      const uint32_t f = feature(t, k);
       if (f >= count.size()) count.resize((size_t)f + 1, 0);
       count[f]++;
     }
@@ -254,7 +255,7 @@ void place_head_columns(size_t ntrees, FlatForest* ff) {
   ff->head_slot.assign(ntrees * 3, -1);
   for (size_t t = 0; t < ntrees; ++t)
     for (int k = 0; k < 3 && tested(t, k); ++k)
-      ff->head_slot[t * 3 + k] = slot_of[ff->perf[ff->perf_start[t] + k].fdl & 0x3fffffffu];
+      ff->head_slot[t * 3 + k] = slot_of[feature(t, k)];
 }
 
 void flatten_perfect(const Model& m, size_t ntrees, FlatForest* ff) {

@@ -474,6 +474,11 @@ struct RawPass {
   std::function<void(size_t, int)>* job;
 };
 
+// The text a reference points to (null for a value too long to copy).
+inline const char* ref_text(const RawBatch* b, CatRef r) {
+  return r.len > gbdt::kMaxStringBytes ? nullptr : b->text + r.off;
+}
+
 // Codes the categorical values of rows [from, b->n) of a deformed batch
 // (no PostgreSQL call); returns the first row with a value only this
 // thread may code (category_code_text's errors), or b->n.
@@ -487,9 +492,7 @@ size_t code_rows(RawPass* p, RawBatch* b, size_t from) {
     for (int k = 0; k < ncat; k++) {
       const int c = p->cat_col[k];
       if (nulls[c]) continue;
-      const CatRef r = refs[k];
-      const char* s = r.len > gbdt::kMaxStringBytes ? nullptr : b->text + r.off;
-      const int32_t code = category_lookup(cols[c].cat, s, r.len);
+      const int32_t code = category_lookup(cols[c].cat, ref_text(b, refs[k]), refs[k].len);
       if (code < 0) return i;
       x[c] = (float)code;
     }
@@ -579,8 +582,7 @@ void resolve_batch(RawPass* p, RawBatch* b) {
         const int c = p->cat_col[k];
         if (b->nulls[at * p->ncols + c]) continue;
         const CatRef r = b->refs[at * p->ncat + k];
-        b->x[at * p->ncols + c] = category_code_text(
-            tp->cols[c].cat, r.len > gbdt::kMaxStringBytes ? nullptr : b->text + r.off, r.len);
+        b->x[at * p->ncols + c] = category_code_text(tp->cols[c].cat, ref_text(b, r), r.len);
       }
       run_engine([&] { b->coded = code_rows(p, b, at + 1); });
     }
