@@ -39,12 +39,8 @@ void expect_same(const std::vector<double>& a, const std::vector<double>& b, con
   EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << a.size() << " values differ";
 }
 
-struct KernelReset {
-  ~KernelReset() { gbdt::set_predict_kernel_for_tests(0); }
-};
-
 void check_all_kernels(const Model& m, const Data& T, const std::string& name) {
-  KernelReset reset;
+  gbdt_test::KernelRestore reset;
   std::vector<float> x = T.row_major();
   std::vector<double> ref = reference(m, x, T.n);
   for (int kernel = 0; kernel <= 3; ++kernel) {
@@ -286,7 +282,7 @@ TEST(Predict, RawRowsConsecutiveFloat8) {
   // columns (the vectorized decode where available: kernel 0 the widest,
   // 3 AVX2, 1 scalar), d not a multiple of 8, bitmap windows across byte
   // boundaries, rows whose last stored values end near the stride.
-  KernelReset reset;
+  gbdt_test::KernelRestore reset;
   for (int first : {0, 3, 8}) {
     for (int d : {5, 20, 67}) {
       std::vector<Att> atts;

@@ -15,15 +15,12 @@
 
 #include "model.h"
 #include "predict.h"
+#include "test_util.h"
 #include "tree.h"
 
 using namespace gbdt;
 
 namespace {
-
-struct KernelRestore {
-  ~KernelRestore() { set_predict_kernel_for_tests(0); }
-};
 
 void grow_mixed(Tree& t, int32_t nd, int depth, int d, std::mt19937& rng) {
   std::uniform_real_distribution<float> u(-2.0f, 2.0f);
@@ -83,7 +80,7 @@ std::vector<float> mixed_rows(size_t n, int d, uint32_t seed) {
 }  // namespace
 
 TEST(PredictCatSimd, KernelsGiveTheSameBits) {
-  KernelRestore restore;
+  gbdt_test::KernelRestore restore;
   for (int K : {1, 3}) {
     for (int max_depth : {3, 6, 9}) {
       const int d = 7;

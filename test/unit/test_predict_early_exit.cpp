@@ -19,15 +19,12 @@
 
 #include "model.h"
 #include "predict.h"
+#include "test_util.h"
 #include "tree.h"
 
 using namespace gbdt;
 
 namespace {
-
-struct KernelRestore {
-  ~KernelRestore() { set_predict_kernel_for_tests(0); }
-};
 
 // A subtree below nd of at most `depth` levels: a third of the children are
 // leaves at once (leaves at every level), one split in eight has a NaN
@@ -92,7 +89,7 @@ std::vector<float> runs_of_rows(size_t n, int d, uint32_t seed) {
 }
 
 void expect_kernels_agree(const Model& m, const std::vector<float>& x, size_t n, const char* what) {
-  KernelRestore restore;
+  gbdt_test::KernelRestore restore;
   const int d = m.n_features();
   std::vector<double> ref(n);
   for (size_t r = 0; r < n; ++r) {

@@ -10,9 +10,15 @@
 #include "gradients.h"
 #include "model.h"
 #include "params.h"
+#include "predict.h"
 #include "trainer.h"
 
 namespace gbdt_test {
+
+// Puts the default scoring kernel back when a test that picks one ends.
+struct KernelRestore {
+  ~KernelRestore() { gbdt::set_predict_kernel_for_tests(0); }
+};
 
 // Uniform in [0, 1) from a counter: same numbers on every platform.
 inline double unif(uint64_t seed, uint64_t i) {
