@@ -803,27 +803,16 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
 }
 #pragma GCC diagnostic pop
 
-// Scores rows [0, rows) of xb (row-major, d features) into out (rows x K,
-// transformed).  Tree-major over the block: each tree's nodes stay in cache.
-// Returns false (out incomplete) when stop reported a stop between trees.
-bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t rows, double* out,
-                 BlockStop* stop) {
-  constexpr size_t kMaxRows = 256;
+// Adds the trees' outputs for rows [0, rows) of xb (row-major, d features)
+// into a (rows x K margins), kernel `kern` (set_predict_kernel_for_tests).
+// Returns false when stop reported a stop between trees.
+bool score_chunk(const Model& m, const FlatForest& ff, int kern, const float* xb, size_t rows,
+                 float* a, BlockStop* stop) {
   const int K = m.num_output_group;
   const int d = m.n_features();
   const size_t ntrees = ff.start.size();
   const FlatNode* fn = ff.nodes.data();
   const int32_t* tg = m.tree_group.data();
-  float acc[kMaxRows * 8];
-  std::vector<float> big;
-  float* a = acc;
-  if (K > 8 || rows > kMaxRows) {
-    big.resize(rows * K);
-    a = big.data();
-  }
-  for (size_t i = 0; i < rows; ++i)
-    for (int k = 0; k < K; ++k) a[i * K + k] = (float)m.base_margin[k];
-  const int kern = g_kernel.load(std::memory_order_relaxed);
   if (ff.categorical && ff.perfect && kern == 0 && cpu_has_avx512f()) {
     // Categorical splits, shallow trees: 16 rows per step in AVX-512 lanes.
     perfect_trees_avx512<true>(ff, tg, K, xb, rows, d, a, stop);
@@ -840,10 +829,9 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
       walk_tree_lockstep<8, int32_t>(cn + ff.start[t], ff.depth[t], tg[t], K, xb, rows, d, a, cs);
     }
   }
-  const int kernel = g_kernel.load(std::memory_order_relaxed);
-  const bool perfect = ff.perfect && kernel != 2 && !ff.categorical;
-  const bool simd512 = perfect && kernel == 0 && cpu_has_avx512f();
-  const bool simd = simd512 || (perfect && (kernel == 0 || kernel == 3) && cpu_has_avx2());
+  const bool perfect = ff.perfect && kern != 2 && !ff.categorical;
+  const bool simd512 = perfect && kern == 0 && cpu_has_avx512f();
+  const bool simd = simd512 || (perfect && (kern == 0 || kern == 3) && cpu_has_avx2());
   if (simd512)
     perfect_trees_avx512<false>(ff, tg, K, xb, rows, d, a, stop);
   else if (simd)
@@ -857,6 +845,50 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   for (size_t t = 0; flat && t < ntrees; ++t) {
     if (stop != nullptr && (*stop)()) return false;
     walk_tree_lockstep<8, int32_t>(fn + ff.start[t], ff.depth[t], tg[t], K, xb, rows, d, a, step);
+  }
+  return true;
+}
+
+// L1 data cache bytes a chunk of rows is sized to (score_block).
+constexpr size_t kChunkBytes = 32 * 1024;
+
+// Rows per chunk for rows of d features: a multiple of 32 (the AVX2
+// kernel's 4 groups of 8), at least 32.
+inline size_t chunk_rows(int d) {
+  const size_t r = kChunkBytes / (sizeof(float) * (size_t)std::max(d, 1));
+  return std::max<size_t>(32, r & ~(size_t)31);
+}
+
+// Scores rows [0, rows) of xb (row-major, d features) into out (rows x K,
+// transformed).  Tree-major over each chunk of the block: each tree's nodes
+// stay in cache, and so do the chunk's rows.
+// Returns false (out incomplete) when stop reported a stop between trees.
+bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t rows, double* out,
+                 BlockStop* stop) {
+  constexpr size_t kMaxRows = 256;
+  const int K = m.num_output_group;
+  const int d = m.n_features();
+  float acc[kMaxRows * 8];
+  std::vector<float> big;
+  float* a = acc;
+  if (K > 8 || rows > kMaxRows) {
+    big.resize(rows * K);
+    a = big.data();
+  }
+  for (size_t i = 0; i < rows; ++i)
+    for (int k = 0; k < K; ++k) a[i * K + k] = (float)m.base_margin[k];
+  const int kern = g_kernel.load(std::memory_order_relaxed);
+  // The block in chunks of rows that fit in a core's L1 cache (kChunkBytes,
+  // at least 32 rows): the kernels go tree by tree over their rows, so on
+  // wide rows (500 features: 2 kB each) a whole block's rows would be read
+  // back from L2 or L3 by every tree.  Each row adds its trees in the same
+  // order whatever the chunks: the same floats.
+  const size_t R = chunk_rows(d);
+  for (size_t c = 0; c < rows; c += R) {
+    const size_t n = std::min(R, rows - c);
+    const float* xc = xb + c * (size_t)d;
+    float* ac = a + c * (size_t)K;
+    if (!score_chunk(m, ff, kern, xc, n, ac, stop)) return false;
   }
   if (stop != nullptr && stop->flag != nullptr && stop->flag->load(std::memory_order_relaxed))
     return false;

@@ -9,12 +9,16 @@
 // taken for pass-through nodes) and categorical nodes.  The same kernel
 // reads the values of nodes 0, 1 and 2 from columns of the 64 features
 // they test most (FlatForest::head_feat), the others by gathers: models
-// with more such features than that give the same bits too.
+// with more such features than that give the same bits too.  Every
+// kernel scores a block in chunks of rows sized to the L1 cache (192 rows
+// of 40 features, 32 of 300): several output groups and row counts that
+// end inside a chunk give the same bits as well.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "model.h"
@@ -47,12 +51,13 @@ void grow(Tree& t, int32_t nd, int depth, int d, bool cat, std::mt19937& rng) {
   if (rng() % 3 != 0) grow(t, r, depth - 1, d, cat, rng);
 }
 
-Model unbalanced_model(int ntrees, int d, int max_depth, bool cat, uint32_t seed) {
+// K > 1: K output groups (multi:softprob), tree i in group i % K.
+Model unbalanced_model(int ntrees, int d, int max_depth, bool cat, uint32_t seed, int K = 1) {
   std::mt19937 rng(seed);
   Model m;
-  m.num_output_group = 1;
-  m.objective = Objective::kSquaredError;
-  m.base_margin.assign(1, 0.5);
+  m.num_output_group = K;
+  m.objective = K > 1 ? Objective::kSoftprob : Objective::kSquaredError;
+  m.base_margin.assign((size_t)K, 0.5);
   for (int f = 0; f < d; ++f) {
     m.feature_names.push_back("c" + std::to_string(f));
     m.feature_types.push_back(cat && f % 2 ? FeatureType::kCategorical : FeatureType::kFloat);
@@ -62,7 +67,7 @@ Model unbalanced_model(int ntrees, int d, int max_depth, bool cat, uint32_t seed
     t.add_node(-1, 0.0f, 1.0);
     grow(t, 0, 1 + (int)(rng() % (uint32_t)max_depth), d, cat, rng);
     m.trees.push_back(t);
-    m.tree_group.push_back(0);
+    m.tree_group.push_back(i % K);
   }
   return m;
 }
@@ -91,18 +96,19 @@ std::vector<float> runs_of_rows(size_t n, int d, uint32_t seed) {
 void expect_kernels_agree(const Model& m, const std::vector<float>& x, size_t n, const char* what) {
   gbdt_test::KernelRestore restore;
   const int d = m.n_features();
-  std::vector<double> ref(n);
+  const size_t K = (size_t)m.num_output_group;
+  std::vector<double> ref(n * K);
   for (size_t r = 0; r < n; ++r) {
-    predict_margin_row(m, x.data() + r * d, &ref[r]);
-    transform_margins(m, &ref[r]);
+    predict_margin_row(m, x.data() + r * d, &ref[r * K]);
+    transform_margins(m, &ref[r * K]);
   }
   for (int kernel = 0; kernel <= 3; ++kernel) {
     set_predict_kernel_for_tests(kernel);
     for (int nt : {1, 2}) {
-      std::vector<double> out(n);
+      std::vector<double> out(n * K);
       predict_batch(m, x.data(), n, out.data(), nt);
       size_t bad = 0;
-      for (size_t i = 0; i < n; ++i) bad += std::memcmp(&out[i], &ref[i], sizeof(double)) != 0;
+      for (size_t i = 0; i < n * K; ++i) bad += std::memcmp(&out[i], &ref[i], sizeof(double)) != 0;
       EXPECT_EQ(bad, 0u) << what << ": kernel " << kernel << ", " << nt << " threads";
     }
   }
@@ -134,6 +140,21 @@ TEST(PredictEarlyExit, MoreHeadFeaturesThanColumnsGiveTheRowWalksBits) {
     const std::vector<float> x = runs_of_rows(777, 200, 11);
     expect_kernels_agree(m, x, 777, cat ? "categorical, 200 features" : "numeric, 200 features");
   }
+}
+
+TEST(PredictEarlyExit, RowsScoredInCacheSizedChunksGiveTheRowWalksBits) {
+  // 40 features: chunks of 192 rows (a 256-row block is 192 + 64); 300
+  // features: chunks of 32.  1,000 rows end inside a chunk; three output
+  // groups put each row's sums 3 apart.
+  for (int d : {40, 300})
+    for (bool cat : {false, true})
+      for (int K : {1, 3}) {
+        const Model m = unbalanced_model(60, d, 6, cat, 400 + (uint32_t)d + (uint32_t)cat, K);
+        const std::vector<float> x = runs_of_rows(1000, d, 13 + (uint32_t)d);
+        const std::string what = std::to_string(d) + " features, " + (cat ? "categorical" : "numeric") +
+                                 ", " + std::to_string(K) + " groups";
+        expect_kernels_agree(m, x, 1000, what.c_str());
+      }
 }
 
 TEST(PredictEarlyExit, NaNThresholdSplitIsNotAPassThrough) {
