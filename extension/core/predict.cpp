@@ -21,6 +21,7 @@
 #include "model.h"
 #include "objective.h"
 #include "predict.h"
+#include "spin_wait.h"
 #include "thread_pool.h"
 
 namespace gbdt {
@@ -983,6 +984,10 @@ double predict_value_row(const Model& m, const PreparedForest& pf, const float* 
   return scalar_answer(m, v);
 }
 
+// How long a scoring thread spins before it sleeps (spin_wait.h): a worker
+// for the next batch, the caller for the workers' last blocks.
+constexpr int64_t kSpinMicros = 300;
+
 struct BatchPredictor::Impl : WorkerGroup {
   const Model& m;
   std::shared_ptr<const PreparedForest> prepared;  // shared with other predictors of m
@@ -1006,6 +1011,11 @@ struct BatchPredictor::Impl : WorkerGroup {
   std::atomic<bool> cancel{false};  // skip the blocks not yet taken, stop those being scored
   size_t done = 0;                  // blocks finished or skipped (under mu)
   int busy = 0;                     // workers inside the batch (under mu)
+  // Mirrors for the spinning waits (worker(), wait_all()); the fields
+  // above, under mu, decide.
+  std::atomic<unsigned long> published{0};  // generation
+  std::atomic<bool> stopping{false};        // stop
+  std::atomic<int> inside{0};               // busy
   std::exception_ptr error;
   // Calling thread only.
   CancelFn poll;                    // the caller's cancel callback (may be empty)
@@ -1040,6 +1050,7 @@ struct BatchPredictor::Impl : WorkerGroup {
     {
       std::lock_guard<std::mutex> l(mu);
       stop = true;
+      stopping.store(true, std::memory_order_relaxed);
     }
     cv.notify_all();
     for (auto& t : threads) t.join();
@@ -1087,31 +1098,45 @@ struct BatchPredictor::Impl : WorkerGroup {
     return count;
   }
 
+  // Waits (spinning for kSpinMicros, then sleeping on cv) for a batch
+  // newer than `seen` or for stop; spinning keeps a worker that has just
+  // finished a batch, or was just started for a table of many rows, from
+  // being woken late (a sleeping thread takes tens of microseconds to wake,
+  // a large part of a batch of a few thousand rows).  Then scores its share.
   void worker() {
     unsigned long seen = 0;
     for (;;) {
+      spin_until([&] { return published.load(std::memory_order_acquire) != seen ||
+                              stopping.load(std::memory_order_relaxed); },
+                 kSpinMicros);
       {
         std::unique_lock<std::mutex> l(mu);
         cv.wait(l, [&] { return stop || generation != seen; });
         if (stop) return;
         seen = generation;
         ++busy;
+        inside.fetch_add(1, std::memory_order_relaxed);
       }
       size_t c = work(false);
       {
         std::lock_guard<std::mutex> l(mu);
         done += c;
         --busy;
+        inside.fetch_sub(1, std::memory_order_release);
       }
       done_cv.notify_all();
     }
   }
+
 
   // Waits (the caller having taken its share) until every block is
   // accounted for and no worker is inside the batch.  With a cancel
   // callback, polls it every 10 ms meanwhile; a cancel stops the blocks
   // being scored at their next tree.
   void wait_all(size_t mine, bool use_poll) noexcept {
+    // Every block is taken: the workers inside usually finish within a
+    // block's time, so spin for them first (as worker() does for a batch).
+    spin_until([&] { return inside.load(std::memory_order_acquire) == 0; }, kSpinMicros);
     std::unique_lock<std::mutex> l(mu);
     done += mine;
     auto all_done = [&] { return done >= nblocks && busy == 0; };
@@ -1145,6 +1170,11 @@ int BatchPredictor::K() const { return impl_->m.num_output_group; }
 
 void BatchPredictor::set_cancel(CancelFn fn) { impl_->poll = std::move(fn); }
 
+void BatchPredictor::prestart() {
+  Impl& s = *impl_;
+  if (s.nthread > 1 && s.threads.empty()) s.start_workers();
+}
+
 void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) {
   Impl& s = *impl_;
   if (s.in_flight) finish();
@@ -1172,6 +1202,7 @@ void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) 
     s.error = nullptr;
     s.done = 0;
     ++s.generation;
+    s.published.store(s.generation, std::memory_order_release);
   }
   s.poll_fired = false;
   s.stopped = false;

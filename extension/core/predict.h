@@ -57,6 +57,11 @@ class BatchPredictor {
   // Buffers must stay valid, and untouched by the caller, until finish().
   // At most one batch in flight.
   void start(float* x, size_t n, double* out, const RawRows* raw = nullptr);
+  // Starts the worker threads now rather than at the first batch of more
+  // than one block, for a caller that will score many rows: they are then
+  // up (and spinning, spin_wait.h) when that batch starts.  Without threads
+  // to spare (nthread 1, a failed start) it does nothing; never throws.
+  void prestart();
   // Scores alongside the workers until the batch in flight is done;
   // rethrows a worker's exception.  No-op when nothing is in flight.
   void finish();

@@ -1,6 +1,7 @@
 #include "thread_pool.h"
 
 #include "parallel_policy.h"
+#include "spin_wait.h"
 
 #include <signal.h>
 #include <pthread.h>
@@ -71,14 +72,6 @@ constexpr int64_t kStallMicros = 300;
 constexpr int kMaxStallLevel = 8;
 constexpr int kCleanRunsPerLevel = 64;
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 inline int64_t now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -119,13 +112,13 @@ void ThreadPool::stop_and_join() noexcept {
 }
 
 uint64_t ThreadPool::wait_for_job(uint32_t seen) {
-  const int64_t t0 = now_us();
-  for (int i = 0;; ++i) {
-    const uint64_t c = ctl_.load(std::memory_order_acquire);
-    if (generation_of(c) != seen || stop_.load(std::memory_order_relaxed)) return c;
-    cpu_relax();
-    if ((i & 63) == 63 && now_us() - t0 > kSpinMicros) break;
-  }
+  uint64_t c = 0;
+  if (spin_until([&] {
+        c = ctl_.load(std::memory_order_acquire);
+        return generation_of(c) != seen || stop_.load(std::memory_order_relaxed);
+      },
+                 kSpinMicros))
+    return c;
   // Sleep.  run() reads sleepers_ after it opens a generation and notifies
   // under mu_ when it is not zero; both sides use sequentially consistent
   // operations, so either this thread sees the new generation or run() sees

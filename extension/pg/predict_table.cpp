@@ -36,6 +36,7 @@
 
 extern "C" {
 #include "access/heapam.h"
+#include "storage/bufmgr.h"
 #include "catalog/pg_am.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -354,6 +355,9 @@ inline uint32 key_offset_with_nulls(const bits8* bm, const DirectPlan* p) {
 void read_direct(const RelInfo* rel, Sink* s, const DirectPlan* p) {
   PushActiveSnapshot(GetActiveSnapshot());  // as read_relation(read_only = true)
   Relation r = table_open(rel->relid, AccessShareLock);
+  // More than a page of rows: the scoring threads start while this thread
+  // reads the first batch (BatchPredictor::prestart).
+  if (RelationGetNumberOfBlocks(r) > 1) s->pred->prestart();
   TupleTableSlot* slot = MakeSingleTupleTableSlot(RelationGetDescr(r), &TTSOpsHeapTuple);
   TableScanDesc scan = table_beginscan_strat(r, GetActiveSnapshot(), 0, nullptr, true, false);
   const bool fixed = p->fixed;

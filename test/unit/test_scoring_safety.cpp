@@ -3,7 +3,10 @@
 // process-wide registry of worker groups a backend stops at exit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "model_identity.h"
@@ -119,6 +122,54 @@ TEST(WorkerRegistry, StopAllJoinsPredictorsAndPools) {
     });
     EXPECT_EQ(ran.load(), 50);
     EXPECT_EQ(gbdt::live_worker_groups(), 0u);
+  }
+  EXPECT_EQ(gbdt::live_worker_groups(), 0u);
+}
+
+TEST(WorkerRegistry, PrestartedWorkersScoreManySmallBatchesAndStop) {
+  // prestart() starts the workers before any batch (predict_table, on a
+  // table of more than a page); they spin, then sleep, between batches
+  // (spin_wait.h).  Hundreds of batches of a few blocks back to back, some
+  // started while the workers spin and some after they have gone to sleep,
+  // give the plain scores each time; the workers stop with the predictor or
+  // with stop_all_worker_groups.
+  ASSERT_EQ(gbdt::live_worker_groups(), 0u);
+  Model m = many_trees(30, 6);
+  Data T = gbdt_test::make_data(1500, 6, Task::kRegression, 0.02, 75);
+  std::vector<float> x = T.row_major();
+  std::vector<double> ref(T.n), out(T.n);
+  gbdt::predict_batch(m, x.data(), T.n, ref.data(), 1);
+  {
+    BatchPredictor one(m, 1);
+    one.prestart();  // nothing to start
+    EXPECT_EQ(gbdt::live_worker_groups(), 0u);
+  }
+  {
+    BatchPredictor bp(m, 3);
+    bp.prestart();
+    bp.prestart();  // already started
+    EXPECT_EQ(gbdt::live_worker_groups(), 1u);
+    for (int b = 0; b < 300; ++b) {
+      if (b % 50 == 49) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // workers asleep
+      const size_t n = 257 + (size_t)(b * 37) % (T.n - 257);
+      std::fill(out.begin(), out.end(), -1.0);
+      bp.start(x.data(), n, out.data(), nullptr);
+      bp.finish();
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], ref[i]) << "batch " << b << ", row " << i;
+      ASSERT_EQ(out[n], -1.0) << "batch " << b;
+    }
+    gbdt::stop_all_worker_groups();
+    EXPECT_EQ(gbdt::live_worker_groups(), 0u);
+    bp.prestart();  // stopped: stays on the calling thread
+    EXPECT_EQ(gbdt::live_worker_groups(), 0u);
+    bp.start(x.data(), T.n, out.data(), nullptr);
+    bp.finish();
+    for (size_t i = 0; i < T.n; ++i) ASSERT_EQ(out[i], ref[i]) << "row " << i;
+  }
+  {
+    BatchPredictor idle(m, 2);
+    idle.prestart();  // destroyed without a batch: its worker is joined
+    EXPECT_EQ(gbdt::live_worker_groups(), 1u);
   }
   EXPECT_EQ(gbdt::live_worker_groups(), 0u);
 }
