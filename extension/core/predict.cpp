@@ -1128,7 +1128,6 @@ struct BatchPredictor::Impl : WorkerGroup {
     }
   }
 
-
   // Waits (the caller having taken its share) until every block is
   // accounted for and no worker is inside the batch.  With a cancel
   // callback, polls it every 10 ms meanwhile; a cancel stops the blocks
