@@ -832,9 +832,9 @@ class CpuBackend final : public TreeBackend {
     return bins + f;
   }
 
-  // Pieces of the nodes' row segments for a row-routing step (partition,
-  // last level): at most 65536 rows, and several per node when the step is
-  // worth more than one thread (parallel_policy.h).  emit(node, begin, end).
+  // Pieces of the nodes' row segments for the partition: at most 65536
+  // rows, and several per node when the step is worth more than one thread
+  // (parallel_policy.h).  emit(node, begin, end).
   template <typename Emit>
   void split_rows(const std::vector<LevelNode*>& nodes, size_t rows_all, Emit emit) const {
     const size_t max_piece = 65536;
@@ -966,26 +966,22 @@ class CpuBackend final : public TreeBackend {
       vl[i] = tree->value[c.left];
       vr[i] = tree->value[c.right];
     }
-    struct Piece { size_t node, begin, end; };
-    std::vector<Piece> pieces;
     size_t rows_all = 0;
     for (const LevelNode* ln : nodes) rows_all += ln->end - ln->begin;
-    split_rows(nodes, rows_all, [&](size_t i, size_t b, size_t e) {
-      pieces.push_back(Piece{i, b, e});
-    });
     const Cuts& c = *data_.cuts;
     float* m = margins_.data();
     const int K = K_;
     data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
-    pool_->run_sized(rows_all * route_cost_, pieces.size(), [&](size_t pi, int) {
-      const Piece& p = pieces[pi];
-      const SplitCandidate& s = splits[p.node];
-      size_t cs;
-      const auto* col = feature_column(bins, s.feature, &cs);
-      add_last_level_values(col, cs, c.nbins(s.feature), (unsigned)s.bin,
-                            s.default_left != 0, split_sets[p.node], nodes[p.node]->rows, p.begin, p.end,
-                            vl[p.node], vr[p.node], m, K, k);
-    });
+    update_leaves_by_row_range(
+        *pool_, n_, nodes.size(),
+        [&](size_t i) { return RowSpan{nodes[i]->rows, nodes[i]->begin, nodes[i]->end}; },
+        rows_all * route_cost_, [&](size_t i, size_t b, size_t e) {
+          const SplitCandidate& s = splits[i];
+          size_t cs;
+          const auto* col = feature_column(bins, s.feature, &cs);
+          add_last_level_values(col, cs, c.nbins(s.feature), (unsigned)s.bin, s.default_left != 0,
+                                split_sets[i], nodes[i]->rows, b, e, vl[i], vr[i], m, K, k);
+        });
     });
   }
 
@@ -1218,12 +1214,14 @@ class CpuBackend final : public TreeBackend {
     // Prediction update from leaf positions.
     auto tu = Clock::now();
     const int K = K_;
-    pool_->run_sized(n_sampled_ * 2, leaves.size(), [&](size_t i, int) {
-      const LevelNode& ln = leaves[i];
-      float v = tree->value[ln.id];
-      const uint32_t* rows = ln.rows;
-      for (size_t j = ln.begin; j < ln.end; ++j) margins_[(size_t)rows[j] * K + k] += v;
-    });
+    update_leaves_by_row_range(
+        *pool_, n_, leaves.size(),
+        [&](size_t i) { return RowSpan{leaves[i].rows, leaves[i].begin, leaves[i].end}; },
+        n_sampled_ * 2, [&](size_t i, size_t b, size_t e) {
+          const float v = tree->value[leaves[i].id];
+          const uint32_t* rows = leaves[i].rows;
+          for (size_t j = b; j < e; ++j) margins_[(size_t)rows[j] * K + k] += v;
+        });
     if (n_sampled_ < n_) {
       const BinnedMatrix& m = *data_.matrix;
       const Cuts& c = *data_.cuts;

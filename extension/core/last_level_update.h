@@ -12,7 +12,9 @@
 #include <cstdint>
 
 #include "categorical_split.h"
+#include "parallel_policy.h"
 #include "row_partition.h"
+#include "thread_pool.h"
 #include "tree_growth.h"
 
 namespace gbdt {
@@ -40,6 +42,47 @@ void add_last_level_values(const BinT* col, size_t d, int nb, unsigned split_bin
     return;
   }
   add_leaf_values_rows(col, d, split_bin, (unsigned)nb, dl, idx, b, e, vl, vr, margins, K, k);
+}
+
+// A node's rows: positions [begin, end) of its row list.
+struct RowSpan {
+  const uint32_t* rows;
+  size_t begin, end;
+};
+
+// Runs fn(node, begin, end) over the rows of n nodes (span(i): a RowSpan,
+// rows in increasing or decreasing order; empty nodes skipped) that add
+// their leaf values to the margins of a table of n_rows rows, in tasks by
+// ranges of row numbers, one per thread used (`work`: parallel_policy.h),
+// rather than by node.  The rows of a node are spread over the whole
+// table, so threads at different nodes would write the same cache lines of
+// the margins (16 rows each) at once and move them back and forth between
+// cores (grid 240k x 14, depth 6, 2 threads: 0.07 s of 0.4 s, more than at
+// 1 thread); a range of rows is one thread's alone.  [begin, end) is then
+// the node's part of its row list with row numbers in the task's range
+// (row_span_in_range).  Each row still gets its one addition per tree: the
+// margins have the same bits.
+template <typename Span, typename Fn>
+void update_leaves_by_row_range(ThreadPool& pool, size_t n_rows, size_t n, Span span, size_t work, Fn fn) {
+  const int nt = threads_for_work(work, pool.size());
+  if (nt <= 1) {
+    for (size_t i = 0; i < n; ++i) {
+      const RowSpan s = span(i);
+      if (s.begin < s.end) fn(i, s.begin, s.end);
+    }
+    return;
+  }
+  const size_t align = 16;  // rows per range boundary
+  pool.run_sized(work, (size_t)nt, [&](size_t t, int) {
+    const size_t r0 = t == 0 ? 0 : (n_rows * t / (size_t)nt) / align * align;
+    const size_t r1 = t + 1 == (size_t)nt ? n_rows : (n_rows * (t + 1) / (size_t)nt) / align * align;
+    for (size_t i = 0; i < n; ++i) {
+      const RowSpan s = span(i);
+      size_t b, e;
+      row_span_in_range(s.rows, s.begin, s.end, r0, r1, &b, &e);
+      if (b < e) fn(i, b, e);
+    }
+  });
 }
 
 }  // namespace gbdt

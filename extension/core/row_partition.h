@@ -6,6 +6,7 @@
 // The CPU backend's partition and its tests use it; the result is the same
 // with and without the vector paths.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -80,5 +81,26 @@ void add_leaf_values_column(const uint8_t* col, unsigned split_bin, unsigned nb,
                             const uint32_t* idx, size_t b, size_t e, float vl, float vr, float* margins);
 void add_leaf_values_column(const uint16_t* col, unsigned split_bin, unsigned nb, bool default_left,
                             const uint32_t* idx, size_t b, size_t e, float vl, float vr, float* margins);
+
+// The positions [*sb, *se) of the rows r0 <= row < r1 in a node's row list
+// idx[b..e), which is in increasing or in decreasing order (partition keeps
+// one or the other: CpuBackend::partition).  Leaf-value updates use it to
+// hand each thread its own range of row numbers, so that no two threads
+// write the same cache line of the margins.
+inline void row_span_in_range(const uint32_t* idx, size_t b, size_t e, size_t r0, size_t r1,
+                              size_t* sb, size_t* se) {
+  const uint32_t* first = idx + b;
+  const uint32_t* last = idx + e;
+  const uint32_t *lo, *hi;
+  if (e - b < 2 || idx[b] <= idx[e - 1]) {
+    lo = std::partition_point(first, last, [r0](uint32_t r) { return r < r0; });
+    hi = std::partition_point(lo, last, [r1](uint32_t r) { return r < r1; });
+  } else {
+    lo = std::partition_point(first, last, [r1](uint32_t r) { return r >= r1; });
+    hi = std::partition_point(lo, last, [r0](uint32_t r) { return r >= r0; });
+  }
+  *sb = (size_t)(lo - idx);
+  *se = (size_t)(hi - idx);
+}
 
 }  // namespace gbdt

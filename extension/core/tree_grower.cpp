@@ -1,5 +1,6 @@
 #include "tree_grower.h"
 
+#include "last_level_update.h"
 #include "tree_growth.h"
 
 #include <algorithm>
@@ -328,11 +329,17 @@ class Grower {
     std::vector<int32_t> leaves;
     for (int32_t i = 0; i < (int32_t)nodes_.size(); ++i)
       if (tree_->is_leaf(i)) leaves.push_back(i);
-    in_.pool->run(leaves.size(), [&](size_t i, int) {
-      const GNode& n = nodes_[leaves[i]];
-      const float v = tree_->value[n.id];
-      for (size_t j = n.begin; j < n.end; ++j) in_.margins[(size_t)in_.row_idx[j] * K + k] += v;
-    });
+    // Rows of a node in increasing order (split's stable partition).
+    update_leaves_by_row_range(
+        *in_.pool, in_.n_rows, leaves.size(),
+        [&](size_t i) {
+          const GNode& n = nodes_[leaves[i]];
+          return RowSpan{in_.row_idx, n.begin, n.end};
+        },
+        in_.n_sampled * 2, [&](size_t i, size_t b, size_t e) {
+          const float v = tree_->value[nodes_[leaves[i]].id];
+          for (size_t j = b; j < e; ++j) in_.margins[(size_t)in_.row_idx[j] * K + k] += v;
+        });
     if (!in_.in_sample) return;
     std::vector<int> missing_bin((size_t)nf_);
     for (int f = 0; f < nf_; ++f) missing_bin[f] = in_.cuts->nbins(f);
