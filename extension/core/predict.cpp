@@ -996,8 +996,11 @@ struct BatchPredictor::Impl : WorkerGroup {
   std::vector<std::thread> threads;
   std::mutex mu;
   std::condition_variable cv, done_cv;
-  bool stop = false;
-  unsigned long generation = 0;
+  // stop, generation and busy change under mu, which the condition-variable
+  // waits hold; atomic so that the spinning waits (worker(), wait_all())
+  // may read them without it first.
+  std::atomic<bool> stop{false};
+  std::atomic<unsigned long> generation{0};
   // The batch in flight.
   bool in_flight = false;
   float* x = nullptr;
@@ -1010,12 +1013,7 @@ struct BatchPredictor::Impl : WorkerGroup {
   std::atomic<size_t> next{0};      // next block to take
   std::atomic<bool> cancel{false};  // skip the blocks not yet taken, stop those being scored
   size_t done = 0;                  // blocks finished or skipped (under mu)
-  int busy = 0;                     // workers inside the batch (under mu)
-  // Mirrors for the spinning waits (worker(), wait_all()); the fields
-  // above, under mu, decide.
-  std::atomic<unsigned long> published{0};  // generation
-  std::atomic<bool> stopping{false};        // stop
-  std::atomic<int> inside{0};               // busy
+  std::atomic<int> busy{0};         // workers inside the batch (changed under mu)
   std::exception_ptr error;
   // Calling thread only.
   CancelFn poll;                    // the caller's cancel callback (may be empty)
@@ -1049,8 +1047,7 @@ struct BatchPredictor::Impl : WorkerGroup {
   void stop_workers() noexcept {
     {
       std::lock_guard<std::mutex> l(mu);
-      stop = true;
-      stopping.store(true, std::memory_order_relaxed);
+      stop.store(true, std::memory_order_relaxed);
     }
     cv.notify_all();
     for (auto& t : threads) t.join();
@@ -1106,23 +1103,22 @@ struct BatchPredictor::Impl : WorkerGroup {
   void worker() {
     unsigned long seen = 0;
     for (;;) {
-      spin_until([&] { return published.load(std::memory_order_acquire) != seen ||
-                              stopping.load(std::memory_order_relaxed); },
+      spin_until([&] { return generation.load(std::memory_order_acquire) != seen ||
+                              stop.load(std::memory_order_relaxed); },
                  kSpinMicros);
       {
         std::unique_lock<std::mutex> l(mu);
-        cv.wait(l, [&] { return stop || generation != seen; });
-        if (stop) return;
-        seen = generation;
-        ++busy;
-        inside.fetch_add(1, std::memory_order_relaxed);
+        cv.wait(l, [&] { return stop.load(std::memory_order_relaxed) ||
+                                generation.load(std::memory_order_relaxed) != seen; });
+        if (stop.load(std::memory_order_relaxed)) return;
+        seen = generation.load(std::memory_order_relaxed);
+        busy.fetch_add(1, std::memory_order_relaxed);
       }
       size_t c = work(false);
       {
         std::lock_guard<std::mutex> l(mu);
         done += c;
-        --busy;
-        inside.fetch_sub(1, std::memory_order_release);
+        busy.fetch_sub(1, std::memory_order_release);
       }
       done_cv.notify_all();
     }
@@ -1135,10 +1131,10 @@ struct BatchPredictor::Impl : WorkerGroup {
   void wait_all(size_t mine, bool use_poll) noexcept {
     // Every block is taken: the workers inside usually finish within a
     // block's time, so spin for them first (as worker() does for a batch).
-    spin_until([&] { return inside.load(std::memory_order_acquire) == 0; }, kSpinMicros);
+    spin_until([&] { return busy.load(std::memory_order_acquire) == 0; }, kSpinMicros);
     std::unique_lock<std::mutex> l(mu);
     done += mine;
-    auto all_done = [&] { return done >= nblocks && busy == 0; };
+    auto all_done = [&] { return done >= nblocks && busy.load(std::memory_order_relaxed) == 0; };
     if (use_poll && poll) {
       while (!all_done()) {
         done_cv.wait_for(l, std::chrono::milliseconds(10), all_done);
@@ -1186,7 +1182,7 @@ void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) 
     // still be inside work() (finding nothing left): the batch is replaced
     // only when no worker is inside one.
     std::unique_lock<std::mutex> l(s.mu);
-    s.done_cv.wait(l, [&] { return s.busy == 0; });
+    s.done_cv.wait(l, [&] { return s.busy.load(std::memory_order_relaxed) == 0; });
     s.x = x;
     s.n = n;
     s.out = out;
@@ -1200,8 +1196,7 @@ void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) 
     s.cancel.store(false, std::memory_order_relaxed);
     s.error = nullptr;
     s.done = 0;
-    ++s.generation;
-    s.published.store(s.generation, std::memory_order_release);
+    s.generation.fetch_add(1, std::memory_order_release);
   }
   s.poll_fired = false;
   s.stopped = false;
