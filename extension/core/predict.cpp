@@ -533,16 +533,17 @@ void perf_tree_rows(const PerfTree& pt, const uint32_t* bits, int K, const float
 // kCat: a categorical model's layout (FlatForest::perf_cat_off): a lane at a
 // categorical node (kCatFlag in fdl) tests its value's code in the node's
 // set (in range: 0 <= v < 32 * words, the code its truncation), as CatStep
-// and perf_cat_step do.
+// and perf_cat_step do.  perfect_groups_avx512 takes rows [i, i + 16 V)
+// through one tree, V independent 16-row groups in flight (gather latency):
+// 4 while 64 rows are left, then 1 (a chunk of 32 or 48 rows, a block's
+// tail; before, those rows were walked one by one: on 500-feature rows,
+// chunks of 32, every row).
 // GCC 12 warns about the gathers' unset pass-through operand.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-template <bool kCat>
-__attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& ff,
-                                                             const int32_t* tg, int K,
-                                                             const float* xb, size_t rows, int d,
-                                                             float* a, BlockStop* stop) {
-  const size_t ntrees = ff.perf_start.size();
+template <bool kCat, int V>
+__attribute__((target("avx512f"), always_inline)) inline void perfect_groups_avx512(
+    const PerfTree& pt, const uint32_t* bits, int K, const float* xb, size_t i, int d, float* a) {
   const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i rowoff = _mm512_mullo_epi32(lane, _mm512_set1_epi32(d));
   const __m512i zero = _mm512_setzero_si512();
@@ -554,103 +555,110 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
   const __m512i cflag = _mm512_set1_epi32((int)kCatFlag);
   const __m512 zerof = _mm512_setzero_ps();
   const __m512 f32 = _mm512_set1_ps(32.0f);
-  const uint32_t* bits = ff.cat_bits.data();
   alignas(64) float leaf[16];
+  const PerfNode* tr = pt.tr;
+  const uint32_t* coff = pt.coff;
+  const uint32_t* cw = pt.cw;
+  const float* thr_base = pt.thr_base;
+  const int* fdl_base = pt.fdl_base;
+  const int g = pt.g;
+  const int depth = pt.depth;
+  __m512i p[V];
+  for (int u = 0; u < V; ++u) p[u] = zero;
+  for (int l = 0; l < depth; ++l) {
+    // Levels of at most 16 nodes: the level's nodes (consecutive in the
+    // perfect layout, thr and fdl interleaved) in two registers, picked
+    // by permutation; deeper levels: gathers.
+    const int lbase = (1 << l) - 1;
+    const bool small = l <= 4, mid = !kCat && l == 5;
+    __m512i na = zero, nb = zero, nc = zero, nd = zero;
+    if (small || mid) {
+      na = _mm512_loadu_si512((const void*)(tr + lbase));
+      nb = _mm512_loadu_si512((const void*)(tr + lbase + 8));
+    }
+    if (mid) {
+      nc = _mm512_loadu_si512((const void*)(tr + lbase + 16));
+      nd = _mm512_loadu_si512((const void*)(tr + lbase + 24));
+    }
+    const __m512i lb2 = _mm512_set1_epi32(2 * lbase);
+#pragma GCC unroll 4
+    for (int u = 0; u < V; ++u) {
+      const float* xr = xb + (i + 16 * u) * (size_t)d;
+      const __m512i idx2 = _mm512_slli_epi32(p[u], 1);
+      __m512 thr;
+      __m512i fdl;
+      if (small) {
+        const __m512i q2 = _mm512_sub_epi32(idx2, lb2);
+        thr = _mm512_castsi512_ps(_mm512_permutex2var_epi32(na, q2, nb));
+        fdl = _mm512_permutex2var_epi32(na, _mm512_add_epi32(q2, one), nb);
+      } else if (mid) {
+        // 32 nodes in four registers: the low 5 index bits pick within a
+        // pair, q2 >= 32 picks the pair.
+        const __m512i q2 = _mm512_sub_epi32(idx2, lb2);
+        const __m512i q21 = _mm512_add_epi32(q2, one);
+        const __mmask16 hi = _mm512_cmpge_epi32_mask(q2, _mm512_set1_epi32(32));
+        thr = _mm512_castsi512_ps(_mm512_mask_blend_epi32(
+            hi, _mm512_permutex2var_epi32(na, q2, nb), _mm512_permutex2var_epi32(nc, q2, nd)));
+        fdl = _mm512_mask_blend_epi32(hi, _mm512_permutex2var_epi32(na, q21, nb),
+                                      _mm512_permutex2var_epi32(nc, q21, nd));
+      } else {
+        thr = _mm512_i32gather_ps(idx2, thr_base, 4);
+        fdl = _mm512_i32gather_epi32(idx2, fdl_base, 4);
+      }
+      const __m512i xi = _mm512_add_epi32(rowoff, _mm512_and_si512(fdl, fmask));
+      const __m512 v = _mm512_i32gather_ps(xi, xr, 4);
+      const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+      const __mmask16 lt = _mm512_cmp_ps_mask(v, thr, _CMP_LT_OQ);
+      const __mmask16 dl = _mm512_cmplt_epi32_mask(fdl, zero);
+      __mmask16 left_val = lt;
+      if (kCat) {
+        const __mmask16 cat = _mm512_test_epi32_mask(fdl, cflag);
+        if (cat != 0) {
+          const __m512i w = _mm512_mask_i32gather_epi32(zero, cat, p[u], (const int*)cw, 4);
+          const __m512 lim = _mm512_mul_ps(f32, _mm512_cvtepu32_ps(w));
+          const __mmask16 inr = (__mmask16)(cat & _mm512_cmp_ps_mask(v, zerof, _CMP_GE_OQ) &
+                                            _mm512_cmp_ps_mask(v, lim, _CMP_LT_OQ));
+          const __m512i c = _mm512_maskz_cvttps_epu32(inr, v);
+          const __m512i o = _mm512_mask_i32gather_epi32(zero, inr, p[u], (const int*)coff, 4);
+          const __m512i wi = _mm512_add_epi32(o, _mm512_srli_epi32(c, 5));
+          const __m512i word = _mm512_mask_i32gather_epi32(zero, inr, wi, (const int*)bits, 4);
+          const __m512i bit =
+              _mm512_and_si512(_mm512_srlv_epi32(word, _mm512_and_si512(c, b31)), one);
+          const __mmask16 in_set = (__mmask16)(inr & _mm512_test_epi32_mask(bit, bit));
+          left_val = (__mmask16)((cat & ~in_set) | (~cat & lt));
+        }
+      }
+      const __mmask16 left = (__mmask16)((nan & dl) | (~nan & left_val));
+      // left: 2p + 1, right: 2p + 2
+      const __m512i r = _mm512_add_epi32(idx2, two);
+      p[u] = _mm512_mask_sub_epi32(r, left, r, one);
+    }
+  }
+  for (int u = 0; u < V; ++u) {
+    const size_t i0 = i + 16 * u;
+    const __m512 lv = _mm512_i32gather_ps(_mm512_slli_epi32(p[u], 1), thr_base, 4);
+    if (K == 1) {
+      _mm512_storeu_ps(a + i0, _mm512_add_ps(_mm512_loadu_ps(a + i0), lv));
+    } else {
+      _mm512_store_ps(leaf, lv);
+      for (int j = 0; j < 16; ++j) a[(i0 + j) * K + g] += leaf[j];
+    }
+  }
+}
+
+template <bool kCat>
+__attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& ff,
+                                                             const int32_t* tg, int K,
+                                                             const float* xb, size_t rows, int d,
+                                                             float* a, BlockStop* stop) {
+  const size_t ntrees = ff.perf_start.size();
+  const uint32_t* bits = ff.cat_bits.data();
   for (size_t t = 0; t < ntrees; ++t) {
     if (stop != nullptr && (*stop)()) return;
     const PerfTree pt = perf_tree(ff, tg, t, kCat);
-    const PerfNode* tr = pt.tr;
-    const uint32_t* coff = pt.coff;
-    const uint32_t* cw = pt.cw;
-    const float* thr_base = pt.thr_base;
-    const int* fdl_base = pt.fdl_base;
-    const int g = pt.g;
-    const int depth = pt.depth;
     size_t i = 0;
-    constexpr int V = 4;  // independent 16-row groups in flight (gather latency)
-    for (; i + 16 * V <= rows; i += 16 * V) {
-      __m512i p[V];
-      for (int u = 0; u < V; ++u) p[u] = zero;
-      for (int l = 0; l < depth; ++l) {
-        // Levels of at most 16 nodes: the level's nodes (consecutive in the
-        // perfect layout, thr and fdl interleaved) in two registers, picked
-        // by permutation; deeper levels: gathers.
-        const int lbase = (1 << l) - 1;
-        const bool small = l <= 4, mid = !kCat && l == 5;
-        __m512i na = zero, nb = zero, nc = zero, nd = zero;
-        if (small || mid) {
-          na = _mm512_loadu_si512((const void*)(tr + lbase));
-          nb = _mm512_loadu_si512((const void*)(tr + lbase + 8));
-        }
-        if (mid) {
-          nc = _mm512_loadu_si512((const void*)(tr + lbase + 16));
-          nd = _mm512_loadu_si512((const void*)(tr + lbase + 24));
-        }
-        const __m512i lb2 = _mm512_set1_epi32(2 * lbase);
-#pragma GCC unroll 4
-        for (int u = 0; u < V; ++u) {
-          const float* xr = xb + (i + 16 * u) * (size_t)d;
-          const __m512i idx2 = _mm512_slli_epi32(p[u], 1);
-          __m512 thr;
-          __m512i fdl;
-          if (small) {
-            const __m512i q2 = _mm512_sub_epi32(idx2, lb2);
-            thr = _mm512_castsi512_ps(_mm512_permutex2var_epi32(na, q2, nb));
-            fdl = _mm512_permutex2var_epi32(na, _mm512_add_epi32(q2, one), nb);
-          } else if (mid) {
-            // 32 nodes in four registers: the low 5 index bits pick within a
-            // pair, q2 >= 32 picks the pair.
-            const __m512i q2 = _mm512_sub_epi32(idx2, lb2);
-            const __m512i q21 = _mm512_add_epi32(q2, one);
-            const __mmask16 hi = _mm512_cmpge_epi32_mask(q2, _mm512_set1_epi32(32));
-            thr = _mm512_castsi512_ps(_mm512_mask_blend_epi32(
-                hi, _mm512_permutex2var_epi32(na, q2, nb), _mm512_permutex2var_epi32(nc, q2, nd)));
-            fdl = _mm512_mask_blend_epi32(hi, _mm512_permutex2var_epi32(na, q21, nb),
-                                          _mm512_permutex2var_epi32(nc, q21, nd));
-          } else {
-            thr = _mm512_i32gather_ps(idx2, thr_base, 4);
-            fdl = _mm512_i32gather_epi32(idx2, fdl_base, 4);
-          }
-          const __m512i xi = _mm512_add_epi32(rowoff, _mm512_and_si512(fdl, fmask));
-          const __m512 v = _mm512_i32gather_ps(xi, xr, 4);
-          const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-          const __mmask16 lt = _mm512_cmp_ps_mask(v, thr, _CMP_LT_OQ);
-          const __mmask16 dl = _mm512_cmplt_epi32_mask(fdl, zero);
-          __mmask16 left_val = lt;
-          if (kCat) {
-            const __mmask16 cat = _mm512_test_epi32_mask(fdl, cflag);
-            if (cat != 0) {
-              const __m512i w = _mm512_mask_i32gather_epi32(zero, cat, p[u], (const int*)cw, 4);
-              const __m512 lim = _mm512_mul_ps(f32, _mm512_cvtepu32_ps(w));
-              const __mmask16 inr = (__mmask16)(cat & _mm512_cmp_ps_mask(v, zerof, _CMP_GE_OQ) &
-                                                _mm512_cmp_ps_mask(v, lim, _CMP_LT_OQ));
-              const __m512i c = _mm512_maskz_cvttps_epu32(inr, v);
-              const __m512i o = _mm512_mask_i32gather_epi32(zero, inr, p[u], (const int*)coff, 4);
-              const __m512i wi = _mm512_add_epi32(o, _mm512_srli_epi32(c, 5));
-              const __m512i word = _mm512_mask_i32gather_epi32(zero, inr, wi, (const int*)bits, 4);
-              const __m512i bit =
-                  _mm512_and_si512(_mm512_srlv_epi32(word, _mm512_and_si512(c, b31)), one);
-              const __mmask16 in_set = (__mmask16)(inr & _mm512_test_epi32_mask(bit, bit));
-              left_val = (__mmask16)((cat & ~in_set) | (~cat & lt));
-            }
-          }
-          const __mmask16 left = (__mmask16)((nan & dl) | (~nan & left_val));
-          // left: 2p + 1, right: 2p + 2
-          const __m512i r = _mm512_add_epi32(idx2, two);
-          p[u] = _mm512_mask_sub_epi32(r, left, r, one);
-        }
-      }
-      for (int u = 0; u < V; ++u) {
-        const size_t i0 = i + 16 * u;
-        const __m512 lv = _mm512_i32gather_ps(_mm512_slli_epi32(p[u], 1), thr_base, 4);
-        if (K == 1) {
-          _mm512_storeu_ps(a + i0, _mm512_add_ps(_mm512_loadu_ps(a + i0), lv));
-        } else {
-          _mm512_store_ps(leaf, lv);
-          for (int j = 0; j < 16; ++j) a[(i0 + j) * K + g] += leaf[j];
-        }
-      }
-    }
+    for (; i + 64 <= rows; i += 64) perfect_groups_avx512<kCat, 4>(pt, bits, K, xb, i, d, a);
+    for (; i + 16 <= rows; i += 16) perfect_groups_avx512<kCat, 1>(pt, bits, K, xb, i, d, a);
     perf_tree_rows<kCat>(pt, bits, K, xb, i, rows, d, a);
   }
 }
@@ -853,11 +861,12 @@ bool score_chunk(const Model& m, const FlatForest& ff, int kern, const float* xb
 // L1 data cache bytes a chunk of rows is sized to (score_block).
 constexpr size_t kChunkBytes = 32 * 1024;
 
-// Rows per chunk for rows of d features: a multiple of 32 (the AVX2
-// kernel's 4 groups of 8), at least 32.
-inline size_t chunk_rows(int d) {
+// Rows per chunk for rows of d features: a multiple of `group` rows (the
+// rows a kernel's step takes: the AVX2 kernel's 4 groups of 8, the AVX-512
+// kernel's 4 groups of 16), at least one group.
+inline size_t chunk_rows(int d, size_t group) {
   const size_t r = kChunkBytes / (sizeof(float) * (size_t)std::max(d, 1));
-  return std::max<size_t>(32, r & ~(size_t)31);
+  return std::max(group, r / group * group);
 }
 
 // Scores rows [0, rows) of xb (row-major, d features) into out (rows x K,
@@ -880,11 +889,12 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
     for (int k = 0; k < K; ++k) a[i * K + k] = (float)m.base_margin[k];
   const int kern = g_kernel.load(std::memory_order_relaxed);
   // The block in chunks of rows that fit in a core's L1 cache (kChunkBytes,
-  // at least 32 rows): the kernels go tree by tree over their rows, so on
-  // wide rows (500 features: 2 kB each) a whole block's rows would be read
-  // back from L2 or L3 by every tree.  Each row adds its trees in the same
-  // order whatever the chunks: the same floats.
-  const size_t R = chunk_rows(d);
+  // at least one step of the kernel: 32 rows, 64 with AVX-512): the kernels
+  // go tree by tree over their rows, so on wide rows (500 features: 2 kB
+  // each) a whole block's rows would be read back from L2 or L3 by every
+  // tree.  Each row adds its trees in the same order whatever the chunks:
+  // the same floats.
+  const size_t R = chunk_rows(d, kern == 0 && cpu_has_avx512f() ? 64 : 32);
   for (size_t c = 0; c < rows; c += R) {
     const size_t n = std::min(R, rows - c);
     const float* xc = xb + c * (size_t)d;

@@ -11,8 +11,9 @@
 // they test most (FlatForest::head_feat), the others by gathers: models
 // with more such features than that give the same bits too.  Every
 // kernel scores a block in chunks of rows sized to the L1 cache (192 rows
-// of 40 features, 32 of 300): several output groups and row counts that
-// end inside a chunk give the same bits as well.
+// of 40 features, 32 of 300, 64 where the AVX-512 kernel runs: its single
+// 16-row groups then take a chunk's last rows): several output groups and
+// row counts that end inside a chunk give the same bits as well.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -144,8 +145,10 @@ TEST(PredictEarlyExit, MoreHeadFeaturesThanColumnsGiveTheRowWalksBits) {
 
 TEST(PredictEarlyExit, RowsScoredInCacheSizedChunksGiveTheRowWalksBits) {
   // 40 features: chunks of 192 rows (a 256-row block is 192 + 64); 300
-  // features: chunks of 32.  1,000 rows end inside a chunk; three output
-  // groups put each row's sums 3 apart.
+  // features: chunks of 32 (64 with AVX-512).  1,000 rows end inside a
+  // chunk (the last block's 232 rows: 192 + 40, or 3 x 64 + 40 with
+  // AVX-512, whose 40 are two 16-row groups and 8 rows walked one by one);
+  // three output groups put each row's sums 3 apart.
   for (int d : {40, 300})
     for (bool cat : {false, true})
       for (int K : {1, 3}) {
