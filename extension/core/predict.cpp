@@ -515,9 +515,16 @@ inline PerfTree perf_tree(const FlatForest& ff, const int32_t* tg, size_t t, boo
                   ff.leaf_min[t]};
 }
 
+// Rows the vector kernels left to perf_tree_rows, summed over trees
+// (scoring_rows_walked_for_tests): only a batch's last rows should be.
+std::atomic<size_t> g_rows_walked{0};
+
+// The perfect-layout trees' row walk for the rows [i, rows) a vector kernel
+// leaves after its steps.
 template <bool kCat>
 void perf_tree_rows(const PerfTree& pt, const uint32_t* bits, int K, const float* xb, size_t i, size_t rows,
                     int d, float* a) {
+  if (i < rows) g_rows_walked.fetch_add(rows - i, std::memory_order_relaxed);
   for (; i < rows; ++i) {
     uint32_t nd = 0;
     const float* xr = xb + i * (size_t)d;
@@ -916,6 +923,8 @@ constexpr size_t kBlock = 256;
 }  // namespace
 
 void set_predict_kernel_for_tests(int kernel) { g_kernel.store(kernel); }
+
+size_t scoring_rows_walked_for_tests() { return g_rows_walked.load(); }
 
 namespace {
 // The raw-row decoder that goes with the kernel: the widest with kernel 0,

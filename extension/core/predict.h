@@ -34,6 +34,11 @@ namespace gbdt {
 // with the widest decoder under kernel 0, AVX2 under 3, scalar under 1, 2.
 void set_predict_kernel_for_tests(int kernel);
 
+// Tests: rows the AVX-512 and AVX2 kernels have left to the row walk after
+// their vector steps since the process started, summed over trees (only a
+// batch's last rows should be: fewer than 16 or 32 per tree).
+size_t scoring_rows_walked_for_tests();
+
 // A model's trees laid out for batch scoring (what BatchPredictor builds
 // from the model): immutable, so predictors of the same model, in turn or at
 // once, may share one instead of each laying the trees out again.

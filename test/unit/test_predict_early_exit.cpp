@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_features.h"
 #include "model.h"
 #include "predict.h"
 #include "test_util.h"
@@ -158,6 +159,39 @@ TEST(PredictEarlyExit, RowsScoredInCacheSizedChunksGiveTheRowWalksBits) {
                                  ", " + std::to_string(K) + " groups";
         expect_kernels_agree(m, x, 1000, what.c_str());
       }
+}
+
+TEST(PredictEarlyExit, VectorKernelsLeaveOnlyABatchsLastRowsToTheRowWalk) {
+  // The bits above cannot tell a vector kernel from the row walk.  Since
+  // the L1-sized chunks, rows of 300-500 features came in chunks of 32,
+  // under the AVX-512 kernel's 64-row step, and on AVX-512 CPUs every row
+  // was walked one by one (same bits, 5 times slower).  Kernel 0 on whole
+  // 256-row blocks must leave no row to the walk, and on 1,000 rows only
+  // the last block's tail (8 rows) per tree.
+  if (!cpu_has_avx2()) GTEST_SKIP() << "no AVX2: the row walk is the kernel here";
+  gbdt_test::KernelRestore restore;
+  set_predict_kernel_for_tests(0);
+  const int ntrees = 30;
+  for (int d : {20, 40, 300, 500})
+    for (bool cat : {false, true}) {
+      const Model m = unbalanced_model(ntrees, d, 6, cat, 500 + (uint32_t)d + (uint32_t)cat);
+      for (size_t n : {(size_t)2048, (size_t)1000}) {
+        const std::vector<float> x = runs_of_rows(n, d, 17 + (uint32_t)d);
+        for (int nt : {1, 2}) {
+          std::vector<double> out(n);
+          const size_t before = scoring_rows_walked_for_tests();
+          predict_batch(m, x.data(), n, out.data(), nt);
+          const size_t walked = scoring_rows_walked_for_tests() - before;
+          const std::string what = std::to_string(d) + " features, " + (cat ? "categorical" : "numeric") +
+                                   ", " + std::to_string(n) + " rows, " + std::to_string(nt) + " threads";
+          if (n == 2048) {
+            EXPECT_EQ(walked, 0u) << what;
+          } else {
+            EXPECT_LE(walked, (size_t)(8 * ntrees)) << what;
+          }
+        }
+      }
+    }
 }
 
 TEST(PredictEarlyExit, NaNThresholdSplitIsNotAPassThrough) {
