@@ -819,6 +819,10 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
 }
 #pragma GCC diagnostic pop
 
+// Whether kernel `kern` scores perfect-layout trees with AVX-512 (score_chunk)
+// and so steps 64 rows at a time (score_block's chunks).
+inline bool avx512_kernel(int kern) { return kern == 0 && cpu_has_avx512f(); }
+
 // Adds the trees' outputs for rows [0, rows) of xb (row-major, d features)
 // into a (rows x K margins), kernel `kern` (set_predict_kernel_for_tests).
 // Returns false when stop reported a stop between trees.
@@ -829,7 +833,7 @@ bool score_chunk(const Model& m, const FlatForest& ff, int kern, const float* xb
   const size_t ntrees = ff.start.size();
   const FlatNode* fn = ff.nodes.data();
   const int32_t* tg = m.tree_group.data();
-  if (ff.categorical && ff.perfect && kern == 0 && cpu_has_avx512f()) {
+  if (ff.categorical && ff.perfect && avx512_kernel(kern)) {
     // Categorical splits, shallow trees: 16 rows per step in AVX-512 lanes.
     perfect_trees_avx512<true>(ff, tg, K, xb, rows, d, a, stop);
   } else if (ff.categorical && ff.perfect && (kern == 0 || kern == 3) && cpu_has_avx2()) {
@@ -846,7 +850,7 @@ bool score_chunk(const Model& m, const FlatForest& ff, int kern, const float* xb
     }
   }
   const bool perfect = ff.perfect && kern != 2 && !ff.categorical;
-  const bool simd512 = perfect && kern == 0 && cpu_has_avx512f();
+  const bool simd512 = perfect && avx512_kernel(kern);
   const bool simd = simd512 || (perfect && (kern == 0 || kern == 3) && cpu_has_avx2());
   if (simd512)
     perfect_trees_avx512<false>(ff, tg, K, xb, rows, d, a, stop);
@@ -901,7 +905,7 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   // each) a whole block's rows would be read back from L2 or L3 by every
   // tree.  Each row adds its trees in the same order whatever the chunks:
   // the same floats.
-  const size_t R = chunk_rows(d, kern == 0 && cpu_has_avx512f() ? 64 : 32);
+  const size_t R = chunk_rows(d, avx512_kernel(kern) ? 64 : 32);
   for (size_t c = 0; c < rows; c += R) {
     const size_t n = std::min(R, rows - c);
     const float* xc = xb + c * (size_t)d;
