@@ -35,6 +35,7 @@
 #include "ranking_external.h"
 #include "row_partition.h"
 #include "sparse_bins.h"
+#include "split_prefix.h"
 #include "thread_pool.h"
 #include "tree_growth.h"
 #include "tree_grower.h"
@@ -718,17 +719,7 @@ class CpuBackend final : public TreeBackend {
     int64_t* lg = s.lg.data();
     int64_t* lh = s.lh.data();
     int32_t* bn = s.bin.data();
-    int64_t ag = 0, ah = 0;
-    int n = 0;
-    for (int b = 0; b < nb; ++b) {
-      const int64_t g = h[b].g, hh = h[b].h;
-      ag += g;
-      ah += hh;
-      lg[n] = ag;
-      lh[n] = ah;
-      bn[n] = b;
-      n += (b == 0) | (g != 0) | (hh != 0);
-    }
+    const int n = nonempty_prefix(h, nb, lg, lh, bn);  // split_prefix.h
     if (n == 0) return no_split();
     for (int i = n; i < ((n + 3) & ~3); ++i) {
       lg[i] = 0;
