@@ -1,16 +1,25 @@
 #include "binned_matrix.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
 
+#include "cpu_features.h"
 #include "thread_pool.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define GBDT_BIN_SIMD 1
+#endif
 
 namespace gbdt {
 
 namespace {
+
+std::atomic<int> g_bin_kernel{0};  // set_bin_kernel_for_tests
 
 // Cuts of one feature padded to 256 entries with +inf, for a branch-free
 // search that returns exactly Cuts::bin_of: the number of cuts <= v, clamped
@@ -18,8 +27,14 @@ namespace {
 // first 2^levels - 1 entries only, levels = ceil(log2(nbins)): every entry
 // past the nbins cuts is +inf, and a count of nbins-1 or more is clamped to
 // nbins-1 anyway, so the result is that of the full 8-level search.
+// by_level: the cuts each level of the search compares with, level by level
+// (bin_run_avx512 picks them from registers): the level that adds 2^lv
+// compares v with c[pos + 2^lv - 1], pos a multiple of 2^(lv+1) below
+// 2^levels; its m = 2^(levels-1-lv) candidates, k = pos >> (lv+1), sit at
+// by_level[m - 1 + k].
 struct PaddedCuts {
   alignas(64) float c[256];
+  alignas(64) float by_level[256];
   int nb;
   int levels;  // 0 .. 8
   void init(const Cuts& cuts, int f) {
@@ -28,6 +43,11 @@ struct PaddedCuts {
     for (int i = 0; i < 256; ++i) c[i] = i < nb ? src[i] : INFINITY;
     levels = 0;
     while (levels < 8 && (1 << levels) < nb) ++levels;
+    for (int i = 0; i < 256; ++i) by_level[i] = INFINITY;
+    for (int lv = levels - 1; lv >= 0; --lv) {
+      const int m = 1 << (levels - 1 - lv);
+      for (int k = 0; k < m; ++k) by_level[m - 1 + k] = c[k * (2 << lv) + (1 << lv) - 1];
+    }
   }
   template <int L>
   inline uint32_t bin_l(float v) const {
@@ -70,12 +90,124 @@ struct FeatureBinner {
   }
 };
 
+#if defined(GBDT_BIN_SIMD)
+// bin_l<L> in AVX2 lanes, 16 values a step (two independent searches in
+// flight): the same compares (cut <= v, false for NaN), the same clamp to
+// nb - 1, NaN to nb.  Each level gathers the lanes' cuts from the padded
+// table (1 KiB, in cache); the scalar search waits on each level's load.
+// Returns how many values it binned (a multiple of 16).
+template <int L, class BinT>
+__attribute__((target("avx2"))) size_t bin_run_avx2(const PaddedCuts& pc, const float* src, size_t in_stride,
+                                                    BinT* dst, size_t out_stride, size_t n) {
+  const __m256i last = _mm256_set1_epi32(pc.nb - 1);  // compared unsigned: nb 0 clamps nothing
+  const __m256i nbv = _mm256_set1_epi32(pc.nb);
+  const __m256i lanes = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                           _mm256_set1_epi32((int)in_stride));
+  alignas(32) int32_t out[16];
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256 v0, v1;
+    if (in_stride == 1) {
+      v0 = _mm256_loadu_ps(src + i);
+      v1 = _mm256_loadu_ps(src + i + 8);
+    } else {
+      v0 = _mm256_i32gather_ps(src + i * in_stride, lanes, 4);
+      v1 = _mm256_i32gather_ps(src + (i + 8) * in_stride, lanes, 4);
+    }
+    __m256i p0 = _mm256_setzero_si256(), p1 = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int lv = L - 1; lv >= 0; --lv) {
+      const __m256i step = _mm256_set1_epi32(1 << lv);
+      const __m256i off = _mm256_set1_epi32((1 << lv) - 1);
+      const __m256 c0 = _mm256_i32gather_ps(pc.c, _mm256_add_epi32(p0, off), 4);
+      const __m256 c1 = _mm256_i32gather_ps(pc.c, _mm256_add_epi32(p1, off), 4);
+      p0 = _mm256_add_epi32(p0, _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(c0, v0, _CMP_LE_OQ)), step));
+      p1 = _mm256_add_epi32(p1, _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(c1, v1, _CMP_LE_OQ)), step));
+    }
+    p0 = _mm256_blendv_epi8(_mm256_min_epu32(p0, last), nbv, _mm256_castps_si256(_mm256_cmp_ps(v0, v0, _CMP_UNORD_Q)));
+    p1 = _mm256_blendv_epi8(_mm256_min_epu32(p1, last), nbv, _mm256_castps_si256(_mm256_cmp_ps(v1, v1, _CMP_UNORD_Q)));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out), p0);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out + 8), p1);
+    for (int j = 0; j < 16; ++j) dst[(i + j) * out_stride] = (BinT)out[j];
+  }
+  return i;
+}
+
+// GCC 12 warns about its intrinsics' own unset pass-through operands.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// The cut level LV of an L-level search compares with, per lane (k: the
+// lane's candidate, below M = 2^(L-1-LV)), from the level's table t (M
+// entries, PaddedCuts::by_level): permutations of registers, no gathers.
+template <int M>
+__attribute__((target("avx512f"), always_inline)) inline __m512 level_cut(const float* t, __m512i k) {
+  if (M <= 16) return _mm512_permutexvar_ps(k, _mm512_loadu_ps(t));
+  const __m512 a = _mm512_permutex2var_ps(_mm512_loadu_ps(t), k, _mm512_loadu_ps(t + 16));
+  if (M == 32) return a;
+  const __mmask16 b5 = _mm512_test_epi32_mask(k, _mm512_set1_epi32(32));
+  const __m512 ab = _mm512_mask_blend_ps(
+      b5, a, _mm512_permutex2var_ps(_mm512_loadu_ps(t + 32), k, _mm512_loadu_ps(t + 48)));
+  if (M == 64) return ab;
+  const __m512 cd = _mm512_mask_blend_ps(
+      b5, _mm512_permutex2var_ps(_mm512_loadu_ps(t + 64), k, _mm512_loadu_ps(t + 80)),
+      _mm512_permutex2var_ps(_mm512_loadu_ps(t + 96), k, _mm512_loadu_ps(t + 112)));
+  return _mm512_mask_blend_ps(_mm512_test_epi32_mask(k, _mm512_set1_epi32(64)), ab, cd);
+}
+
+template <int L, int LV>
+__attribute__((target("avx512f"), always_inline)) inline __m512i search_levels(const float* by_level, __m512 v,
+                                                                              __m512i pos) {
+  constexpr int M = 1 << (L - 1 - LV);
+  const __m512 cut = level_cut<M>(by_level + M - 1, _mm512_srli_epi32(pos, LV + 1));
+  pos = _mm512_mask_add_epi32(pos, _mm512_cmp_ps_mask(cut, v, _CMP_LE_OQ), pos, _mm512_set1_epi32(1 << LV));
+  if constexpr (LV > 0) return search_levels<L, LV - 1>(by_level, v, pos);
+  return pos;
+}
+
+// bin_l<L> in AVX-512 lanes, 16 values a step, the cuts of each level
+// picked from registers (gathers are slow on CPUs with the gather-data-
+// sampling fix); the same compares, clamp and NaN bin.  Returns how many
+// values it binned (a multiple of 16).
+template <int L, class BinT>
+__attribute__((target("avx512f"))) size_t bin_run_avx512(const PaddedCuts& pc, const float* src, size_t in_stride,
+                                                         BinT* dst, size_t out_stride, size_t n) {
+  const __m512i last = _mm512_set1_epi32(pc.nb - 1);
+  const __m512i nbv = _mm512_set1_epi32(pc.nb);
+  const __m512i lanes = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32((int)in_stride));
+  alignas(64) int32_t out[16];
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = in_stride == 1 ? _mm512_loadu_ps(src + i)
+                                    : _mm512_i32gather_ps(lanes, src + i * in_stride, 4);
+    __m512i pos = search_levels<L, L - 1>(pc.by_level, v, _mm512_setzero_si512());
+    pos = _mm512_mask_mov_epi32(_mm512_min_epu32(pos, last), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), nbv);
+    _mm512_store_si512(out, pos);
+    for (int j = 0; j < 16; ++j) dst[(i + j) * out_stride] = (BinT)out[j];
+  }
+  return i;
+}
+#pragma GCC diagnostic pop
+
+#endif
+
 // Bins n values of one feature, src[i * in_stride] -> dst[i * out_stride],
-// with a search of L levels.
+// with a search of L levels (in AVX-512 or AVX2 lanes where the CPU has
+// them).
 template <int L, class BinT>
 void bin_run_l(const PaddedCuts& pc, const float* src, size_t in_stride, BinT* dst,
                size_t out_stride, size_t n) {
-  for (size_t i = 0; i < n; ++i) dst[i * out_stride] = (BinT)pc.bin_l<L>(src[i * in_stride]);
+  size_t i = 0;
+#if defined(GBDT_BIN_SIMD)
+  if constexpr (L > 0) {
+    const int kern = g_bin_kernel.load(std::memory_order_relaxed);
+    if (kern == 0 && cpu_has_avx512f())
+      i = bin_run_avx512<L>(pc, src, in_stride, dst, out_stride, n);
+    else if (kern <= 1 && cpu_has_avx2())
+      i = bin_run_avx2<L>(pc, src, in_stride, dst, out_stride, n);
+  }
+#endif
+  for (; i < n; ++i) dst[i * out_stride] = (BinT)pc.bin_l<L>(src[i * in_stride]);
 }
 
 // The same for any feature: one dispatch per run, not per value.
@@ -101,6 +233,8 @@ void bin_run(const FeatureBinner& fb, const float* src, size_t in_stride, BinT* 
 }
 
 }  // namespace
+
+void set_bin_kernel_for_tests(int kernel) { g_bin_kernel.store(kernel); }
 
 BinnedMatrix bin_matrix(const ColumnInput& in, const Cuts& cuts, int nthread,
                         const std::vector<uint32_t>* rows) {

@@ -57,6 +57,10 @@ inline bool cuts_need_wide_bins(const Cuts& cuts) {
   return false;
 }
 
+// Tests: which search bins values (bin_matrix, RowBinner).  0: the widest
+// the CPU runs (default); 1: AVX2 lanes where the CPU has AVX2; 2: scalar.
+void set_bin_kernel_for_tests(int kernel);
+
 // Bins the given rows (all rows when `rows` is null) of the input with `cuts`.
 BinnedMatrix bin_matrix(const ColumnInput& in, const Cuts& cuts, int nthread,
                         const std::vector<uint32_t>* rows = nullptr);

@@ -1,7 +1,9 @@
 // The binning kernels (binned_matrix.cpp): bin_matrix (column-major input)
 // and RowBinner (row-major chunks) search each feature's cuts with as many
-// levels as its bin count needs; every value must get exactly
-// Cuts::bin_of's bin, for every bin count 1 .. 255 (numeric) and above
+// levels as its bin count needs, in AVX-512 lanes (cuts picked from
+// registers), AVX2 lanes (gathered) or one value at a time
+// (set_bin_kernel_for_tests 0, 1, 2; a CPU without the instructions runs
+// the next); every value must get exactly Cuts::bin_of's bin, for every bin count 1 .. 255 (numeric) and above
 // (wide categorical), at any nthread, values on the cuts, between them,
 // below the first, above the last (clamped), +-inf and NaN included.
 #include <gtest/gtest.h>
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "binned_matrix.h"
@@ -54,6 +57,12 @@ std::vector<float> probe_values(int nb, size_t n, uint32_t seed) {
   return v;
 }
 
+// Restores the default binning kernel when a test ends.
+struct BinKernel {
+  explicit BinKernel(int k) { set_bin_kernel_for_tests(k); }
+  ~BinKernel() { set_bin_kernel_for_tests(0); }
+};
+
 }  // namespace
 
 TEST(BinKernels, EveryBinCountMatchesBinOf) {
@@ -72,7 +81,10 @@ TEST(BinKernels, EveryBinCountMatchesBinOf) {
     in.columns.push_back(cols[(size_t)f].data());
   }
   ASSERT_TRUE(cuts_need_wide_bins(c));
+  for (int kern : {0, 1, 2})
   for (int nt : {1, 2, 3}) {
+    BinKernel use(kern);
+    SCOPED_TRACE("binning kernel " + std::to_string(kern));
     const BinnedMatrix m = bin_matrix(in, c, nt);
     RowBinner rb(c, n, nt);
     for (size_t r = 0; r < n; ++r) {
@@ -112,7 +124,10 @@ TEST(BinKernels, NarrowMatrixMatchesBinOf) {
     cols[(size_t)f] = probe_values(counts[(size_t)f], n, 100u + (uint32_t)f);
     in.columns.push_back(cols[(size_t)f].data());
   }
+  for (int kern : {0, 1, 2})
   for (int nt : {1, 2}) {
+    BinKernel use(kern);
+    SCOPED_TRACE("binning kernel " + std::to_string(kern));
     const BinnedMatrix m = bin_matrix(in, c, nt);
     ASSERT_FALSE(m.wide);
     for (int f = 0; f < d; ++f)
