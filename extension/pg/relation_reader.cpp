@@ -9,6 +9,7 @@
 #include "guard.h"
 #include "model_limits.h"
 #include "raw_layout.h"
+#include "row_columns.h"
 #include "thread_pool.h"
 
 extern "C" {
@@ -515,7 +516,10 @@ void take_batch(RawPass* p, RawBatch* b) {
   gbdt::decode_raw_rows(rr, p->shape, p->ncols, 0, b->n, b->x);
   const int nc = p->ncols;
   size_t inf = b->n;
-  for (size_t i = 0; i < b->n && inf == b->n; i++) {
+  // Infinities are rare: one vector scan of the batch, then the search
+  // for the first row with one in a column that rejects it.
+  const bool any_inf = gbdt::any_infinite(b->x, b->n * (size_t)nc);
+  for (size_t i = 0; any_inf && i < b->n && inf == b->n; i++) {
     const float* v = b->x + i * nc;
     for (int c = 0; c < nc; c++)
       if (std::isinf(v[c]) && p->reject[c]) {

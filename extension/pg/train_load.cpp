@@ -10,6 +10,7 @@
 #include "category_dict.h"
 #include "guard.h"
 #include "quantile.h"
+#include "row_columns.h"
 #include "parallel_policy.h"
 #include "thread_pool.h"
 #include "module.h"
@@ -93,6 +94,7 @@ struct FloatSink {
   int nf;
   float** cols;
   float* labels;
+  float** take_dst;  // nf + 1: labels, then cols (float_take's copy)
   size_t n;
   size_t cap;
   bool growable;    // one-pass (SPI) load of unknown size
@@ -119,15 +121,18 @@ void sink_alloc(FloatSink* s, size_t cap) {
   s->cols = (float**)MemoryContextAlloc(s->cxt, sizeof(float*) * s->nf);
   for (int f = 0; f < s->nf; f++)
     s->cols[f] = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
+  s->take_dst = (float**)MemoryContextAlloc(s->cxt, sizeof(float*) * (s->nf + 1));
 }
 
 void sink_free(FloatSink* s) {
   for (int f = 0; f < s->nf; f++) pfree(s->cols[f]);
   pfree(s->cols);
+  pfree(s->take_dst);
   pfree(s->labels);
   if (s->weights != nullptr) pfree(s->weights);
   s->weights = nullptr;
   s->cols = nullptr;
+  s->take_dst = nullptr;
   s->labels = nullptr;
 }
 
@@ -223,6 +228,29 @@ size_t float_take(void* arg, const float* x, size_t ncols, size_t from, size_t t
   float* labels = s->labels;
   float** cols = s->cols;
   const size_t lim = s->bail_rows > 0 ? std::min(s->cap, s->bail_rows) : s->cap;
+  if (s->weights == nullptr && first == 1) {
+    // take_rows without weights, runs of rows with a target copied as
+    // columns at once (the label is column 0, feature f column 1 + f).
+    float** dst = s->take_dst;
+    dst[0] = labels;
+    for (int f = 0; f < nf; f++) dst[1 + f] = cols[f];
+    size_t i = s->n, r = from;
+    while (r < to) {
+      if (std::isnan(x[r * ncols])) {
+        s->skipped++;
+        r++;
+        continue;
+      }
+      if (i >= lim) break;
+      size_t e = r + 1;
+      while (e < to && e - r < lim - i && !std::isnan(x[e * ncols])) e++;
+      gbdt::rows_to_columns(x, ncols, r, e, (size_t)nf + 1, dst, i);
+      i += e - r;
+      r = e;
+    }
+    s->n = i;
+    return r;
+  }
   return take_rows(x, ncols, from, to, lim, s->weights, &s->n, &s->skipped,
                    [&](const float* v, size_t i) {
                      labels[i] = v[0];
