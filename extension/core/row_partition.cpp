@@ -5,10 +5,12 @@
 // lists as the scalar loop); the leaf values are added to the gathered
 // margins and scattered back (the same float additions).  With AVX2 only,
 // the partition takes 8 rows per step, loaded one by one and compressed by
-// permutations from a table indexed by the 8 rows' left mask.
+// permutations from a table indexed by the 8 rows' left mask
+// (lane_compress.h).
 #include "row_partition.h"
 
 #include "cpu_features.h"
+#include "lane_compress.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -20,33 +22,6 @@ namespace gbdt {
 namespace {
 
 #if defined(GBDT_PARTITION_AVX512)
-
-// Lane permutations for 8 rows with left mask m: left[m] puts the left rows
-// first, in order; right[m] puts the right rows last, the first right row
-// in lane 7 (the rows are stored to end at tmp + r, backward).
-struct CompressTable {
-  uint32_t left[256][8];
-  uint32_t right[256][8];
-  CompressTable() {
-    for (unsigned m = 0; m < 256; ++m) {
-      unsigned nl = 0, nr = 0;
-      for (unsigned j = 0; j < 8; ++j) {
-        left[m][j] = 0;
-        right[m][j] = 0;
-      }
-      for (unsigned j = 0; j < 8; ++j) {
-        if (m & (1u << j))
-          left[m][nl++] = j;
-        else
-          right[m][7 - nr++] = j;
-      }
-    }
-  }
-};
-const CompressTable& compress_table() {
-  static const CompressTable t;
-  return t;
-}
 
 // The bins of 8 rows by scalar loads: a gather (vpgatherdd) is microcoded
 // and slower than the 8 loads on AMD Zen.
@@ -66,7 +41,7 @@ __attribute__((target("avx2"))) inline __m256i bins_of_8(const BinT* col, const 
 template <typename BinT>
 __attribute__((target("avx2"))) size_t partition_avx2(const BinT* col, unsigned split_bin, unsigned nb, bool dl,
                                                       const uint32_t* idx, uint32_t* tmp, size_t b, size_t e) {
-  const CompressTable& t = compress_table();
+  const LaneCompressTable& t = lane_compress_table();  // left rows first, right rows last
   const __m256i vsplit = _mm256_set1_epi32((int)split_bin);  // bins < 2^16: signed compares hold
   const __m256i vnb = _mm256_set1_epi32((int)nb);
   const __m256i vdl = _mm256_set1_epi32(dl ? -1 : 0);

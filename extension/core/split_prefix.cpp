@@ -9,6 +9,7 @@
 #include "split_prefix.h"
 
 #include "cpu_features.h"
+#include "lane_compress.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -34,35 +35,6 @@ inline int prefix_from(const GradSum* h, int b, int nb, int64_t ag, int64_t ah, 
   return n;
 }
 
-#if defined(GBDT_PREFIX_SIMD)
-// For a 4-bit mask of kept lanes: the 32-bit lane pairs (AVX2 permute of
-// 64-bit lanes) and the 32-bit lanes that bring the kept lanes to the front.
-struct CompressTables {
-  alignas(32) int32_t pairs[16][8];
-  alignas(16) int32_t singles[16][4];
-  CompressTables() {
-    for (int m = 0; m < 16; ++m) {
-      int k = 0;
-      for (int l = 0; l < 4; ++l) {
-        pairs[m][2 * l] = pairs[m][2 * l + 1] = singles[m][l] = 0;
-      }
-      for (int l = 0; l < 4; ++l)
-        if (m & (1 << l)) {
-          pairs[m][2 * k] = 2 * l;
-          pairs[m][2 * k + 1] = 2 * l + 1;
-          singles[m][k] = l;
-          ++k;
-        }
-    }
-  }
-};
-
-const CompressTables& compress_tables() {
-  static const CompressTables t;
-  return t;
-}
-#endif
-
 }  // namespace
 
 int nonempty_prefix_scalar(const GradSum* h, int nb, int64_t* lg, int64_t* lh, int32_t* bn) {
@@ -72,7 +44,7 @@ int nonempty_prefix_scalar(const GradSum* h, int nb, int64_t* lg, int64_t* lh, i
 #if defined(GBDT_PREFIX_SIMD)
 __attribute__((target("avx2,popcnt"))) static int prefix_avx2(const GradSum* h, int nb, int64_t* lg,
                                                               int64_t* lh, int32_t* bn) {
-  const CompressTables& ct = compress_tables();
+  const LaneCompressTable& ct = lane_compress_table();
   const __m256i zero = _mm256_setzero_si256();
   __m256i cg = zero, ch = zero;  // the sums before the step, in every lane
   int n = 0, b = 0;
@@ -83,8 +55,13 @@ __attribute__((target("avx2,popcnt"))) static int prefix_avx2(const GradSum* h, 
     __m256i g = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(c01, c23), 0xD8);
     __m256i hh = _mm256_permute4x64_epi64(_mm256_unpackhi_epi64(c01, c23), 0xD8);
     const __m256i empty = _mm256_cmpeq_epi64(_mm256_or_si256(g, hh), zero);
+    // Kept bins: m by 64-bit lane, m2 by 32-bit half (each bit of m twice).
     int m = ~_mm256_movemask_pd(_mm256_castsi256_pd(empty)) & 0xF;
-    if (b == 0) m |= 1;
+    int m2 = ~_mm256_movemask_ps(_mm256_castsi256_ps(empty)) & 0xFF;
+    if (b == 0) {
+      m |= 1;
+      m2 |= 3;
+    }
     // Running sums across the lanes: + (0 x0 x1 x2), then + (0 0 y0 y1).
     g = _mm256_add_epi64(g, _mm256_blend_epi32(_mm256_permute4x64_epi64(g, 0x90), zero, 0x03));
     hh = _mm256_add_epi64(hh, _mm256_blend_epi32(_mm256_permute4x64_epi64(hh, 0x90), zero, 0x03));
@@ -95,11 +72,11 @@ __attribute__((target("avx2,popcnt"))) static int prefix_avx2(const GradSum* h, 
     cg = _mm256_permute4x64_epi64(g, 0xFF);
     ch = _mm256_permute4x64_epi64(hh, 0xFF);
     // Stores of 4 lanes at n <= b end at or before bin b + 3 < nb.
-    const __m256i pp = _mm256_load_si256(reinterpret_cast<const __m256i*>(ct.pairs[m]));
+    const __m256i pp = _mm256_load_si256(reinterpret_cast<const __m256i*>(ct.left[m2]));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lg + n), _mm256_permutevar8x32_epi32(g, pp));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lh + n), _mm256_permutevar8x32_epi32(hh, pp));
     const __m128i idx = _mm_add_epi32(_mm_set1_epi32(b), _mm_setr_epi32(0, 1, 2, 3));
-    const __m128i ps = _mm_load_si128(reinterpret_cast<const __m128i*>(ct.singles[m]));
+    const __m128i ps = _mm_load_si128(reinterpret_cast<const __m128i*>(ct.left[m]));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(bn + n),
                      _mm_castps_si128(_mm_permutevar_ps(_mm_castsi128_ps(idx), ps)));
     n += __builtin_popcount((unsigned)m);
