@@ -6,7 +6,8 @@
 #  1. installs missing dependencies (scripts/install-deps.sh, as root)
 #  2. make && make install
 #  3. make unittest                (GoogleTest engine tests, no PostgreSQL)
-#     test/bench/model_hashes.sh   (golden model bytes, 26 configurations)
+#     test/bench/model_hashes.sh   (golden model bytes, 26 configurations; again with
+#                                   GBDT_CPU_ISA=avx2 and =scalar: the same bytes)
 #     make gpuemu                  (CUDA backend vs CPU backend under CPU emulation)
 #     make fuzz-short              (libFuzzer targets, ~20 s each; GBDT_FUZZ_SECONDS)
 #  4. throw-away cluster           (initdb in a temp dir as user postgres, socket only)
@@ -146,12 +147,18 @@ fi
 # values, wide data, early stopping) hashed and compared with
 # test/bench/model_hashes.txt: a change of model bytes must be deliberate
 # (then regenerate: bash test/bench/model_hashes.sh > test/bench/model_hashes.txt).
+# The same again with the vector paths capped (GBDT_CPU_ISA, cpu_features.h):
+# AVX2 at most (what CPUs without AVX-512 run), then scalar only; every
+# vector path must build the scalar path's model bytes.
 banner "golden model bytes (test/bench/model_hashes.sh --check)"
-if GBDT_SHARED=$SHARED bash "$ROOT/test/bench/model_hashes.sh" --check "$ROOT/test/bench/model_hashes.txt"; then
-  record "golden model bytes" ok "26 configurations"
-else
-  record "golden model bytes" FAIL "see the differing configurations above"
-fi
+for cap in "" avx2 scalar; do
+  name="golden model bytes${cap:+, GBDT_CPU_ISA=$cap}"
+  if GBDT_CPU_ISA=$cap GBDT_SHARED=$SHARED bash "$ROOT/test/bench/model_hashes.sh" --check "$ROOT/test/bench/model_hashes.txt"; then
+    record "$name" ok "26 configurations"
+  else
+    record "$name" FAIL "see the differing configurations above"
+  fi
+done
 
 # ---- 3b. CUDA kernels under CPU emulation ------------------------------------
 # The CUDA backend's kernel and host source, compiled against a CPU stand-in

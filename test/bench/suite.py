@@ -498,6 +498,12 @@ def main():
     pgv = cur.fetchone()[0]
     conn.commit()
     cpu = "?"
+
+    def isa_cap_note():
+        cap = os.environ.get("GBDT_CPU_ISA", "")
+        return (f"  gbdt's vector paths capped at GBDT_CPU_ISA={cap} (server and engine; XGBoost and "
+                f"LightGBM as they are)." if cap in ("avx2", "scalar") else "")
+
     try:
         with open("/proc/cpuinfo") as f:
             cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
@@ -516,7 +522,7 @@ def main():
             f"Categorical sets: text columns as text for gbdt, pandas `category` columns for XGBoost "
             f"(enable_categorical) and LightGBM (categorical_feature auto).  Fastest of {REPEAT} run(s) per "
             f"timed training ({max(REPEAT, 3)} for one under {SHORT:g} s).  OMP_WAIT_POLICY for XGBoost / LightGBM: "
-            f"{OMP_POLICY or 'library default (spinning)'}.", ""]
+            f"{OMP_POLICY or 'library default (spinning)'}." + isa_cap_note(), ""]
     results = []
     for kind, n in plan:
         print(f"== suite: {kind} {n}", flush=True)
