@@ -34,8 +34,9 @@ inline GradMax gradient_rows(Fn fn, const float* margins, const float* y, const 
   return GradMax{mg, mh};
 }
 
-// Rows [b, e) of binary:logistic / logitraw with AVX2 (gradient_simd.cpp),
-// the bits of the loop below; false (nothing done) without AVX2.
+// Rows [b, e) of binary:logistic / logitraw with AVX-512F or AVX2
+// (gradient_simd.cpp), the bits of the loop below; false (nothing done)
+// without AVX2.
 bool logistic_pass_simd(const float* margins, const float* y, const float* w, size_t b, size_t e,
                         void* slots, GradMax* out);
 
@@ -51,6 +52,11 @@ bool squared_error_pass_simd(const float* margins, const float* y, const float* 
 // without AVX2.
 bool quantize_pass_simd(void* slots, size_t b, size_t e, double g_scale, double h_scale,
                         const int32_t* mult, int64_t sum[2]);
+
+// Tests: 2 (the default) lets the passes above take their best path, 1
+// AVX2 at most (the logistic pass's 4-row steps on an AVX-512 CPU), 0 none
+// (they return false).  Not for concurrent use.
+void set_gradient_simd_for_tests(int level);
 
 // slots: 16 bytes per row (GradSum-sized), indexed by row.
 inline GradMax gradient_pass(Objective obj, const GradParams& gp, const float* margins,

@@ -122,17 +122,29 @@ TEST(GradientPass, QuantizeLikeScalar) {
     }
 }
 
+// Each path of the logistic pass (set_gradient_simd_for_tests: 8-row
+// AVX-512 steps where the CPU has them, 4-row AVX2 steps, the scalar loop)
+// gives the scalar bits and maxima; the level is restored after.
+struct GradientSimdLevel {
+  explicit GradientSimdLevel(int l) { set_gradient_simd_for_tests(l); }
+  ~GradientSimdLevel() { set_gradient_simd_for_tests(2); }
+};
+
 TEST(GradientPass, LogisticBitsLikeScalar) {
-  for (size_t n : {0u, 1u, 3u, 4u, 5u, 7u, 64u, 1003u}) {
-    std::vector<float> m = margins(n, 11 + (unsigned)n), y(n), w(n);
-    for (size_t i = 0; i < n; ++i) {
-      y[i] = (float)(i % 3 == 0);
-      w[i] = 0.25f + (float)(i % 7);
-    }
-    for (Objective o : {Objective::kLogistic, Objective::kLogitRaw}) {
-      check(o, m, y, nullptr, 0, n);
-      check(o, m, y, &w, 0, n);
-      if (n > 6) check(o, m, y, &w, 1, n - 2);  // unaligned block starts and tails
+  for (int level : {2, 1, 0}) {
+    GradientSimdLevel at(level);
+    SCOPED_TRACE(level);
+    for (size_t n : {0u, 1u, 3u, 4u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 64u, 1003u}) {
+      std::vector<float> m = margins(n, 11 + (unsigned)n), y(n), w(n);
+      for (size_t i = 0; i < n; ++i) {
+        y[i] = (float)(i % 3 == 0);
+        w[i] = 0.25f + (float)(i % 7);
+      }
+      for (Objective o : {Objective::kLogistic, Objective::kLogitRaw}) {
+        check(o, m, y, nullptr, 0, n);
+        check(o, m, y, &w, 0, n);
+        if (n > 6) check(o, m, y, &w, 1, n - 2);  // unaligned block starts and tails
+      }
     }
   }
 }
@@ -155,10 +167,14 @@ TEST(GradientPass, SquaredErrorBitsLikeScalar) {
 }
 
 TEST(GradientPass, LogisticAllMarginsNaNOrHuge) {
-  // Every group of 4 rows takes the scalar path.
-  std::vector<float> m = {NAN, 1e20f, -1e20f, 750.f, NAN, NAN, NAN, NAN, 701.f};
+  // Every group of 4 or 8 rows takes the scalar path.
+  std::vector<float> m = {NAN, 1e20f, -1e20f, 750.f, NAN, NAN, NAN, NAN, 701.f, -701.f, NAN, 1e30f,
+                          NAN, NAN, NAN, -900.f, 702.f};
   std::vector<float> y(m.size(), 1.f);
-  check(Objective::kLogistic, m, y, nullptr, 0, m.size());
+  for (int level : {2, 1}) {
+    GradientSimdLevel at(level);
+    check(Objective::kLogistic, m, y, nullptr, 0, m.size());
+  }
 }
 
 TEST(GradientPass, OtherObjectivesLikeScalar) {
