@@ -26,6 +26,15 @@ namespace gbdt {
 namespace {
 
 
+// det_exp's Taylor coefficients (det_math.h), 1/13! down to 1/0!, in its
+// Horner order: p = c[0], then p = p * r + c[i].
+constexpr int kExpTerms = 14;
+constexpr double kExpTaylor[kExpTerms] = {1.6059043836821613e-10, 2.08767569878681e-09,  2.505210838544172e-08,
+                                          2.755731922398589e-07,  2.7557319223985893e-06, 2.48015873015873e-05,
+                                          0.0001984126984126984,  0.001388888888888889,   0.008333333333333333,
+                                          0.041666666666666664,   0.16666666666666666,    0.5,
+                                          1.0,                    1.0};
+
 // det_exp(x) for 4 lanes with -700 <= x <= 700 (no clamping, no NaN, the
 // exponent within ldexp's fast range).
 __attribute__((target("avx2"))) inline __m256d exp4(__m256d x) {
@@ -38,22 +47,9 @@ __attribute__((target("avx2"))) inline __m256d exp4(__m256d x) {
   const __m256d kd = _mm256_or_pd(t, _mm256_and_pd(y, sign));
   const __m256d r = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_mul_pd(kd, _mm256_set1_pd(6.93147180369123816490e-01))),
                                   _mm256_mul_pd(kd, _mm256_set1_pd(1.90821492927058770002e-10)));
-#define GBDT_STEP(c) p = _mm256_add_pd(_mm256_mul_pd(p, r), _mm256_set1_pd(c))
-  __m256d p = _mm256_set1_pd(1.6059043836821613e-10);
-  GBDT_STEP(2.08767569878681e-09);
-  GBDT_STEP(2.505210838544172e-08);
-  GBDT_STEP(2.755731922398589e-07);
-  GBDT_STEP(2.7557319223985893e-06);
-  GBDT_STEP(2.48015873015873e-05);
-  GBDT_STEP(0.0001984126984126984);
-  GBDT_STEP(0.001388888888888889);
-  GBDT_STEP(0.008333333333333333);
-  GBDT_STEP(0.041666666666666664);
-  GBDT_STEP(0.16666666666666666);
-  GBDT_STEP(0.5);
-  GBDT_STEP(1.0);
-  GBDT_STEP(1.0);
-#undef GBDT_STEP
+  __m256d p = _mm256_set1_pd(kExpTaylor[0]);
+#pragma GCC unroll 16
+  for (int i = 1; i < kExpTerms; ++i) p = _mm256_add_pd(_mm256_mul_pd(p, r), _mm256_set1_pd(kExpTaylor[i]));
   // host_ldexp(p, k): p * 2^k with the bits (k + 1023) << 52.
   const __m256i k = _mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(kd));
   const __m256i bits = _mm256_slli_epi64(_mm256_add_epi64(k, _mm256_set1_epi64x(1023)), 52);
@@ -153,22 +149,9 @@ __attribute__((target("avx512f"))) inline __m512d exp8(__m512d x) {
       _mm512_or_si512(_mm512_castpd_si512(t), _mm512_and_si512(_mm512_castpd_si512(y), sign)));
   const __m512d r = _mm512_sub_pd(_mm512_sub_pd(x, _mm512_mul_pd(kd, _mm512_set1_pd(6.93147180369123816490e-01))),
                                   _mm512_mul_pd(kd, _mm512_set1_pd(1.90821492927058770002e-10)));
-#define GBDT_STEP(c) p = _mm512_add_pd(_mm512_mul_pd(p, r), _mm512_set1_pd(c))
-  __m512d p = _mm512_set1_pd(1.6059043836821613e-10);
-  GBDT_STEP(2.08767569878681e-09);
-  GBDT_STEP(2.505210838544172e-08);
-  GBDT_STEP(2.755731922398589e-07);
-  GBDT_STEP(2.7557319223985893e-06);
-  GBDT_STEP(2.48015873015873e-05);
-  GBDT_STEP(0.0001984126984126984);
-  GBDT_STEP(0.001388888888888889);
-  GBDT_STEP(0.008333333333333333);
-  GBDT_STEP(0.041666666666666664);
-  GBDT_STEP(0.16666666666666666);
-  GBDT_STEP(0.5);
-  GBDT_STEP(1.0);
-  GBDT_STEP(1.0);
-#undef GBDT_STEP
+  __m512d p = _mm512_set1_pd(kExpTaylor[0]);
+#pragma GCC unroll 16
+  for (int i = 1; i < kExpTerms; ++i) p = _mm512_add_pd(_mm512_mul_pd(p, r), _mm512_set1_pd(kExpTaylor[i]));
   const __m512i k = _mm512_cvtepi32_epi64(_mm512_cvtpd_epi32(kd));
   const __m512i bits = _mm512_slli_epi64(_mm512_add_epi64(k, _mm512_set1_epi64(1023)), 52);
   return _mm512_mul_pd(p, _mm512_castsi512_pd(bits));
