@@ -21,11 +21,13 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
 import warnings
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc_mem import PeakSampler, reset_hwm, status_kb  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.environ.get("GBDT_SHARED") or os.path.join(os.path.dirname(ROOT), "shared")
@@ -65,50 +67,6 @@ def datasets():
 
 
 # ---------------------------------------------------------------- helpers
-
-def status_kb(pid, key):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return -1
-
-
-def reset_hwm(pid="self"):
-    try:
-        with open(f"/proc/{pid}/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
-class PeakSampler:
-    """Samples RssAnon / VmRSS of a pid every few ms in a thread."""
-
-    def __init__(self, pid):
-        self.pid, self.peak_anon, self.peak_rss, self._stop = pid, 0, 0, False
-        self.t = threading.Thread(target=self.run, daemon=True)
-
-    def run(self):
-        while not self._stop:
-            a = status_kb(self.pid, "RssAnon")
-            r = status_kb(self.pid, "VmRSS")
-            self.peak_anon = max(self.peak_anon, a)
-            self.peak_rss = max(self.peak_rss, r)
-            time.sleep(0.005)
-
-    def __enter__(self):
-        self.t.start()
-        return self
-
-    def __exit__(self, *a):
-        self._stop = True
-        self.t.join()
-
 
 def cpu_idle_fraction(seconds=0.5):
     def read():

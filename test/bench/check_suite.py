@@ -96,6 +96,20 @@ def main():
     check("auc: perfect ranking is 1", suite.auc(y, y + 0.5) == 1.0)
     yr = rng.standard_normal(100)
     check("rmse: definition", abs(suite.metric("regression", yr, yr + 2.0) - 2.0) < 1e-12)
+    # The memory target's budget: 1.5 x (n*d + 32n) bytes + 100 MB, in kB.
+    check("memory budget: 1M x 28 is 186 MiB",
+          abs(suite.memory_budget_kb(1000000, 28) - (1.5 * 60e6 + 100 * 2 ** 20) / 1024) < 1e-6
+          and 185 < suite.memory_budget_kb(1000000, 28) / 1024 < 187)
+    import proc_mem
+    check("proc_mem: own VmRSS and RssAnon readable",
+          proc_mem.status_kb("self", "VmRSS") > 0 and proc_mem.status_kb("self", "RssAnon") > 0)
+    with proc_mem.PeakSampler("self") as ps:
+        blob = bytearray(64 << 20)  # 64 MB touched while sampled
+        blob[::4096] = b"x" * len(blob[::4096])
+        import time
+        time.sleep(0.05)
+    check("proc_mem: the sampler sees 64 MB more", ps.peak_anon >= 64 * 1024, f"{ps.peak_anon} kB")
+    del blob
     print(f"{RESULTS[0]} passed, {RESULTS[1]} failed")
     sys.exit(1 if RESULTS[1] else 0)
 

@@ -23,7 +23,10 @@ min_sum_hessian 1, min_data_in_leaf 1):
     inplace_predict (rows/s), and scalar gbdt_predict per row (us/row).
 Targets marked in the tables (issue 15): gbdt/XGBoost <= 0.8, gbdt/LightGBM
 <= 1.0, metric within 0.005 AUC / 2% RMSE of XGBoost's, gbdt 2 threads no
-slower than 1 thread, predict_table >= XGBoost inplace_predict rows/s.
+slower than 1 thread, predict_table >= XGBoost inplace_predict rows/s, and
+the backend's peak memory in one more 2-thread training on a fresh
+connection (VmHWM after a reset, else the sampled private RssAnon) within
+the classic benchmark's budget, 1.5 x (n*d + 32n) bytes + 100 MB.
 
 Environment (defaults in brackets):
   GBDT_BENCH_SUITE        parts to run ["real shapes categorical"]
@@ -71,6 +74,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import props  # noqa: E402
+from proc_mem import PeakSampler, reset_hwm, status_kb  # noqa: E402
 import real_tables  # noqa: E402
 import shapes  # noqa: E402
 
@@ -292,7 +296,38 @@ def gbdt_side(conn, ds, name):
     cur.fetchall()
     r["scalar_us_row"] = (time.perf_counter() - t0) / len(y) * 1e6
     conn.commit()
+    r.update(backend_memory(name, obj, json.dumps(dict(
+        num_round=ROUNDS, max_depth=DEPTH, eta=ETA, max_bin=BINS, nthread=nt,
+        **json.loads(os.environ.get("GBDT_BENCH_GBDT_PARAMS", "{}"))))))
+    n_all = len(ds["df"])
+    r["mem_budget_kb"] = memory_budget_kb(n_all - (n_all + 1) // 5, len(ds["features"]))
     return r
+
+
+def memory_budget_kb(n, d):
+    """The backend's memory budget of the classic benchmark (bench.py): 1.5 x
+    (n*d + 32n) bytes + 100 MB, in kB, for n training rows of d features."""
+    return (1.5 * (n * d + 32 * n) + 100 * 2 ** 20) / 1024
+
+
+def backend_memory(name, obj, params):
+    """One more training (untimed) in a fresh backend: its peak resident size
+    (VmHWM after a reset; -1 when the reset is refused: not root nor the
+    server's user) and its peak private memory (RssAnon sampled every 5 ms)."""
+    import psycopg2
+    c = psycopg2.connect("")
+    try:
+        cur = c.cursor()
+        cur.execute("SELECT pg_backend_pid(), set_config('gbdt.max_memory', '16GB', false)")
+        pid = cur.fetchone()[0]
+        ok = reset_hwm(pid)
+        with PeakSampler(pid) as ps:
+            cur.execute(f"SELECT gbdt_train('{name}_train', 'label', NULL, %s, %s::jsonb) IS NOT NULL",
+                        (obj, params))
+            cur.fetchall()
+        return dict(mem_hwm_kb=status_kb(pid, "VmHWM") if ok else -1, mem_anon_kb=ps.peak_anon)
+    finally:
+        c.close()
 
 
 # ---------------------------------------------------------------- peers (fresh processes)
@@ -446,8 +481,9 @@ def report(results, head):
     emit("")
     emit(f"| data set | metric | gbdt | XGBoost | LightGBM | gbdt vs XGBoost (AUC >= -0.005, RMSE <= +2%) | "
          f"gbdt {nt2} thr / {nt1} thr (<= 1.0) | XGBoost {nt2}/{nt1} | `gbdt_predict_table` rows/s | "
-         f"XGBoost inplace_predict rows/s | ratio (>= 1.0) | scalar `gbdt_predict` us/row |")
-    emit("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+         f"XGBoost inplace_predict rows/s | ratio (>= 1.0) | scalar `gbdt_predict` us/row | "
+         f"backend peak MB, VmHWM (private) | peak / budget (<= 1.0) |")
+    emit("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in results:
         g, x, l = r["g"], r["x"], r["l"]
         if r["ds"]["task"] == "binary":
@@ -459,11 +495,17 @@ def report(results, head):
         thr = g["train_s"][nt2] / g["train_s"][nt1]
         xthr = x["train_s"][nt2] / x["train_s"][nt1]
         pr = g["predict_table_rows_s"] / x["predict_rows_s"]
-        met += ok + (thr <= 1.0) + (pr >= 1.0)
-        tot += 3
+        # Peak resident size when the reset was allowed, else the sampled
+        # private peak (a lower bound of it).
+        peak = g["mem_hwm_kb"] if g["mem_hwm_kb"] > 0 else g["mem_anon_kb"]
+        mr = peak / g["mem_budget_kb"]
+        met += ok + (thr <= 1.0) + (pr >= 1.0) + (mr <= 1.0)
+        tot += 4
+        hwm = f"{g['mem_hwm_kb'] / 1024:.0f}" if g["mem_hwm_kb"] > 0 else "n/a"
         emit(f"| {r['ds']['name']} | {mname} | {g['metric']:.4f} | {x['metric']:.4f} | {l['metric']:.4f} | "
              f"{dtxt} {mark(ok)} | {thr:.2f} {mark(thr <= 1.0)} | {xthr:.2f} | {g['predict_table_rows_s'] / 1e3:.0f}k | "
-             f"{x['predict_rows_s'] / 1e3:.0f}k | {pr:.2f} {mark(pr >= 1.0)} | {g['scalar_us_row']:.1f} |")
+             f"{x['predict_rows_s'] / 1e3:.0f}k | {pr:.2f} {mark(pr >= 1.0)} | {g['scalar_us_row']:.1f} | "
+             f"{hwm} ({g['mem_anon_kb'] / 1024:.0f}) | {mr:.2f} {mark(mr <= 1.0)} |")
     emit("")
     emit(f"Targets met: {met} of {tot}.  Load average at the end {os.getloadavg()[0]:.1f}.  Before timed steps the script waited {WAITED[0]:.0f} s in all for idle "
          f"CPUs (GBDT_BENCH_QUIET_WAIT={QUIET:g} s per step; {WAITED[1]} steps ran on a busy machine).")
