@@ -8,6 +8,7 @@ enum DeviceSetting { kDeviceAuto = 0, kDeviceCpu = 1, kDeviceCuda = 2 };
 extern int guc_device;       // gbdt.device
 extern int guc_max_memory;   // gbdt.max_memory, in kB
 extern bool guc_verbose;     // gbdt.log_progress
+extern bool guc_one_pass_load;  // gbdt.enable_one_pass_load
 
 // "auto", "cpu" or "cuda" for the current gbdt.device.
 const char* device_setting_name();

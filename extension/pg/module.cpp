@@ -19,6 +19,7 @@ namespace gbdt_pg {
 int guc_device = kDeviceAuto;
 int guc_max_memory = 4 * 1024 * 1024;  // kB = 4 GB
 bool guc_verbose = false;
+bool guc_one_pass_load = true;
 int guc_max_threads = 1;  // set to the CPU count in _PG_init
 
 int max_threads() { return guc_max_threads > 0 ? guc_max_threads : 1; }
@@ -84,6 +85,13 @@ extern "C" void _PG_init(void) {
       nullptr, nullptr, nullptr);
   DefineCustomBoolVariable("gbdt.log_progress", "Report gbdt training progress as NOTICEs.", nullptr,
                            &guc_verbose, false, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+  DefineCustomBoolVariable(
+      "gbdt.enable_one_pass_load",
+      "Lets gbdt training read a plain table in one pass when the planner's estimate allows.",
+      "On (the default), a table whose estimated float copy fits the cut sample's bound and "
+      "gbdt.max_memory is read once into floats; off reads every table in passes (count, "
+      "sample, bin), which never holds the table as floats.  Models do not depend on it.",
+      &guc_one_pass_load, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
   MarkGUCPrefixReserved("gbdt");
 }
 

@@ -18,6 +18,7 @@ extern "C" {
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "optimizer/plancat.h"
 #include "parser/parse_coerce.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
@@ -39,6 +40,14 @@ RelInfo* open_rel_info(Oid relid) {
                                               RelationGetRelationName(r));
   info->relkind = r->rd_rel->relkind;
   info->reltuples = (double)r->rd_rel->reltuples;
+  info->est_rows = info->reltuples;
+  if (RELKIND_HAS_TABLE_AM(info->relkind)) {
+    // The planner's own estimate: the number of blocks now (no data read).
+    BlockNumber pages = 0;
+    double tuples = -1, allvisfrac = 0;
+    estimate_rel_size(r, nullptr, &pages, &tuples, &allvisfrac);
+    info->est_rows = tuples;
+  }
   info->has_children = r->rd_rel->relhassubclass;
   const Oid nsp = RelationGetNamespace(r);
   info->desc = CreateTupleDescCopy(RelationGetDescr(r));

@@ -16,7 +16,12 @@ struct RelInfo {
   char* name;        // relation name, for messages
   char* qualname;    // quoted schema-qualified name, for queries
   char relkind;
-  double reltuples;  // planner estimate (< 0 when unknown)
+  double reltuples;  // pg_class.reltuples (< 0 when never vacuumed or analyzed)
+  // Rows now, as the planner estimates them (estimate_rel_size): for a
+  // table, reltuples scaled to its current size in pages, or from its column
+  // widths when it was never vacuumed or analyzed (a table just loaded);
+  // otherwise reltuples.  < 0 when unknown.
+  double est_rows;
   bool has_children; // relhassubclass: inheritance children (or partitions)
   TupleDesc desc;    // copy of the relation's tuple descriptor
 };

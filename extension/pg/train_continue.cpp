@@ -128,7 +128,7 @@ void read_rows(const RelInfo* rel, const char* target, ValKind tk, int nf, const
   s->nf = nf;
   if (memory && rel->reltuples > 0)
     check_memory_estimate(rel->reltuples, nf, rel->reltuples, false, *memory);
-  s->cap = rel->reltuples > 1024 && rel->reltuples < 1e8 ? (size_t)rel->reltuples + 1 : 1024;
+  s->cap = rel->est_rows > 1024 && rel->est_rows < 1e8 ? (size_t)rel->est_rows + 1 : 1024;
   s->labels = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
   if (weighted) s->weights = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
   s->cols = (float**)palloc(sizeof(float*) * (nf > 0 ? nf : 1));

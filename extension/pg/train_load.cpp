@@ -9,6 +9,7 @@
 #include "binned_matrix.h"
 #include "category_dict.h"
 #include "guard.h"
+#include "gucs.h"
 #include "quantile.h"
 #include "row_columns.h"
 #include "parallel_policy.h"
@@ -528,10 +529,11 @@ constexpr double kOnePassFloats = (double)(1u << 24);
 // with provisional codes that are counted and remapped afterwards, as the
 // SPI path does.  The codes, rows, column checks (on the cut sample's rows
 // when the table is larger than it), cuts and bins are those the passes
-// give.  Taken when no group or upper-bound column is read and the
-// planner's estimate puts the table well under the cut sample (every row is
-// the sample), or its float copy within the cut sample's bound
-// (kOnePassFloats) and, with it, within gbdt.max_memory; false (nothing
+// give.  Taken when gbdt.enable_one_pass_load is on, no group or
+// upper-bound column is read and the planner's estimate (RelInfo::est_rows:
+// a table just loaded and never analyzed has one too) puts the table well
+// under the cut sample (every row is the sample) or its float copy within
+// the cut sample's bound (kOnePassFloats), and within gbdt.max_memory; false (nothing
 // kept, the dictionaries' provisional codes unchanged, which the next scan
 // finds again) when the table turns out larger than that after all: more
 // rows than the cut sample and than twice the estimate, more floats than
@@ -539,15 +541,13 @@ constexpr double kOnePassFloats = (double)(1u << 24);
 bool load_one_pass(const LoadSpec& spec, TablePasses* tp, FloatSink* fs, TrainCategories* tcat,
                    Owned* owned, LoadResult* out, size_t sample_cap, uint64* skipped) {
   const RelInfo* rel = spec.rel;
-  const double est = rel->reltuples;
+  const double est = rel->est_rows;
   const int nf = std::max(fs->nf, 1);
-  if (!(est > 0)) return false;
-  if (est <= 0.5 * (double)sample_cap) {
-    check_memory_estimate(est, fs->nf, est, false, spec.memory);
-  } else if (!(est * nf <= kOnePassFloats &&
-               training_bytes_estimate(est, fs->nf, est, spec.memory) <= max_memory_bytes())) {
-    return false;
-  }
+  if (!guc_one_pass_load || !(est > 0)) return false;
+  if (!(est <= 0.5 * (double)sample_cap || est * nf <= kOnePassFloats)) return false;
+  // Beyond gbdt.max_memory by the estimate: the passes count the rows and
+  // refuse with the exact count.
+  if (training_bytes_estimate(est, fs->nf, est, spec.memory) > max_memory_bytes()) return false;
   fs->growable = true;
   fs->overflow = false;
   fs->bail_rows = std::max(sample_cap, (size_t)std::min(2 * ceil(est), kOnePassFloats / nf));
@@ -647,7 +647,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
          training_bytes_estimate(0, nf, 0, spec.memory)) / 1e6;
     fs.max_rows = floor(max_memory_bytes() / per_row);
     size_t initial = 16384;
-    if (rel->reltuples > 0 && rel->reltuples < fs.max_rows) initial = (size_t)rel->reltuples + 1;
+    if (rel->est_rows > 0 && rel->est_rows < fs.max_rows) initial = (size_t)rel->est_rows + 1;
     sink_alloc(&fs, initial < 1024 ? 1024 : initial);
     fs.groups = groups;
     fs.group_col = group_col;

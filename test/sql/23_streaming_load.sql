@@ -3,9 +3,13 @@
 -- is read), so its float copy is never resident.  It must give the same
 -- model bytes as one pass through SPI into floats (a view over the same
 -- table), which is the in-memory engine's path.  bin_sample_rows makes the
--- 5600-row Higgs training table take the 3-pass path.
+-- 5600-row Higgs training table take the 3-pass path.  The passes are what
+-- this file tests: gbdt.enable_one_pass_load = off, else a table whose
+-- planner estimate puts it within the one pass's bound is read once
+-- (58_small_table_load.sql, 59_one_pass_sampled_load.sql).
 BEGIN;
 SELECT plan(15);
+SET LOCAL gbdt.enable_one_pass_load = off;
 
 CREATE TEMP VIEW hv AS SELECT * FROM higgs_train;
 -- NULL targets and missing feature values, scattered.

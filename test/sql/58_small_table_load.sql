@@ -1,12 +1,15 @@
 -- Small tables in one pass (extension/pg/train_load.cpp, issue 15): a plain
--- table that the planner's estimate (ANALYZE) puts well under the cut
--- sample is read once, its category values coded provisionally and remapped
--- afterwards, instead of a counting pass and a reading pass.  The model
--- bytes are those of the passes (the same table without an estimate), and a
--- table that outgrew its estimate falls back to them.  The verbose NOTICE
--- says how many passes were made (a second session prints it).
+-- table that the planner's estimate puts well under the cut sample is read
+-- once, its category values coded provisionally and remapped afterwards,
+-- instead of a counting pass and a reading pass.  The estimate is the
+-- planner's (estimate_rel_size): ANALYZE's rows per page times the pages
+-- now, or, for a table never analyzed (just loaded), rows per page from its
+-- column widths.  The model bytes are those of the passes (SET
+-- gbdt.enable_one_pass_load = off), and a table that outgrew its estimate
+-- falls back to them.  The verbose NOTICE says how many passes were made (a
+-- second session prints it).
 BEGIN;
-SELECT plan(8);
+SELECT plan(11);
 
 \ir lib/psql_lines.sql
 
@@ -17,35 +20,47 @@ SELECT * FROM pg_temp.psql_lines(
     || 'CASE WHEN i % 29 = 0 THEN NULL WHEN (i % 37) + (i * 7 % 23) > 30 THEN ''hi'' ELSE ''lo'' END AS y, '
     || '(1 + i % 3)::float8 AS w FROM generate_series(1, 3000) i',
   'ANALYZE s54',
-  'CREATE TEMP TABLE u54 AS SELECT * FROM s54',  -- no estimate: the passes
-  -- An estimate of 3000 rows for 9000 (inserted after ANALYZE).
-  'CREATE TEMP TABLE g54 AS SELECT * FROM s54',
+  'CREATE TEMP TABLE u54 AS SELECT * FROM s54',  -- never analyzed: estimated from its pages
+  -- An estimate far below its rows: ANALYZE saw 3000 live rows among 18000
+  -- deleted ones (few rows per page), then 9000 rows were added.
+  'CREATE TEMP TABLE g54 AS SELECT x, c, ''junk'' AS y, w FROM s54, generate_series(1, 6)',
+  'DELETE FROM g54',
+  'INSERT INTO g54 SELECT * FROM s54',
   'ANALYZE g54',
-  'INSERT INTO g54 SELECT * FROM s54',
-  'INSERT INTO g54 SELECT * FROM s54',
+  'INSERT INTO g54 SELECT s54.* FROM s54, generate_series(1, 3)',
+  'SELECT ''g54rows '' || count(*) FROM g54',
+  'EXPLAIN SELECT * FROM g54',
   'CREATE TEMP TABLE h54 AS SELECT * FROM g54',
   'SELECT ''s54 '' || md5(gbdt_train(''s54'', ''y'', NULL, ''binary:logistic'', ''{"num_round": 8, "weight_column": "w", "verbose": true}'')::text)',
   'SELECT ''s54nt1 '' || md5(gbdt_train(''s54'', ''y'', NULL, ''binary:logistic'', ''{"num_round": 8, "weight_column": "w", "nthread": 1}'')::text)',
   'SELECT ''u54 '' || md5(gbdt_train(''u54'', ''y'', NULL, ''binary:logistic'', ''{"num_round": 8, "weight_column": "w", "verbose": true}'')::text)',
+  'SET gbdt.enable_one_pass_load = off',
+  'SELECT ''p54 '' || md5(gbdt_train(''s54'', ''y'', NULL, ''binary:logistic'', ''{"num_round": 8, "weight_column": "w", "verbose": true}'')::text)',
+  'RESET gbdt.enable_one_pass_load',
   'SELECT ''g54 '' || md5(gbdt_train(''g54'', ''y'', NULL, ''binary:logistic'', ''{"num_round": 8, "weight_column": "w", "bin_sample_rows": 7000, "verbose": true}'')::text)',
   'SELECT ''h54 '' || md5(gbdt_train(''h54'', ''y'', NULL, ''binary:logistic'', ''{"num_round": 8, "weight_column": "w", "bin_sample_rows": 7000, "verbose": true}'')::text)');
 
 CREATE FUNCTION pg_temp.h(text) RETURNS text LANGUAGE sql AS
 $$ SELECT split_part(line, ' ', 2) FROM out54 WHERE line LIKE $1 || ' %' $$;
--- The i-th "loaded" NOTICE (1: s54, 2: u54, 3: g54, 4: h54).
+-- The i-th "loaded" NOTICE (1: s54, 2: u54, 3: s54 without one pass, 4: g54, 5: h54).
 CREATE FUNCTION pg_temp.loaded(int) RETURNS text LANGUAGE sql AS
 $$ SELECT regexp_replace(line, '.* in [0-9.]+ s ', '') FROM out54 WHERE line LIKE '%gbdt_train: loaded %'
    ORDER BY n OFFSET $1 - 1 LIMIT 1 $$;
 
 SELECT is(pg_temp.loaded(1), '(1 pass, cuts from 2897 rows)', 'an analyzed small table is read in one pass');
-SELECT is(pg_temp.loaded(2), '(2 passes, cuts from 2897 rows)', 'without an estimate: a counting pass and a reading pass');
-SELECT is(pg_temp.h('s54'), pg_temp.h('u54'), 'one pass and two passes give the same model bytes (text categories, text label, NULL targets, weights)');
+SELECT is(pg_temp.loaded(2), '(1 pass, cuts from 2897 rows)', 'a table never analyzed is read in one pass too (the planner estimates its rows from its pages)');
+SELECT is(pg_temp.loaded(3), '(2 passes, cuts from 2897 rows)', 'gbdt.enable_one_pass_load = off: a counting pass and a reading pass');
+SELECT is(pg_temp.h('s54'), pg_temp.h('p54'), 'one pass and two passes give the same model bytes (text categories, text label, NULL targets, weights)');
+SELECT is(pg_temp.h('u54'), pg_temp.h('s54'), 'the table never analyzed gives the same model');
 SELECT is(pg_temp.h('s54nt1'), pg_temp.h('s54'), 'one-pass load: nthread 1 = nthread 2');
-SELECT is(pg_temp.loaded(3), '(3 passes, cuts from 7000 rows)', 'a table that outgrew its estimate falls back to the passes');
-SELECT is(pg_temp.h('g54'), pg_temp.h('h54'), 'the fallback gives the model of the passes');
-SELECT is((SELECT count(*)::int FROM out54 WHERE line LIKE '%skipped 103 rows with a NULL target%'), 3,
-          'NULL targets skipped and counted in one pass (s54 twice) as in two (u54)');
-SELECT is((SELECT count(*)::int FROM out54 WHERE line ~ '^(s54|s54nt1|u54|g54|h54) [0-9a-f]{32}$'), 5, 'all five trainings ran');
+SELECT ok((SELECT (regexp_match(line, 'rows=([0-9]+)'))[1]::int * 2 FROM out54 WHERE line LIKE 'Seq Scan on g54 %')
+          < (SELECT split_part(line, ' ', 2)::int FROM out54 WHERE line LIKE 'g54rows %'),
+          'the planner estimates g54 at under half its rows');
+SELECT is(pg_temp.loaded(4), '(3 passes, cuts from 7000 rows)', 'a table that outgrew its estimate falls back to the passes');
+SELECT is(pg_temp.h('g54'), pg_temp.h('h54'), 'the fallback gives the model of one pass');
+SELECT is((SELECT count(*)::int FROM out54 WHERE line LIKE '%skipped 103 rows with a NULL target%'), 4,
+          'NULL targets skipped and counted in one pass (s54 twice, u54) as in two (s54 without one pass)');
+SELECT is((SELECT count(*)::int FROM out54 WHERE line ~ '^(s54|s54nt1|u54|p54|g54|h54) [0-9a-f]{32}$'), 6, 'all six trainings ran');
 
 SELECT * FROM finish();
 ROLLBACK;
