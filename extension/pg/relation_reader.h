@@ -18,9 +18,9 @@ struct RelInfo {
   char relkind;
   double reltuples;  // pg_class.reltuples (< 0 when never vacuumed or analyzed)
   // Rows now, as the planner estimates them (estimate_rel_size): for a
-  // table, reltuples scaled to its current size in pages, or from its column
-  // widths when it was never vacuumed or analyzed (a table just loaded);
-  // otherwise reltuples.  < 0 when unknown.
+  // table, reltuples scaled to its current size in pages; for a heap never
+  // vacuumed or analyzed (a table just loaded), the rows on its first page
+  // times its pages; otherwise reltuples.  < 0 when unknown.
   double est_rows;
   bool has_children; // relhassubclass: inheritance children (or partitions)
   TupleDesc desc;    // copy of the relation's tuple descriptor

@@ -9,8 +9,8 @@
 -- one pass off) at nthread 1 and 2.  A table that outgrew its estimate (more
 -- rows than twice the estimate and than the sample) falls back to the
 -- passes.  The estimate is the planner's: ANALYZE's rows per page times the
--- pages now, or, for a table never analyzed (just loaded), rows per page
--- from its column widths; SET gbdt.enable_one_pass_load = off reads in
+-- pages now; for a table never analyzed (just loaded), the rows on its
+-- first page times its pages; SET gbdt.enable_one_pass_load = off reads in
 -- passes.  The verbose NOTICE (a second session prints it) gives the passes.
 BEGIN;
 SELECT plan(12);
@@ -28,7 +28,7 @@ SELECT * FROM pg_temp.psql_lines(
     || 'FROM (SELECT i, CASE WHEN i % 41 = 0 THEN NULL WHEN (i * 7919 % 1000) / 10.0 + (i % 5) * 10 '
     || '+ sin(i) * 20 > 60 THEN 1 ELSE 0 END AS y FROM generate_series(1, 30000) i) s',
   'ANALYZE t59',
-  'CREATE TEMP TABLE u59 AS SELECT * FROM t59',  -- never analyzed: estimated from its pages
+  'CREATE TEMP TABLE u59 AS SELECT * FROM t59',  -- never analyzed: estimated from its first page
   -- An estimate far below its 30000 rows: ANALYZE saw 5000 live rows among
   -- 60000 deleted ones (few rows per page), then 25000 rows were added.
   'CREATE TEMP TABLE g59 AS SELECT * FROM t59 LIMIT 5000',
@@ -56,7 +56,7 @@ $$ SELECT regexp_replace(line, '.* in [0-9.]+ s ', '') FROM out59 WHERE line LIK
 
 SELECT is(pg_temp.loaded(1), '(1 pass, cuts from 3000 rows)',
           'an analyzed table larger than its cut sample is read in one pass');
-SELECT is(pg_temp.loaded(2), '(1 pass, cuts from 3000 rows)', 'a table never analyzed too (the planner estimates its rows from its pages)');
+SELECT is(pg_temp.loaded(2), '(1 pass, cuts from 3000 rows)', 'a table never analyzed too (its rows estimated from its first page)');
 SELECT is(pg_temp.h('n59'), pg_temp.h('t59'), 'the table never analyzed gives the same model');
 SELECT is(pg_temp.loaded(3), '(3 passes, cuts from 3000 rows)', 'gbdt.enable_one_pass_load off: the three passes');
 SELECT is(pg_temp.h('t59'), pg_temp.h('u59'), 'one pass and three passes give the same model bytes');

@@ -38,8 +38,8 @@ SELECT is((SELECT gbdt_train('t64', 'yb', ARRAY['a', 'b', 'c', 'c4', 'd'], 'bina
           (SELECT gbdt_train('v64', 'yb', ARRAY['a', 'b', 'c', 'c4', 'd'], 'binary:logistic', '{"num_round": 6}')::text),
           'binary target, no weights: the view''s model');
 
--- Never analyzed: one raw pass all the same (the planner estimates the
--- rows from the pages and the column widths).
+-- Never analyzed: one raw pass all the same (the rows estimated from the
+-- first page and the pages).
 CREATE TEMP TABLE u64 AS SELECT * FROM t64;
 SELECT is((SELECT gbdt_train('u64', 'y', ARRAY['a', 'b', 'c', 'c4', 'd'], 'reg:squarederror',
                              '{"num_round": 6, "nthread": 2, "weight_column": "w"}')::text),

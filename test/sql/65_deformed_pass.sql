@@ -50,8 +50,8 @@ SELECT is((SELECT gbdt_train('t65', 'yb', ARRAY['color', 'v', 'x'], 'binary:logi
           (SELECT gbdt_train('v65', 'yb', ARRAY['color', 'v', 'x'], 'binary:logistic', '{"num_round": 6, "nthread": 2}')::text),
           'binary target, no weights: the view''s model');
 
--- Never analyzed: one pass all the same (the planner estimates the rows
--- from the pages and the column widths).
+-- Never analyzed: one pass all the same (the rows estimated from the
+-- first page and the pages).
 CREATE TEMP TABLE u65 AS SELECT * FROM t65;
 SELECT is(pg_temp.m('u65', 2), pg_temp.m('v65', 2), 'a table never analyzed: the view''s model');
 -- Without the one pass: a counting pass (which also counts the
