@@ -32,21 +32,26 @@ inline double host_ldexp(double p, int k) {
 }
 #endif
 
+// Range reduction of det_exp and det_log (and of the vector exp in
+// gradient_simd.cpp): 1/ln 2, and ln 2 split into a high part whose last
+// 21 bits are zero (k * kLn2Hi is exact for every k these functions use,
+// |k| < 2^11) and the rest.
+constexpr double kInvLn2 = 1.4426950408889634;
+constexpr double kLn2Hi = 6.93147180369123816490e-01;
+constexpr double kLn2Lo = 1.90821492927058770002e-10;
+
 // exp() from + - * / and ldexp only, so host and device give the same bits
 // (library exp() differs in the last ulp between glibc and CUDA).
 GBDT_HD double det_exp(double x) {
   if (x != x) return x;
   if (x > 709.0) x = 709.0;
   if (x < -740.0) return 0.0;
-  const double inv_ln2 = 1.4426950408889634;
-  const double ln2_hi = 6.93147180369123816490e-01;
-  const double ln2_lo = 1.90821492927058770002e-10;
 #if defined(__CUDA_ARCH__)
-  double kd = rint(x * inv_ln2);
+  double kd = rint(x * kInvLn2);
 #else
-  double kd = host_rint(x * inv_ln2);
+  double kd = host_rint(x * kInvLn2);
 #endif
-  double r = (x - kd * ln2_hi) - kd * ln2_lo;
+  double r = (x - kd * kLn2Hi) - kd * kLn2Lo;
   // Taylor series to degree 13 (|r| <= 0.35: truncation error < 1e-17).
   double p = 1.6059043836821613e-10;             // 1/13!
   p = p * r + 2.08767569878681e-09;              // 1/12!
@@ -88,9 +93,7 @@ GBDT_HD double det_log(double x) {
   const double s2 = s * s;
   double p = 1.0 / 29.0;
   for (int k = 27; k >= 1; k -= 2) p = p * s2 + 1.0 / (double)k;
-  const double ln2_hi = 6.93147180369123816490e-01;
-  const double ln2_lo = 1.90821492927058770002e-10;
-  return (double)e * ln2_hi + (2.0 * s * p + (double)e * ln2_lo);
+  return (double)e * kLn2Hi + (2.0 * s * p + (double)e * kLn2Lo);
 }
 
 // log(1 + x) for x > -1, accurate for small |x| (the u - 1 correction).

@@ -40,13 +40,13 @@ constexpr double kExpTaylor[kExpTerms] = {1.6059043836821613e-10, 2.087675698786
 __attribute__((target("avx2"))) inline __m256d exp4(__m256d x) {
   const __m256d sign = _mm256_set1_pd(-0.0);
   const __m256d two52 = _mm256_set1_pd(4503599627370496.0);
-  const __m256d y = _mm256_mul_pd(x, _mm256_set1_pd(1.4426950408889634));
+  const __m256d y = _mm256_mul_pd(x, _mm256_set1_pd(kInvLn2));
   // host_rint: copysign((|y| + 2^52) - 2^52, y)
   const __m256d a = _mm256_andnot_pd(sign, y);
   const __m256d t = _mm256_sub_pd(_mm256_add_pd(a, two52), two52);
   const __m256d kd = _mm256_or_pd(t, _mm256_and_pd(y, sign));
-  const __m256d r = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_mul_pd(kd, _mm256_set1_pd(6.93147180369123816490e-01))),
-                                  _mm256_mul_pd(kd, _mm256_set1_pd(1.90821492927058770002e-10)));
+  const __m256d r = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_mul_pd(kd, _mm256_set1_pd(kLn2Hi))),
+                                  _mm256_mul_pd(kd, _mm256_set1_pd(kLn2Lo)));
   __m256d p = _mm256_set1_pd(kExpTaylor[0]);
 #pragma GCC unroll 16
   for (int i = 1; i < kExpTerms; ++i) p = _mm256_add_pd(_mm256_mul_pd(p, r), _mm256_set1_pd(kExpTaylor[i]));
@@ -143,13 +143,13 @@ __attribute__((target("avx2"))) void logistic_avx2(const float* margins, const f
 __attribute__((target("avx512f"))) inline __m512d exp8(__m512d x) {
   const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ULL);
   const __m512d two52 = _mm512_set1_pd(4503599627370496.0);
-  const __m512d y = _mm512_mul_pd(x, _mm512_set1_pd(1.4426950408889634));
+  const __m512d y = _mm512_mul_pd(x, _mm512_set1_pd(kInvLn2));
   const __m512d a = _mm512_castsi512_pd(_mm512_andnot_si512(sign, _mm512_castpd_si512(y)));
   const __m512d t = _mm512_sub_pd(_mm512_add_pd(a, two52), two52);
   const __m512d kd = _mm512_castsi512_pd(
       _mm512_or_si512(_mm512_castpd_si512(t), _mm512_and_si512(_mm512_castpd_si512(y), sign)));
-  const __m512d r = _mm512_sub_pd(_mm512_sub_pd(x, _mm512_mul_pd(kd, _mm512_set1_pd(6.93147180369123816490e-01))),
-                                  _mm512_mul_pd(kd, _mm512_set1_pd(1.90821492927058770002e-10)));
+  const __m512d r = _mm512_sub_pd(_mm512_sub_pd(x, _mm512_mul_pd(kd, _mm512_set1_pd(kLn2Hi))),
+                                  _mm512_mul_pd(kd, _mm512_set1_pd(kLn2Lo)));
   __m512d p = _mm512_set1_pd(kExpTaylor[0]);
 #pragma GCC unroll 16
   for (int i = 1; i < kExpTerms; ++i) p = _mm512_add_pd(_mm512_mul_pd(p, r), _mm512_set1_pd(kExpTaylor[i]));

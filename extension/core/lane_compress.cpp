@@ -6,13 +6,9 @@ namespace gbdt {
 namespace {
 
 LaneCompressTable build() {
-  LaneCompressTable t{};
+  LaneCompressTable t{};  // lanes not filled below stay 0
   for (unsigned m = 0; m < 256; ++m) {
     unsigned nl = 0, nr = 0;
-    for (unsigned j = 0; j < 8; ++j) {
-      t.left[m][j] = 0;
-      t.right[m][j] = 0;
-    }
     for (unsigned j = 0; j < 8; ++j) {
       if (m & (1u << j))
         t.left[m][nl++] = j;
