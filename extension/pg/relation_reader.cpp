@@ -28,33 +28,6 @@ extern "C" {
 
 namespace gbdt_pg {
 
-namespace {
-
-// Rows of relation r now, as the planner estimates them (estimate_rel_size:
-// pg_class's rows per page times the pages now; for a table never vacuumed
-// or analyzed, rows per page from the column widths).  For a heap never
-// analyzed the widths leave out alignment padding (an int4 before a float8
-// pads 4 bytes) and NULL bitmaps, which can put the estimate a third above
-// the rows: the line pointers of its first page, the rows as stored there,
-// times the pages give it instead (one page read).
-double estimated_rows(Relation r) {
-  if (!RELKIND_HAS_TABLE_AM(r->rd_rel->relkind)) return (double)r->rd_rel->reltuples;
-  BlockNumber pages = 0;
-  double tuples = -1, allvisfrac = 0;
-  estimate_rel_size(r, nullptr, &pages, &tuples, &allvisfrac);
-  if (r->rd_rel->reltuples >= 0 || r->rd_rel->relam != HEAP_TABLE_AM_OID) return tuples;
-  const BlockNumber now = RelationGetNumberOfBlocks(r);
-  if (now == 0) return tuples;
-  Buffer b = ReadBufferExtended(r, MAIN_FORKNUM, 0, RBM_NORMAL, nullptr);
-  LockBuffer(b, BUFFER_LOCK_SHARE);
-  const Page page = BufferGetPage(b);
-  const OffsetNumber on_page = PageIsNew(page) ? 0 : PageGetMaxOffsetNumber(page);
-  UnlockReleaseBuffer(b);
-  return on_page > 0 ? (double)on_page * (double)now : tuples;
-}
-
-}  // namespace
-
 RelInfo* open_rel_info(Oid relid) {
   // A regclass argument may hold any OID (0, or a relation dropped since):
   // a clear "undefined table" error, not relation_open's internal one.
@@ -69,7 +42,6 @@ RelInfo* open_rel_info(Oid relid) {
                                               RelationGetRelationName(r));
   info->relkind = r->rd_rel->relkind;
   info->reltuples = (double)r->rd_rel->reltuples;
-  info->est_rows = info->reltuples;
   info->has_children = r->rd_rel->relhassubclass;
   const Oid nsp = RelationGetNamespace(r);
   info->desc = CreateTupleDescCopy(RelationGetDescr(r));
@@ -99,11 +71,31 @@ RelInfo* open_rel_info(Oid relid) {
   if (pg_class_aclcheck(relid, user, ACL_SELECT) != ACLCHECK_OK &&
       pg_attribute_aclcheck_all(relid, user, ACL_SELECT, ACLMASK_ANY) != ACLCHECK_OK)
     aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(info->relkind), info->name);
-  // The estimate, once the caller may read the relation (the lock is held).
-  Relation rr = relation_open(relid, NoLock);
-  info->est_rows = estimated_rows(rr);
-  relation_close(rr, NoLock);
   return info;
+}
+
+double estimated_rows(const RelInfo* rel) {
+  if (!RELKIND_HAS_TABLE_AM(rel->relkind)) return rel->reltuples;
+  Relation r = relation_open(rel->relid, NoLock);  // locked by open_rel_info
+  double rows = -1;
+  if (rel->reltuples < 0 && r->rd_rel->relam == HEAP_TABLE_AM_OID) {
+    const BlockNumber pages = RelationGetNumberOfBlocks(r);
+    if (pages > 0) {
+      Buffer b = ReadBufferExtended(r, MAIN_FORKNUM, 0, RBM_NORMAL, nullptr);
+      LockBuffer(b, BUFFER_LOCK_SHARE);
+      const Page page = BufferGetPage(b);
+      const OffsetNumber on_page = PageIsNew(page) ? 0 : PageGetMaxOffsetNumber(page);
+      UnlockReleaseBuffer(b);
+      if (on_page > 0) rows = (double)on_page * (double)pages;
+    }
+  }
+  if (rows < 0) {
+    BlockNumber pages = 0;
+    double allvisfrac = 0;
+    estimate_rel_size(r, nullptr, &pages, &rows, &allvisfrac);
+  }
+  relation_close(r, NoLock);
+  return rows;
 }
 
 Form_pg_attribute find_column(const RelInfo* rel, const char* name, int* hint) {

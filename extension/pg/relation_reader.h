@@ -17,11 +17,6 @@ struct RelInfo {
   char* qualname;    // quoted schema-qualified name, for queries
   char relkind;
   double reltuples;  // pg_class.reltuples (< 0 when never vacuumed or analyzed)
-  // Rows now, as the planner estimates them (estimate_rel_size): for a
-  // table, reltuples scaled to its current size in pages; for a heap never
-  // vacuumed or analyzed (a table just loaded), the rows on its first page
-  // times its pages; otherwise reltuples.  < 0 when unknown.
-  double est_rows;
   bool has_children; // relhassubclass: inheritance children (or partitions)
   TupleDesc desc;    // copy of the relation's tuple descriptor
 };
@@ -31,6 +26,17 @@ struct RelInfo {
 // (PostgreSQL's own "permission denied" errors otherwise) and copies what
 // is needed.  An OID naming no relation is ERRCODE_UNDEFINED_TABLE.
 RelInfo* open_rel_info(Oid relid);
+
+// Rows of the relation now, for the loaders' choices and capacities.  For a
+// table, the planner's estimate (estimate_rel_size: reltuples scaled to its
+// current size in pages); for a heap never vacuumed or analyzed (a table
+// just loaded), the rows on its first page times its pages instead (one
+// page read): the planner's rows per page from the column widths leave out
+// alignment padding (an int4 before a float8 pads 4 bytes) and NULL
+// bitmaps, and take 32 bytes for any text or array.  Otherwise reltuples;
+// < 0 when unknown.  Call after open_rel_info (its lock and privilege
+// checks).
+double estimated_rows(const RelInfo* rel);
 
 // The live attribute called `name`, or NULL.  hint (optional): where the
 // search starts, set past the attribute found, so that looking up columns

@@ -128,7 +128,8 @@ void read_rows(const RelInfo* rel, const char* target, ValKind tk, int nf, const
   s->nf = nf;
   if (memory && rel->reltuples > 0)
     check_memory_estimate(rel->reltuples, nf, rel->reltuples, false, *memory);
-  s->cap = rel->est_rows > 1024 && rel->est_rows < 1e8 ? (size_t)rel->est_rows + 1 : 1024;
+  const double est = estimated_rows(rel);
+  s->cap = est > 1024 && est < 1e8 ? (size_t)est + 1 : 1024;
   s->labels = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
   if (weighted) s->weights = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
   s->cols = (float**)palloc(sizeof(float*) * (nf > 0 ? nf : 1));

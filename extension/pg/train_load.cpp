@@ -530,7 +530,7 @@ constexpr double kOnePassFloats = (double)(1u << 24);
 // SPI path does.  The codes, rows, column checks (on the cut sample's rows
 // when the table is larger than it), cuts and bins are those the passes
 // give.  Taken when gbdt.enable_one_pass_load is on, no group or
-// upper-bound column is read and the planner's estimate (RelInfo::est_rows:
+// upper-bound column is read and the planner's estimate (estimated_rows:
 // a table just loaded and never analyzed has one too) puts the table well
 // under the cut sample (every row is the sample) or its float copy within
 // the cut sample's bound (kOnePassFloats), and within gbdt.max_memory; false (nothing
@@ -541,7 +541,7 @@ constexpr double kOnePassFloats = (double)(1u << 24);
 bool load_one_pass(const LoadSpec& spec, TablePasses* tp, FloatSink* fs, TrainCategories* tcat,
                    Owned* owned, LoadResult* out, size_t sample_cap, uint64* skipped) {
   const RelInfo* rel = spec.rel;
-  const double est = rel->est_rows;
+  const double est = estimated_rows(rel);
   const int nf = std::max(fs->nf, 1);
   if (!guc_one_pass_load || !(est > 0)) return false;
   if (!(est <= 0.5 * (double)sample_cap || est * nf <= kOnePassFloats)) return false;
@@ -647,7 +647,8 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
          training_bytes_estimate(0, nf, 0, spec.memory)) / 1e6;
     fs.max_rows = floor(max_memory_bytes() / per_row);
     size_t initial = 16384;
-    if (rel->est_rows > 0 && rel->est_rows < fs.max_rows) initial = (size_t)rel->est_rows + 1;
+    const double est = estimated_rows(rel);
+    if (est > 0 && est < fs.max_rows) initial = (size_t)est + 1;
     sink_alloc(&fs, initial < 1024 ? 1024 : initial);
     fs.groups = groups;
     fs.group_col = group_col;
