@@ -789,26 +789,6 @@ class CpuBackend final : public TreeBackend {
                                       cs, CatScalarGains{sp, q, ln.sum, k.pg});
   }
 
-  // Rows idx[b..e) of a categorical split with right set `set` (set.nwords
-  // words): like the numeric loop in partition(); returns the number of
-  // left rows.
-  template <typename BinT>
-  static size_t partition_categorical(const CatWords& set, int nb, bool dl, const BinT* col,
-                                      size_t d, const uint32_t* idx, uint32_t* tmp, size_t b,
-                                      size_t e) {
-    size_t l = b, r = e;
-    for (size_t i = b; i < e; ++i) {
-      const uint32_t row = idx[i];
-      const unsigned bin = col[(size_t)row * d];
-      const bool left = bin == (unsigned)nb ? dl : !cat_words_has(set.words, set.nwords, bin);
-      tmp[l] = row;
-      tmp[r - 1] = row;
-      l += left;
-      r -= !left;
-    }
-    return l - b;
-  }
-
   // Feature f's bins for routing rows (partition, last level): its column
   // in the feature-major copy when there is one (stride 1: a node's rows,
   // in increasing order, read nearby bytes), else in the row-major matrix.
@@ -893,15 +873,11 @@ class CpuBackend final : public TreeBackend {
       const int nb = c.nbins(s.feature);
       size_t cs;  // the column's row stride
       const auto* col = feature_column(bins, s.feature, &cs);
-      const unsigned split_bin = (unsigned)s.bin;
-      const bool dl = s.default_left != 0;
-      if (split_sets[p.node]) {
-        p.nleft = partition_categorical(*split_sets[p.node], nb, dl, col, cs, idx, tmp, p.begin, p.end);
-      } else if (cs == 1) {  // the feature-major column: row_partition.h
-        p.nleft = partition_column(col, split_bin, (unsigned)nb, dl, idx, tmp, p.begin, p.end);
-      } else {
-        p.nleft = partition_rows_scalar(col, cs, split_bin, (unsigned)nb, dl, idx, tmp, p.begin, p.end);
-      }
+      const RowRoute route = row_route(s, nb, split_sets[p.node]);
+      if (cs == 1)  // the feature-major column: row_partition.h
+        p.nleft = partition_column(col, route, idx, tmp, p.begin, p.end);
+      else
+        p.nleft = partition_rows_scalar(col, cs, route, idx, tmp, p.begin, p.end);
     });
     });
     child_rows->resize(nodes.size());
@@ -970,8 +946,8 @@ class CpuBackend final : public TreeBackend {
           const SplitCandidate& s = splits[i];
           size_t cs;
           const auto* col = feature_column(bins, s.feature, &cs);
-          add_last_level_values(col, cs, c.nbins(s.feature), (unsigned)s.bin, s.default_left != 0,
-                                split_sets[i], nodes[i]->rows, b, e, vl[i], vr[i], m, K, k);
+          add_last_level_values(col, cs, row_route(s, c.nbins(s.feature), split_sets[i]), nodes[i]->rows, b, e,
+                                vl[i], vr[i], m, K, k);
         });
     });
   }

@@ -14,34 +14,23 @@
 #include "categorical_split.h"
 #include "parallel_policy.h"
 #include "row_partition.h"
+#include "split_route.h"
 #include "thread_pool.h"
 #include "tree_growth.h"
 
 namespace gbdt {
 
 // Rows idx[b..e) of a node split on the feature whose bins are col[row * d]
-// (1- or 2-byte entries; nb bins; bin nb = missing, going left when dl): a numeric split sends
-// bins <= split_bin left; a categorical one (set != nullptr) sends the bins
-// of its right set right.  Adds vl / vr to margins[row * K + k].
+// (1- or 2-byte entries) get vl (left) or vr (right), as route sends them,
+// added to margins[row * K + k].
 template <typename BinT>
-void add_last_level_values(const BinT* col, size_t d, int nb, unsigned split_bin, bool dl,
-                           const CatWords* set, const uint32_t* idx, size_t b, size_t e,
-                           float vl, float vr, float* margins, int K, int k) {
-  if (set) {
-    const float v[2] = {vr, vl};
-    for (size_t i = b; i < e; ++i) {
-      const uint32_t row = idx[i];
-      const unsigned bin = col[(size_t)row * d];
-      const bool left = bin == (unsigned)nb ? dl : !cat_words_has(set->words, set->nwords, bin);
-      margins[(size_t)row * K + k] += v[left];
-    }
-    return;
-  }
+void add_last_level_values(const BinT* col, size_t d, const RowRoute& route, const uint32_t* idx, size_t b,
+                           size_t e, float vl, float vr, float* margins, int K, int k) {
   if (d == 1 && K == 1) {  // a feature-major column (rows < 2^31: row_partition.h)
-    add_leaf_values_column(col, split_bin, (unsigned)nb, dl, idx, b, e, vl, vr, margins);
+    add_leaf_values_column(col, route, idx, b, e, vl, vr, margins);
     return;
   }
-  add_leaf_values_rows(col, d, split_bin, (unsigned)nb, dl, idx, b, e, vl, vr, margins, K, k);
+  add_leaf_values_rows(col, d, route, idx, b, e, vl, vr, margins, K, k);
 }
 
 // A node's rows: positions [begin, end) of its row list.

@@ -1,6 +1,7 @@
 #include "tree_grower.h"
 
 #include "last_level_update.h"
+#include "split_route.h"
 #include "tree_growth.h"
 
 #include <algorithm>
@@ -251,21 +252,19 @@ class Grower {
     uint32_t* idx = in_.row_idx;
     uint32_t* tmp = in_.tmp_idx;
     size_t l = p.begin, nr = 0;
-    const uint32_t* set_w = p.best_set.data();
-    const int set_nw = (int)p.best_set.size();
+    const CatWords cw{p.best_set.data(), (int)p.best_set.size(), (uint32_t)nb};
+    const CatWords* cats = cat ? &cw : nullptr;
     in_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
     const auto* col = bins + s.feature;
-    for (size_t i = p.begin; i < p.end; ++i) {
-      const uint32_t row = idx[i];
-      const unsigned b = col[(size_t)row * d];
-      const bool left = b == (unsigned)nb ? s.default_left != 0
-                        : cat              ? !cat_words_has(set_w, set_nw, b)
-                                           : b <= (unsigned)s.bin;
-      if (left)
-        idx[l++] = row;
-      else
-        tmp[nr++] = row;
-    }
+    visit_route(row_route(s, nb, cats), [&](auto goes_left) {
+      for (size_t i = p.begin; i < p.end; ++i) {
+        const uint32_t row = idx[i];
+        if (goes_left((unsigned)col[(size_t)row * d]))
+          idx[l++] = row;
+        else
+          tmp[nr++] = row;
+      }
+    });
     });
     std::copy(tmp, tmp + nr, idx + l);
     const size_t mid_row = l;
@@ -273,8 +272,6 @@ class Grower {
     // Children (monotone: weights bounded by the parent's bounds).
     GNode L, R;
     SplitChildren ch;
-    const CatWords cw{p.best_set.data(), (int)p.best_set.size(), (uint32_t)nb};
-    const CatWords* cats = cat ? &cw : nullptr;
     const uint32_t n_codes = cat ? (*in_.n_categories)[s.feature] : 0;
     if (mono_)
       ch = apply_split_bounded(tree_, id, p.sum, s, in_.split, in_.q, p.lower, p.upper,
