@@ -24,17 +24,16 @@ struct SplitChildren {
 // words are left out (codes past the field go left anyway).
 inline std::vector<uint32_t> cat_codes_of_bin_words(const uint32_t* words, int nwords,
                                                     uint32_t n_codes, uint32_t nb) {
-  std::vector<uint32_t> w;
-  auto add = [&w](uint32_t c) {
-    if (w.size() <= (c >> 5)) w.resize((c >> 5) + 1, 0);
-    w[c >> 5] |= 1u << (c & 31);
-  };
-  for (uint32_t b = 0; b < 32u * (uint32_t)nwords; ++b) {
-    if (!cat_words_has(words, nwords, b)) continue;
-    if (n_codes > nb && b + 1 == nb)
-      for (uint32_t c = b; c < n_codes; ++c) add(c);
-    else
-      add(b);
+  // Word by word (a split of a feature with thousands of categories is
+  // made at every node): the bins' words up to the last non-zero one, then
+  // the "other" bin's codes when it is in the set.
+  int used = nwords;
+  while (used > 0 && words[used - 1] == 0) --used;
+  std::vector<uint32_t> w(words, words + used);
+  const uint32_t other = nb - 1;
+  if (n_codes > nb && nb > 0 && other < 32u * (uint32_t)used && ((w[other >> 5] >> (other & 31)) & 1u)) {
+    w.resize(((n_codes - 1) >> 5) + 1, 0);
+    for (uint32_t c = other; c < n_codes; ++c) w[c >> 5] |= 1u << (c & 31);
   }
   return w;
 }

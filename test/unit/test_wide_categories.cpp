@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -281,6 +282,39 @@ TEST(WideCategories, CodeSetOfTheLastBinPastTheLimit) {
   // Without more categories than bins, bin b is code b only.
   codes = cat_codes_of_bin_words(words.data(), (int)words.size(), 65535, 65535);
   EXPECT_EQ(codes[2047], 0x40000000u);
+}
+
+// The code set word by word is the code set bit by bit (the definition:
+// bin b is code b, the "other" bin nb - 1 every code from nb - 1 on when
+// there are more codes than bins; trailing zero words left out), for random
+// sets, empty ones, the other bin alone and sets of fewer words than bins.
+TEST(WideCategories, CodeSetIsTheBitByBitDefinition) {
+  std::mt19937 rng(17);
+  auto reference = [](const std::vector<uint32_t>& words, uint32_t n_codes, uint32_t nb) {
+    std::vector<uint32_t> w;
+    for (uint32_t b = 0; b < 32u * (uint32_t)words.size(); ++b) {
+      if (!((words[b >> 5] >> (b & 31)) & 1u)) continue;
+      const uint32_t hi = (n_codes > nb && b + 1 == nb) ? n_codes : b + 1;
+      for (uint32_t c = b; c < hi; ++c) {
+        if (w.size() <= (c >> 5)) w.resize((c >> 5) + 1, 0);
+        w[c >> 5] |= 1u << (c & 31);
+      }
+    }
+    return w;
+  };
+  for (uint32_t nb : {1u, 31u, 32u, 33u, 255u, 300u, 2972u, 65535u})
+    for (uint32_t extra : {0u, 1u, 45u})
+      for (int kind = 0; kind < 5; ++kind) {
+        const uint32_t n_codes = nb + extra;
+        std::vector<uint32_t> words((size_t)cat_set_words((int)nb), 0u);
+        for (uint32_t b = 0; b < nb; ++b) {
+          const bool in = kind == 0 ? false : kind == 1 ? b + 1 == nb : kind == 2 ? rng() % 7 == 0 : rng() % 2 == 0;
+          if (in) words[b >> 5] |= 1u << (b & 31);
+        }
+        if (kind == 4 && words.size() > 1) words.resize(words.size() / 2);
+        EXPECT_EQ(reference(words, n_codes, nb), cat_codes_of_bin_words(words.data(), (int)words.size(), n_codes, nb))
+            << "nb " << nb << " extra " << extra << " kind " << kind;
+      }
 }
 
 // A model of an earlier build: 300 categories in 255 bins (codes >= 254 in
