@@ -3,8 +3,9 @@
 // best_categorical_split_words (categorical_split.h, the reference shared
 // with the CUDA kernels) returns, gain bits, sums, default direction and
 // right set included, without its costs on wide features:
-//  - the non-empty categories are gathered branch-free (a node deep in the
-//    tree has a few hundred of a feature's thousands of categories);
+//  - the non-empty categories are gathered branch-free, 16 at a time with
+//    AVX-512 (cat_nonempty.h; a node deep in the tree has a few hundred of
+//    a feature's thousands of categories);
 //  - the candidates' order, the stable sort by weight, is the order of the
 //    keys (weight, bin) (the bins arrive ascending, so a stable sort breaks
 //    weight ties by bin; -0.0 == 0.0 compare equal in both).  Only the first
@@ -35,6 +36,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "cat_nonempty.h"
 #include "categorical_split.h"
 
 namespace gbdt {
@@ -72,10 +74,12 @@ struct CatScalarGains {
 // Per-thread scratch of best_categorical_split_cpu.
 struct CatScanScratch {
   std::vector<CatItem> items, sel, buf_lo, buf_hi;
+  std::vector<int32_t> nonempty;  // the non-empty bins (cat_nonempty.h)
   std::vector<int64_t> lg, lh;  // candidates' left sums (missing right), padded
   // nb: the most value bins of any categorical feature scanned.
   void reserve(int nb) {
     items.resize((size_t)nb + 1);
+    nonempty.resize((size_t)nb + kCatNonemptySlack);
     sel.resize((size_t)nb + 1);         // 2 lim < m <= nb
     buf_lo.resize(2 * (size_t)nb + 2);  // m items and cat_sort's scratch
     buf_hi.resize(2 * (size_t)nb + 2);
@@ -259,13 +263,11 @@ SplitCandidate best_categorical_split_cpu(const GradSum* h, int nb, int feature,
   const GradSum miss = h[nb];
   const bool has_miss = miss.g != 0 || miss.h != 0;
   CatItem* it = s.items.data();
-  // Non-empty bins in bin order, without a branch per bin.
-  int m = 0;
-  for (int b = 0; b < nb; ++b) {
-    it[m].bin = b;
-    m += (h[b].g | h[b].h) != 0;
-  }
+  // Non-empty bins in bin order (cat_nonempty.h).
+  int32_t* ne = s.nonempty.data();
+  const int m = cat_nonempty_bins(h, nb, ne);
   if (m == 0) return no_split();
+  for (int i = 0; i < m; ++i) it[i].bin = ne[i];
   int64_t* lg = s.lg.data();
   int64_t* lh = s.lh.data();
   // Candidate right sets -> lg/lh: left sums with missing values right.

@@ -182,3 +182,35 @@ TEST(CategoricalSplitCpu, SelectEndsAndSortGiveTheStableOrder) {
         }
   EXPECT_GT(selected, runs * 3 / 4);
 }
+
+// cat_nonempty_bins: the vector path's bins are the scalar loop's and the
+// definition's (g or h non-zero), for densities from none to all, sums
+// non-zero in g only or in h only (and in their high bits only), and every
+// length around the 16-bin steps.
+TEST(CategoricalSplitCpu, NonemptyBinsAreTheDefinition) {
+  std::mt19937 rng(23);
+  for (int nb : {0, 1, 15, 16, 17, 31, 32, 33, 255, 300, 2972})
+    for (int density : {0, 1, 50, 99, 100}) {
+      std::vector<GradSum> h((size_t)nb + 1, GradSum{0, 0});
+      for (int b = 0; b < nb; ++b) {
+        if ((int)(rng() % 100) >= density) continue;
+        switch (rng() % 4) {
+          case 0: h[b] = GradSum{(int64_t)(rng() % 1000) + 1, 0}; break;
+          case 1: h[b] = GradSum{0, (int64_t)(rng() % 1000) + 1}; break;
+          case 2: h[b] = GradSum{(int64_t)1 << 40, 0}; break;  // high bits only
+          default: h[b] = GradSum{-(int64_t)(rng() % 1000) - 1, (int64_t)1 << 33}; break;
+        }
+      }
+      h[(size_t)nb] = GradSum{7, 7};  // the missing bin: never a value bin
+      std::vector<int32_t> want;
+      for (int b = 0; b < nb; ++b)
+        if (h[b].g != 0 || h[b].h != 0) want.push_back(b);
+      for (bool scalar : {false, true}) {
+        std::vector<int32_t> out((size_t)nb + kCatNonemptySlack, -1);
+        const int m = cat_nonempty_bins(h.data(), nb, out.data(), scalar);
+        ASSERT_EQ((int)want.size(), m) << "nb " << nb << " density " << density << " scalar " << scalar;
+        EXPECT_TRUE(std::equal(want.begin(), want.end(), out.begin()))
+            << "nb " << nb << " density " << density << " scalar " << scalar;
+      }
+    }
+}
