@@ -106,8 +106,9 @@ __attribute__((target("avx512f"))) inline __mmask16 left_lanes(const BinT* col, 
   return L.dl ? _kor_mask16(le, miss) : le;
 }
 
-// By a categorical split: the set's word of each bin gathered (bins past
-// the words: none), its bit tested; not in the set and not missing, or
+// By a categorical split: the set's word of each bin, permuted from a
+// register for sets of up to 16 words, else gathered (bins past the words:
+// none), its bit tested; not in the set and not missing, or
 // missing when dl.
 template <typename BinT>
 __attribute__((target("avx512f"))) inline __mmask16 left_lanes(const BinT* col, __m512i rows, const SetLeft& L) {
@@ -116,8 +117,14 @@ __attribute__((target("avx512f"))) inline __mmask16 left_lanes(const BinT* col, 
   const __mmask16 in_words = _mm512_cmplt_epu32_mask(bins, _mm512_set1_epi32((int)L.nbits));
   // (maskz forms: GCC 12 warns about the undefined source of the plain ones)
   const __mmask16 all = (__mmask16)0xFFFF;
-  const __m512i w = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), in_words,
-                                                _mm512_maskz_srli_epi32(all, bins, 5), (const void*)L.words, 4);
+  const __m512i word_of = _mm512_maskz_srli_epi32(all, bins, 5);
+  __m512i w;
+  if (L.nbits <= 512) {  // at most 16 words: the set in a register, permuted
+    const __m512i set = _mm512_maskz_loadu_epi32((__mmask16)((1u << (L.nbits / 32)) - 1), L.words);
+    w = _mm512_maskz_permutexvar_epi32(in_words, word_of, set);
+  } else {
+    w = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), in_words, word_of, (const void*)L.words, 4);
+  }
   const __m512i bit = _mm512_maskz_srlv_epi32(all, w, _mm512_and_si512(bins, _mm512_set1_epi32(31)));
   const __mmask16 in_set = _mm512_test_epi32_mask(bit, _mm512_set1_epi32(1));
   const __mmask16 out = _kandn_mask16(in_set, _knot_mask16(miss));  // neither missing nor in the set
