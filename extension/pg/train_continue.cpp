@@ -128,8 +128,13 @@ void read_rows(const RelInfo* rel, const char* target, ValKind tk, int nf, const
   s->nf = nf;
   if (memory && rel->reltuples > 0)
     check_memory_estimate(rel->reltuples, nf, rel->reltuples, false, *memory);
+  // The first allocation from the row estimate, never more rows than the
+  // floats of gbdt.max_memory hold: an estimate far above the rows (the
+  // first page's density for a heap never analyzed) must not allocate what
+  // the checks above and on growth would refuse; growth takes the rest.
   const double est = estimated_rows(rel);
-  s->cap = est > 1024 && est < 1e8 ? (size_t)est + 1 : 1024;
+  const double fit_rows = max_memory_bytes() / (sizeof(float) * (double)(nf + 2));
+  s->cap = est > 1024 && est < 1e8 && est < fit_rows ? (size_t)est + 1 : 1024;
   s->labels = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
   if (weighted) s->weights = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
   s->cols = (float**)palloc(sizeof(float*) * (nf > 0 ? nf : 1));
