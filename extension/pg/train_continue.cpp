@@ -77,6 +77,22 @@ float checked_weight(const char* column, float w, bool isnull) {
   return w;
 }
 
+// Rows read without a training's memory shape (a validation relation):
+// their float columns at the capacity they grow to, cap rows, within
+// gbdt.max_memory.
+void check_rows_memory(const Rows* s, size_t cap) {
+  const double bytes = (double)cap * sizeof(float) * (double)(s->nf + 1 + (s->weights != nullptr));
+  const double limit = max_memory_bytes();
+  if (bytes <= limit) return;
+  ereport(ERROR,
+          (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+           errmsg("validation relation \"%s\" needs more than gbdt.max_memory = %s: %zu rows of %d "
+                  "features read so far",
+                  s->rel->name, format_bytes(limit), s->n, s->nf),
+           errhint("Validate on fewer rows (e.g. a view with TABLESAMPLE), or ask a superuser for a "
+                   "higher gbdt.max_memory.")));
+}
+
 void rows_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   Rows* s = (Rows*)arg;
   const bool text_target = s->classes != nullptr && s->classes->kind == ValKind::kNone;
@@ -85,8 +101,11 @@ void rows_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
     return;
   }
   if (s->n == s->cap) {
-    if (s->memory) check_memory_estimate((double)s->n + 1, s->nf, (double)s->n + 1, true, *s->memory);
     size_t cap = s->cap * 2;
+    if (s->memory)
+      check_memory_estimate((double)s->n + 1, s->nf, (double)s->n + 1, true, *s->memory);
+    else
+      check_rows_memory(s, cap);
     s->labels = (float*)repalloc_huge(s->labels, sizeof(float) * cap);
     if (s->weights != nullptr) s->weights = (float*)repalloc_huge(s->weights, sizeof(float) * cap);
     for (int f = 0; f < s->nf; f++)

@@ -5,7 +5,7 @@
 -- version (gbdt_retrain(name, continue_from_deployed => true)), with the
 -- errors that name the parameter or column at fault.
 BEGIN;
-SELECT plan(48);
+SELECT plan(50);
 
 CREATE TABLE vc_train AS
 SELECT sin(i)::float8 AS x1, cos(i * 0.7)::float8 AS x2, ((i * 37) % 11)::float8 AS x3,
@@ -192,6 +192,23 @@ SELECT is(pg_temp.as_bob($q$SELECT gbdt_retrain('vc_alice_m', true)::text$q$),
 REVOKE SELECT ON vc_alice FROM gbdt_vc_alice;
 SELECT throws_ok($$SELECT gbdt_retrain('vc_alice_m', true)$$, '42501', 'permission denied for table vc_alice',
                  'the owner''s privileges, not the superuser caller''s, read the rows');
+
+-- ---- the validation rows within gbdt.max_memory ----
+-- Their float columns count against gbdt.max_memory as they are read: a
+-- validation relation larger than it is refused by name, not read whole.
+CREATE TABLE vc_val_big AS
+SELECT sin(i)::float8 AS x1, cos(i * 0.7)::float8 AS x2, ((i * 37) % 11)::float8 AS x3,
+       (2 * sin(i) + cos(i * 0.7) * ((i * 37) % 11) / 5.0)::float8 AS y
+FROM generate_series(1, 200000) i;
+SET LOCAL gbdt.max_memory = '2MB';
+SELECT ok((SELECT (gbdt_model_info(gbdt_train('vc_train', 'y', ARRAY['x1', 'x2', 'x3'], NULL,
+                  '{"num_round": 2, "max_depth": 3, "validation_relation": "vc_val"}'))->>'rows_validation')::int = 600),
+          'a validation relation within gbdt.max_memory is read');
+SELECT throws_like($$SELECT gbdt_train('vc_train', 'y', ARRAY['x1', 'x2', 'x3'], NULL,
+                  '{"num_round": 2, "max_depth": 3, "validation_relation": "vc_val_big"}')$$,
+                   'validation relation "vc_val_big" needs more than gbdt.max_memory = 2048 kB%',
+                   'a validation relation beyond gbdt.max_memory is refused by name');
+RESET gbdt.max_memory;
 
 SELECT * FROM finish();
 ROLLBACK;
