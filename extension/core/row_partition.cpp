@@ -106,8 +106,13 @@ __attribute__((target("avx512f"))) inline __mmask16 left_lanes(const BinT* col, 
   return L.dl ? _kor_mask16(le, miss) : le;
 }
 
+// Groups of 32 set words that left_lanes permutes from registers; larger
+// sets are gathered.
+constexpr unsigned kSetPermuteGroups = 8;
+
 // By a categorical split: the set's word of each bin, permuted from a
-// register for sets of up to 16 words, else gathered (bins past the words:
+// register for sets of up to 16 words, from kSetPermuteGroups pairs of
+// registers up to 256 words (8192 bins), else gathered (bins past the words:
 // none), its bit tested; not in the set and not missing, or
 // missing when dl.
 template <typename BinT>
@@ -122,6 +127,23 @@ __attribute__((target("avx512f"))) inline __mmask16 left_lanes(const BinT* col, 
   if (L.nbits <= 512) {  // at most 16 words: the set in a register, permuted
     const __m512i set = _mm512_maskz_loadu_epi32((__mmask16)((1u << (L.nbits / 32)) - 1), L.words);
     w = _mm512_maskz_permutexvar_epi32(in_words, word_of, set);
+  } else if (L.nbits <= 32u * 32u * kSetPermuteGroups) {
+    // Groups of 32 words (1024 bins): each group's two registers permuted
+    // by the word's low 5 bits, kept in the lanes whose word is in it
+    // (cheaper than a 16-load gather up to a few groups).
+    const unsigned nwords = L.nbits / 32;
+    const __m512i group = _mm512_maskz_srli_epi32(all, word_of, 5);
+    w = _mm512_setzero_si512();
+    for (unsigned g = 0; g * 32 < nwords; ++g) {
+      const unsigned left = nwords - g * 32;  // words from this group on
+      const __mmask16 mlo = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
+      const __mmask16 mhi =
+          left >= 32 ? (__mmask16)0xFFFF : left <= 16 ? (__mmask16)0 : (__mmask16)((1u << (left - 16)) - 1);
+      const __m512i lo = _mm512_maskz_loadu_epi32(mlo, L.words + g * 32);
+      const __m512i hi = _mm512_maskz_loadu_epi32(mhi, L.words + g * 32 + 16);
+      const __mmask16 in_g = _kand_mask16(in_words, _mm512_cmpeq_epi32_mask(group, _mm512_set1_epi32((int)g)));
+      w = _mm512_mask_mov_epi32(w, in_g, _mm512_permutex2var_epi32(lo, word_of, hi));
+    }
   } else {
     w = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), in_words, word_of, (const void*)L.words, 4);
   }

@@ -125,7 +125,7 @@ TEST(RowPartition, VectorPathIsTheScalarLoopU8) {
 }
 
 TEST(RowPartition, VectorPathIsTheScalarLoopU16) {
-  for (unsigned nb : {2u, 300u, 2972u, 65535u}) check_all<uint16_t>(nb, 5 + nb);
+  for (unsigned nb : {2u, 300u, 1000u, 2972u, 8192u, 65535u}) check_all<uint16_t>(nb, 5 + nb);
 }
 
 // The last rows of the column: the gather reads 4 bytes at each bin.
