@@ -43,7 +43,7 @@ if [ "$MODE" = short ]; then
   # Every test but the two slowest under ASan (4 s each: a corruption sweep
   # and thread-count determinism); the full run adds them.
   GTEST_FILTER=${GBDT_SANITIZE_GTEST_FILTER:-'*-ModelFormat.ChecksumFixedCorruptionStillValidated:Training.DeterministicAcrossThreadCounts'}
-  PG_TESTS=${GBDT_SANITIZE_TESTS:-"test/sql/01_type.sql test/sql/02_train_predict.sql test/sql/03_errors.sql test/sql/09_predict_table.sql test/sql/20_registry.sql test/sql/21_interop.sql test/sql/64_raw_pass.sql test/sql/65_deformed_pass.sql"}
+  PG_TESTS=${GBDT_SANITIZE_TESTS:-"test/sql/01_type.sql test/sql/02_train_predict.sql test/sql/03_errors.sql test/sql/09_predict_table.sql test/sql/20_registry.sql test/sql/21_interop.sql test/sql/64_raw_pass.sql test/sql/65_deformed_pass.sql test/sql/66_tuple_walk.sql"}
 else
   GTEST_FILTER=${GBDT_SANITIZE_GTEST_FILTER:-'*'}
   PG_TESTS=${GBDT_SANITIZE_TESTS:-$(echo test/sql/*.sql)}

@@ -13,10 +13,11 @@ namespace gbdt_pg {
 // bits; the digits follow), 00 / 01 the long form (positive / negative; an
 // int16 weight and then the digits follow), 11 a special value (NaN,
 // +-Infinity).  Digits are int16 in base 10000, most significant first.
-double numeric_datum_to_double(Datum d) {
-  const struct varlena* v = (const struct varlena*)DatumGetPointer(d);
+bool numeric_value_to_double(const void* value, double* out) {
+  const struct varlena* v = (const struct varlena*)value;
   const char* p = nullptr;
   size_t len = 0;
+  if (VARATT_IS_EXTERNAL(v)) return false;  // out of line (its 1-byte header is no size)
   if (VARATT_IS_SHORT(v)) {
     p = VARDATA_SHORT(v);
     len = VARSIZE_SHORT(v) - VARHDRSZ_SHORT;
@@ -24,36 +25,37 @@ double numeric_datum_to_double(Datum d) {
     p = VARDATA(v);
     len = VARSIZE(v) - VARHDRSZ;
   }
-  if (p != nullptr && len >= sizeof(uint16)) {
-    uint16 h;
-    std::memcpy(&h, p, sizeof h);
-    const uint16 form = h & 0xC000;
-    bool negative = false;
-    int weight = 0;
-    size_t at = sizeof(uint16);
-    bool known = true;
-    if (form == 0x8000) {
-      negative = (h & 0x2000) != 0;
-      weight = (int)(h & 0x003F) - ((h & 0x0040) ? 64 : 0);
-    } else if (form != 0xC000 && len >= 2 * sizeof(uint16)) {
-      negative = form == 0x4000;
-      int16 w;
-      std::memcpy(&w, p + at, sizeof w);
-      weight = w;
-      at += sizeof(int16);
-    } else {
-      known = false;  // NaN, +-Infinity, or too short: the text route says
-    }
-    const size_t bytes = len - std::min(len, at);
-    // At most 5 digits: 16 significant decimal digits, the most that fit.
-    if (known && bytes % sizeof(int16) == 0 && bytes <= 5 * sizeof(int16)) {
-      uint16_t digits[5];
-      const int nd = (int)(bytes / sizeof(int16));
-      std::memcpy(digits, p + at, bytes);  // int16 0..9999; others are refused
-      double out;
-      if (gbdt::nbase_decimal_to_double(negative, weight, digits, nd, &out)) return out;
-    }
+  if (p == nullptr || len < sizeof(uint16)) return false;
+  uint16 h;
+  std::memcpy(&h, p, sizeof h);
+  const uint16 form = h & 0xC000;
+  bool negative = false;
+  int weight = 0;
+  size_t at = sizeof(uint16);
+  if (form == 0x8000) {
+    negative = (h & 0x2000) != 0;
+    weight = (int)(h & 0x003F) - ((h & 0x0040) ? 64 : 0);
+  } else if (form != 0xC000 && len >= 2 * sizeof(uint16)) {
+    negative = form == 0x4000;
+    int16 w;
+    std::memcpy(&w, p + at, sizeof w);
+    weight = w;
+    at += sizeof(int16);
+  } else {
+    return false;  // NaN, +-Infinity, or too short: the text route says
   }
+  const size_t bytes = len - std::min(len, at);
+  // At most 5 digits: 16 significant decimal digits, the most that fit.
+  if (bytes % sizeof(int16) != 0 || bytes > 5 * sizeof(int16)) return false;
+  uint16_t digits[5];
+  const int nd = (int)(bytes / sizeof(int16));
+  std::memcpy(digits, p + at, bytes);  // int16 0..9999; others are refused
+  return gbdt::nbase_decimal_to_double(negative, weight, digits, nd, out);
+}
+
+double numeric_datum_to_double(Datum d) {
+  double out;
+  if (numeric_value_to_double(DatumGetPointer(d), &out)) return out;
   return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, d));
 }
 

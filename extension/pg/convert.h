@@ -61,6 +61,11 @@ double datetime_to_days(Datum d, ValKind k);
 // values, take numeric_float8_no_overflow (printed, then parsed), which may
 // allocate in CurrentMemoryContext.
 double numeric_datum_to_double(Datum d);
+// Its first route alone, without any PostgreSQL call (any thread): value
+// points to a numeric's varlena, stored inline and uncompressed (its
+// header's size is trusted); false when the value takes the text route
+// (or is compressed, out of line, NaN or an infinity).
+bool numeric_value_to_double(const void* value, double* out);
 
 // The value as double (NaN numeric -> NaN; numeric too large -> +-HUGE_VAL).
 // May allocate (numeric detoasting) in CurrentMemoryContext.

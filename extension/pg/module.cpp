@@ -20,6 +20,7 @@ int guc_device = kDeviceAuto;
 int guc_max_memory = 4 * 1024 * 1024;  // kB = 4 GB
 bool guc_verbose = false;
 bool guc_one_pass_load = true;
+bool guc_tuple_walk = true;
 int guc_max_threads = 1;  // set to the CPU count in _PG_init
 
 int max_threads() { return guc_max_threads > 0 ? guc_max_threads : 1; }
@@ -92,6 +93,14 @@ extern "C" void _PG_init(void) {
       "gbdt.max_memory is read once into floats; off reads every table in passes (count, "
       "sample, bin), which never holds the table as floats.  Models do not depend on it.",
       &guc_one_pass_load, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+  DefineCustomBoolVariable(
+      "gbdt.enable_tuple_walk",
+      "Lets gbdt training hand whole tuples of tables with text or numeric columns to a worker.",
+      "On (the default), the tuples of a plain table whose columns read are numbers, numerics "
+      "or text categories, behind attributes of any width, are copied whole and converted by "
+      "the loader's worker thread; off deforms and converts them on the backend's thread.  "
+      "Models do not depend on it.",
+      &guc_tuple_walk, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
   MarkGUCPrefixReserved("gbdt");
 }
 

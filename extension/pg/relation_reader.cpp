@@ -6,11 +6,13 @@
 #include <memory>
 
 #include "category_dict.h"
+#include "gucs.h"
 #include "guard.h"
 #include "model_limits.h"
 #include "raw_layout.h"
 #include "row_columns.h"
 #include "thread_pool.h"
+#include "tuple_walk.h"
 
 extern "C" {
 #include "access/heapam.h"
@@ -461,6 +463,21 @@ struct CatRef {
 // Text bytes after which a deformed batch goes to the worker, whatever
 // its row count.
 constexpr size_t kBatchTextBytes = (size_t)1 << 20;
+// Tuple bytes after which a walked batch goes to the worker.
+constexpr size_t kBatchTupleBytes = (size_t)512 << 10;
+
+// How a pass hands tuples to the worker: copies of a fixed layout's bytes
+// (raw_layout.h), whole tuples the worker walks (tuple_walk.h), or values
+// this thread deformed and converted (categorical values as text).
+enum class PassMode : uint8_t { kLayout, kWalk, kDeform };
+
+// A walked batch's row: where its tuple copy lies (off kDeformedRow: the
+// row was deformed here, as in a deformed batch).
+struct TupleRef {
+  uint32 off;
+  uint32 len;
+};
+constexpr uint32 kDeformedRow = PG_UINT32_MAX;
 
 struct RawBatch {
   uint8_t* raw;      // cap rows of layout.stride bytes (deformed batches: null)
@@ -471,9 +488,14 @@ struct RawBatch {
   char* text;        // deformed batches: the categorical values' text
   size_t text_used;
   size_t text_cap;
+  TupleRef* tuples;  // walked batches: cap rows
+  uint8_t* tup;      // walked batches: the tuples' copies, each 8-aligned
+  size_t tup_used;
+  size_t tup_cap;
   size_t n;
   size_t inf_row;    // first row with an infinity in a column that rejects it (n: none)
-  size_t coded;      // deformed batches: the first row the worker did not code (n: all)
+  size_t coded;      // deformed and walked batches: the first row the worker did not
+                     // convert (n: all)
   size_t stop;       // the first row sink->take did not take
 };
 
@@ -492,10 +514,13 @@ struct RawPass {
   bool ended;               // the sink ended the pass
   uint64 rows;
   TupleTableSlot* hslot;    // tuples without the layout, deformed here
-  // Deformed pass (the table's tuples cannot be copied raw): every tuple
-  // is deformed and converted here, categorical values copied as text,
-  // and the worker looks up their codes before the sink takes the rows.
-  bool deform;
+  // Deformed pass: every tuple is deformed and converted here,
+  // categorical values copied as text, and the worker looks up their
+  // codes before the sink takes the rows.  Walked pass: tuples are copied
+  // whole and the worker converts them (walk_tuple), except the ones
+  // written before the table gained attributes, deformed here.
+  PassMode mode;
+  TupleWalk walk;
   int ncat;
   int* cat_col;             // the categorical columns' indices
   gbdt::ThreadPool* pool;
@@ -507,34 +532,47 @@ inline const char* ref_text(const RawBatch* b, CatRef r) {
   return r.len > gbdt::kMaxStringBytes ? nullptr : b->text + r.off;
 }
 
-// Codes the categorical values of rows [from, b->n) of a deformed batch
-// (no PostgreSQL call); returns the first row with a value only this
-// thread may code (category_code_text's errors), or b->n.
-size_t code_rows(RawPass* p, RawBatch* b, size_t from) {
+// Codes the categorical values of row i of a deformed batch, or a row
+// deformed here of a walked one (no PostgreSQL call); false at a value
+// only this thread may code (category_code_text's errors).
+bool code_row(RawPass* p, RawBatch* b, size_t i) {
   const int nc = p->ncols, ncat = p->ncat;
   const ReaderColumn* cols = p->tp->cols;
+  const CatRef* refs = b->refs + i * ncat;
+  float* x = b->x + i * nc;
+  const bool* nulls = b->nulls + i * nc;
+  for (int k = 0; k < ncat; k++) {
+    const int c = p->cat_col[k];
+    if (nulls[c]) continue;
+    const int32_t code = category_lookup(cols[c].cat, ref_text(b, refs[k]), refs[k].len);
+    if (code < 0) return false;
+    x[c] = (float)code;
+  }
+  return true;
+}
+
+// Converts rows [from, b->n) of a deformed or walked batch on any thread;
+// returns the first row only this thread may convert, or b->n.
+size_t convert_rows(RawPass* p, RawBatch* b, size_t from) {
+  const int nc = p->ncols;
   for (size_t i = from; i < b->n; i++) {
-    const CatRef* refs = b->refs + i * ncat;
-    float* x = b->x + i * nc;
-    const bool* nulls = b->nulls + i * nc;
-    for (int k = 0; k < ncat; k++) {
-      const int c = p->cat_col[k];
-      if (nulls[c]) continue;
-      const int32_t code = category_lookup(cols[c].cat, ref_text(b, refs[k]), refs[k].len);
-      if (code < 0) return i;
-      x[c] = (float)code;
-    }
+    const bool ok = p->mode == PassMode::kWalk && b->tuples[i].off != kDeformedRow
+                        ? walk_tuple(p->walk, b->tup + b->tuples[i].off, b->tuples[i].len,
+                                     b->x + i * nc, b->nulls + i * nc)
+                        : code_row(p, b, i);
+    if (!ok) return i;
   }
   return b->n;
 }
 
 // The worker's part (no PostgreSQL call): decode the batch, find its first
-// infinity, hand the rows before it to the sink.  A deformed batch has no
-// infinity (this thread stops at one); its values are coded first.
+// infinity, hand the rows before it to the sink.  A deformed or walked
+// batch has no infinity (this thread stops at one; the walk leaves rows
+// with one to this thread); its rows are converted first.
 void take_batch(RawPass* p, RawBatch* b) {
-  if (p->deform) {
+  if (p->mode != PassMode::kLayout) {
     b->inf_row = b->n;
-    b->coded = code_rows(p, b, 0);
+    b->coded = convert_rows(p, b, 0);
     b->stop = p->sink->take(p->arg, b->x, (size_t)p->ncols, 0, b->coded);
     return;
   }
@@ -599,6 +637,28 @@ void report_raw_infinity(RawPass* p, RawBatch* b, size_t i) {
   elog(ERROR, "gbdt: raw pass lost an infinity");
 }
 
+// Row i of a walked batch, which the walk left: its tuple copy deformed
+// and converted here as convert_row does (detoasting, numerics off the
+// digits' route, categories, and their errors).
+void convert_tuple_copy(RawPass* p, RawBatch* b, size_t i) {
+  TablePasses* tp = p->tp;
+  HeapTupleData t;
+  t.t_len = b->tuples[i].len;
+  t.t_data = (HeapTupleHeader)(b->tup + b->tuples[i].off);
+  ItemPointerSetInvalid(&t.t_self);
+  t.t_tableOid = RelationGetRelid(tp->r);
+  ExecStoreHeapTuple(&t, p->hslot, false);
+  MemoryContextReset(tp->row_cxt);
+  MemoryContext old = MemoryContextSwitchTo(tp->row_cxt);
+  slot_getsomeattrs(p->hslot, tp->fs.maxatt);
+  convert_row(tp, p->hslot);
+  MemoryContextSwitchTo(old);
+  MemoryContextReset(tp->row_cxt);
+  ExecClearTuple(p->hslot);
+  memcpy(b->x + i * p->ncols, tp->vals, sizeof(float) * p->ncols);
+  memcpy(b->nulls + i * p->ncols, tp->nulls, sizeof(bool) * p->ncols);
+}
+
 // This thread, after the worker: the rows the sink's take stopped at
 // (sink->stopped takes each; take resumes after it) and the batch's
 // infinity, in row order.
@@ -608,14 +668,19 @@ void resolve_batch(RawPass* p, RawBatch* b) {
   while (at < b->n) {
     if (at == b->inf_row) report_raw_infinity(p, b, at);
     if (at == b->coded) {
-      // The value the worker could not code: its error, raised here.
-      for (int k = 0; k < p->ncat; k++) {
-        const int c = p->cat_col[k];
-        if (b->nulls[at * p->ncols + c]) continue;
-        const CatRef r = b->refs[at * p->ncat + k];
-        b->x[at * p->ncols + c] = category_code_text(tp->cols[c].cat, ref_text(b, r), r.len);
+      if (p->mode == PassMode::kWalk && b->tuples[at].off != kDeformedRow) {
+        // The row the walk left: converted here, with its errors.
+        convert_tuple_copy(p, b, at);
+      } else {
+        // The value the worker could not code: its error, raised here.
+        for (int k = 0; k < p->ncat; k++) {
+          const int c = p->cat_col[k];
+          if (b->nulls[at * p->ncols + c]) continue;
+          const CatRef r = b->refs[at * p->ncat + k];
+          b->x[at * p->ncols + c] = category_code_text(tp->cols[c].cat, ref_text(b, r), r.len);
+        }
       }
-      run_engine([&] { b->coded = code_rows(p, b, at + 1); });
+      run_engine([&] { b->coded = convert_rows(p, b, at + 1); });
     }
     raw_row_values(p, b, at, tp->vals, tp->nulls);
     if (!p->sink->stopped(p->arg, tp->vals, tp->nulls)) {
@@ -637,6 +702,7 @@ void finish_in_flight(RawPass* p) {
   resolve_batch(p, b);
   b->n = 0;
   b->text_used = 0;
+  b->tup_used = 0;
 }
 
 // The filled batch goes to the worker once the one before it is resolved.
@@ -724,7 +790,26 @@ void raw_pass_loop(RawPass* p) {
     if ((++seen & 4095) == 0) CHECK_FOR_INTERRUPTS();
     RawBatch* b = &p->b[p->cur];
     const size_t i = b->n;
-    if (p->deform) {
+    if (p->mode == PassMode::kWalk && HeapTupleHeaderGetNatts(tup->t_data) >= p->walk.natts) {
+      // The whole tuple, 8-aligned as in its page (its attributes' alignments hold).
+      const size_t at = TYPEALIGN(8, b->tup_used);
+      if (at + tup->t_len > b->tup_cap) {
+        b->tup_cap = Max(b->tup_cap * 2, at + tup->t_len);
+        b->tup = (uint8_t*)repalloc(b->tup, b->tup_cap);
+      }
+      memcpy(b->tup + at, tup->t_data, tup->t_len);
+      b->tuples[i].off = (uint32)at;
+      b->tuples[i].len = tup->t_len;
+      b->tup_used = at + tup->t_len;
+      b->pending[i] = 0;
+      if (++b->n == p->cap || b->tup_used >= kBatchTupleBytes) {
+        submit_batch(p);
+        if (p->ended) break;
+      }
+      continue;
+    }
+    if (p->mode != PassMode::kLayout) {
+      if (p->mode == PassMode::kWalk) b->tuples[i].off = kDeformedRow;
       if (!deform_row(p, b, i, tup)) {
         // An infinity: every row before it is taken first (their stops
         // and errors come first), then the row's conversion raises its
@@ -774,15 +859,17 @@ bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread
       return false;
   }
   RawPass* p = (RawPass*)palloc0(sizeof(RawPass));
+  p->mode = PassMode::kDeform;
   if (tp->fs.plain) {
     ValKind* kinds = (ValKind*)palloc(sizeof(ValKind) * tp->ncols);
     for (int c = 0; c < tp->ncols; c++) kinds[c] = tp->cols[c].kind;
-    p->deform = !plan_raw_layout(RelationGetDescr(tp->r), tp->fs.attnums, kinds, tp->ncols, 0,
-                                 &p->layout);
+    if (plan_raw_layout(RelationGetDescr(tp->r), tp->fs.attnums, kinds, tp->ncols, 0, &p->layout))
+      p->mode = PassMode::kLayout;
     pfree(kinds);
-  } else {
-    p->deform = true;
   }
+  if (p->mode == PassMode::kDeform && guc_tuple_walk &&
+      plan_tuple_walk(RelationGetDescr(tp->r), tp->fs.attnums, tp->cols, tp->ncols, &p->walk))
+    p->mode = PassMode::kWalk;
   p->tp = tp;
   p->sink = sink;
   p->arg = arg;
@@ -796,11 +883,18 @@ bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread
   // references): the worker's batch stays in its cache while this thread
   // fills the other.
   const size_t row_bytes =
-      p->deform ? p->ncols * (sizeof(float) + sizeof(bool)) + p->ncat * (sizeof(CatRef) + 8)
-                : p->layout.stride;
+      p->mode == PassMode::kLayout
+          ? p->layout.stride
+          : p->ncols * (sizeof(float) + sizeof(bool)) + p->ncat * (sizeof(CatRef) + 8) +
+                (p->mode == PassMode::kWalk ? sizeof(TupleRef) + 8 * p->ncols : 0);
   p->cap = std::min<size_t>(16384, std::max<size_t>(256, ((size_t)512 << 10) / row_bytes));
   for (RawBatch& b : p->b) {
-    b.raw = p->deform ? nullptr : (uint8_t*)palloc(p->cap * p->layout.stride);
+    b.raw = p->mode == PassMode::kLayout ? (uint8_t*)palloc(p->cap * p->layout.stride) : nullptr;
+    const bool walk = p->mode == PassMode::kWalk;
+    b.tuples = walk ? (TupleRef*)palloc(sizeof(TupleRef) * p->cap) : nullptr;
+    b.tup_cap = walk ? kBatchTupleBytes + BLCKSZ : 0;
+    b.tup = walk ? (uint8_t*)palloc(b.tup_cap) : nullptr;
+    b.tup_used = 0;
     b.pending = (uint8_t*)palloc(p->cap);
     b.x = (float*)palloc(sizeof(float) * p->cap * p->ncols);
     b.nulls = (bool*)palloc(sizeof(bool) * p->cap * p->ncols);
@@ -811,7 +905,7 @@ bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread
     b.n = 0;
   }
   p->hslot = MakeSingleTupleTableSlot(RelationGetDescr(tp->r), &TTSOpsHeapTuple);
-  if (!p->deform) {
+  if (p->mode == PassMode::kLayout) {
     const gbdt::RawRows rr = raw_rows_of(p->layout, nullptr, nullptr);
     p->shape = gbdt::raw_shape(rr, p->ncols);
   }
@@ -835,6 +929,8 @@ bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread
   ExecDropSingleTupleTableSlot(p->hslot);
   for (RawBatch& b : p->b) {
     if (b.raw != nullptr) pfree(b.raw);
+    if (b.tuples != nullptr) pfree(b.tuples);
+    if (b.tup != nullptr) pfree(b.tup);
     pfree(b.pending);
     pfree(b.x);
     pfree(b.nulls);

@@ -101,7 +101,10 @@ uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn
 // takes each batch while this thread reads the next.  When the table's
 // tuples can be copied raw (every column a plain number, every attribute
 // up to the last one read fixed-width: raw_layout.h), this thread copies
-// their bytes and the worker decodes them to floats; otherwise this thread
+// their bytes and the worker decodes them to floats.  When every column is
+// a plain number, a numeric or a text category (tuple_walk.h), this thread
+// copies whole tuples and the worker walks them, converting what it can
+// and leaving the other rows to this thread.  Otherwise this thread
 // deforms each tuple and converts its values, copies categorical values as
 // text, and the worker looks up their codes (category_lookup; the
 // dictionaries are the worker's during the pass).  The worker then hands

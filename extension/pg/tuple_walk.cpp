@@ -1,0 +1,154 @@
+#include "tuple_walk.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "category_dict.h"
+#include "raw_layout.h"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "access/tupmacs.h"
+}
+
+namespace gbdt_pg {
+
+bool plan_tuple_walk(TupleDesc desc, const AttrNumber* atts, const ReaderColumn* cols, int n,
+                     TupleWalk* out) {
+  if (n < 1) return false;
+  int natts = 0;
+  for (int c = 0; c < n; c++) {
+    if (atts[c] < 1 || atts[c] > desc->natts) return false;
+    natts = Max(natts, (int)atts[c]);
+  }
+  out->ncols = n;
+  out->natts = natts;
+  out->att_len = (int16_t*)palloc(sizeof(int16_t) * natts);
+  out->att_align = (char*)palloc(natts);
+  out->att_column = (int32_t*)palloc(sizeof(int32_t) * natts);
+  for (int a = 0; a < natts; a++) {
+    Form_pg_attribute att = TupleDescAttr(desc, a);
+    if (att->attlen <= 0 && att->attlen != -1) return false;  // a C string (dropped ones keep theirs)
+    out->att_len[a] = att->attlen;
+    out->att_align[a] = att->attalign;
+    out->att_column[a] = -1;
+  }
+  out->kind = (WalkKind*)palloc(sizeof(WalkKind) * n);
+  out->plain = (gbdt::RawKind*)palloc0(sizeof(gbdt::RawKind) * n);
+  out->cat = (CategoryColumn**)palloc0(sizeof(CategoryColumn*) * n);
+  out->reject = (bool*)palloc(sizeof(bool) * n);
+  for (int c = 0; c < n; c++) {
+    const int a = atts[c] - 1;
+    if (out->att_column[a] >= 0) return false;  // the target read as a feature too
+    out->att_column[a] = c;
+    out->reject[c] = cols[c].reject_infinity;
+    const int16 len = out->att_len[a];
+    if (cols[c].kind == ValKind::kNumeric) {
+      if (len != -1) return false;
+      out->kind[c] = WalkKind::kNumeric;
+    } else if (cols[c].kind == ValKind::kCategory) {
+      const CategoryColumn* cat = cols[c].cat;
+      if (cat == nullptr || cat->src != CatSource::kText || cat->convert || len != -1) return false;
+      out->kind[c] = WalkKind::kText;
+      out->cat[c] = cols[c].cat;
+    } else {
+      if (!raw_kind(cols[c].kind, len, &out->plain[c])) return false;
+      out->kind[c] = WalkKind::kPlain;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+// The bytes of the varlena at data[off] (1-byte, 1-byte out-of-line or
+// 4-byte header), or 0 when its header or its bytes do not lie before
+// dlen (or it names an unknown kind of out-of-line value).
+inline uint32 varlena_bytes(const char* data, uint32 off, uint32 dlen) {
+  const char* v = data + off;
+  uint32 size;
+  if (VARATT_IS_1B_E(v)) {
+    if (dlen - off < VARHDRSZ_EXTERNAL || VARTAG_EXTERNAL(v) != VARTAG_ONDISK) return 0;
+    size = VARHDRSZ_EXTERNAL + sizeof(varatt_external);
+  } else if (VARATT_IS_1B(v)) {
+    size = VARSIZE_1B(v);
+    if (size < VARHDRSZ_SHORT) return 0;
+  } else {
+    if (dlen - off < VARHDRSZ) return 0;
+    uint32 h;
+    memcpy(&h, v, sizeof h);
+    size = VARSIZE_4B(&h);
+    if (size < VARHDRSZ) return 0;
+  }
+  return size <= dlen - off ? size : 0;
+}
+
+}  // namespace
+
+bool walk_tuple(const TupleWalk& w, const uint8_t* tup, uint32 len, float* x, bool* nulls) {
+  if (len < SizeofHeapTupleHeader) return false;
+  HeapTupleHeaderData th;  // the copy's header (t_bits read from the copy)
+  memcpy(&th, tup, SizeofHeapTupleHeader);
+  if (HeapTupleHeaderGetNatts(&th) < w.natts) return false;  // missing attributes: the backend's
+  const uint32 hoff = th.t_hoff;
+  const bool hasnulls = (th.t_infomask & HEAP_HASNULL) != 0;
+  if (hoff < SizeofHeapTupleHeader || hoff > len) return false;
+  if (hasnulls && SizeofHeapTupleHeader + BITMAPLEN(w.natts) > hoff) return false;
+  const bits8* bp = tup + offsetof(HeapTupleHeaderData, t_bits);
+  const char* data = (const char*)tup + hoff;
+  const uint32 dlen = len - hoff;
+  uint32 off = 0;
+  for (int a = 0; a < w.natts; a++) {
+    const int c = w.att_column[a];
+    if (hasnulls && att_isnull(a, bp)) {
+      if (c >= 0) {
+        x[c] = NAN;
+        nulls[c] = true;
+      }
+      continue;
+    }
+    const int16 attlen = w.att_len[a];
+    if (attlen > 0) {
+      off = att_align_nominal(off, w.att_align[a]);
+      if (off > dlen || (uint32)attlen > dlen - off) return false;
+      if (c >= 0) {
+        const float f = gbdt::raw_value((const uint8_t*)data + off, w.plain[c]);
+        if (unlikely(std::isinf(f)) && w.reject[c]) return false;
+        x[c] = f;
+        nulls[c] = false;
+      }
+      off += attlen;
+      continue;
+    }
+    // A varlena: aligned unless its first byte is a 1-byte header (pad bytes are 0).
+    if (off >= dlen) return false;
+    off = att_align_pointer(off, w.att_align[a], -1, data + off);
+    if (off >= dlen) return false;
+    const uint32 size = varlena_bytes(data, off, dlen);
+    if (size == 0) return false;
+    if (c >= 0) {
+      const char* v = data + off;
+      if (w.kind[c] == WalkKind::kText) {
+        const char* s;
+        size_t n;
+        if (!category_text_inline(w.cat[c], PointerGetDatum(v), &s, &n)) return false;
+        const int32_t code = category_lookup(w.cat[c], s, n);
+        if (code < 0) return false;
+        x[c] = (float)code;
+      } else if (w.kind[c] == WalkKind::kNumeric) {
+        double d;
+        if (!numeric_value_to_double(v, &d)) return false;
+        const float f = (float)d;
+        if (unlikely(std::isinf(f)) && w.reject[c]) return false;
+        x[c] = f;
+      } else {
+        return false;  // not planned
+      }
+      nulls[c] = false;
+    }
+    off += size;
+  }
+  return true;
+}
+
+}  // namespace gbdt_pg

@@ -1,0 +1,51 @@
+// Heap tuples copied whole for another thread to convert (the walked
+// batches of relation_reader.cpp's raw pass): for tables whose tuples
+// cannot be copied as a fixed layout (raw_layout.h) because a text or
+// numeric attribute lies before or among the columns read.  The thread
+// that takes a batch walks each tuple's attributes itself, as
+// heap_deform_tuple does, with PostgreSQL's macros only (no call):
+// plain numbers are read in place, inline numerics from their digits
+// (numeric_value_to_double), inline text categories are looked up
+// (category_lookup).  Anything else in a row (a compressed or out-of-line
+// value, a numeric off that route, an infinity the column refuses, a
+// category that cannot be coded there, a tuple written before its table
+// gained attributes) leaves the row to the backend, which converts it the
+// ordinary way with its errors.
+#pragma once
+
+#include "pg_includes.h"
+
+#include "relation_reader.h"
+#include "raw_rows.h"
+
+namespace gbdt_pg {
+
+enum class WalkKind : uint8_t { kPlain, kNumeric, kText };
+
+struct TupleWalk {
+  int ncols;
+  int natts;             // attributes 1 .. natts are walked (the last one read)
+  int16_t* att_len;      // per attribute: > 0 fixed width, -1 varlena
+  char* att_align;       // per attribute: typalign
+  int32_t* att_column;   // per attribute: column read, or -1
+  WalkKind* kind;        // per column
+  gbdt::RawKind* plain;  // per column of kind kPlain: its storage
+  CategoryColumn** cat;  // per column of kind kText: its dictionary
+  bool* reject;          // per column: infinity is refused
+};
+
+// Plans the walk of columns cols[0 .. n) (attribute atts[i]) of desc;
+// false when some column is not a plain number, a numeric or a text
+// category of a UTF-8 database, or an attribute up to the last one read is
+// a C string (attlen -2), or a column is read twice.
+bool plan_tuple_walk(TupleDesc desc, const AttrNumber* atts, const ReaderColumn* cols, int n,
+                     TupleWalk* out);
+
+// Converts a copy of a heap tuple (its header and data, len bytes: a
+// HeapTupleHeader's t_len) into x and nulls (ncols each; NULL -> NaN),
+// reading nothing at or past len.  Any thread; only one thread at a time
+// may look up a categorical column.  False when the backend must convert
+// the row (see above); x and nulls are then partly written.
+bool walk_tuple(const TupleWalk& w, const uint8_t* tup, uint32 len, float* x, bool* nulls);
+
+}  // namespace gbdt_pg
