@@ -1,5 +1,6 @@
 #include "relation_reader.h"
 
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <functional>
@@ -492,6 +493,8 @@ struct RawBatch {
   uint8_t* tup;      // walked batches: the tuples' copies, each 8-aligned
   size_t tup_used;
   size_t tup_cap;
+  size_t walked_from;  // walked batches: rows from here on were walked by this thread
+                       // before the batch went to the worker (n: none)
   size_t n;
   size_t inf_row;    // first row with an infinity in a column that rejects it (n: none)
   size_t coded;      // deformed and walked batches: the first row the worker did not
@@ -525,6 +528,11 @@ struct RawPass {
   int* cat_col;             // the categorical columns' indices
   gbdt::ThreadPool* pool;
   std::function<void(size_t, int)>* job;
+  // Walked batches without categorical columns (nothing the threads
+  // share), on two threads: while the worker takes a batch, this thread
+  // walks the next one's rows from its end until the worker is done.
+  bool helps;
+  std::atomic<bool> job_done;
 };
 
 // The text a reference points to (null for a value too long to copy).
@@ -551,11 +559,12 @@ bool code_row(RawPass* p, RawBatch* b, size_t i) {
   return true;
 }
 
-// Converts rows [from, b->n) of a deformed or walked batch on any thread;
-// returns the first row only this thread may convert, or b->n.
+// Converts rows [from, b->n) of a deformed or walked batch on any thread
+// (those from b->walked_from on are); returns the first row only this
+// thread may convert, or b->n.
 size_t convert_rows(RawPass* p, RawBatch* b, size_t from) {
   const int nc = p->ncols;
-  for (size_t i = from; i < b->n; i++) {
+  for (size_t i = from; i < b->walked_from; i++) {
     const bool ok = p->mode == PassMode::kWalk && b->tuples[i].off != kDeformedRow
                         ? walk_tuple(p->walk, b->tup + b->tuples[i].off, b->tuples[i].len,
                                      b->x + i * nc, b->nulls + i * nc)
@@ -705,12 +714,31 @@ void finish_in_flight(RawPass* p) {
   b->tup_used = 0;
 }
 
+// While the worker takes the batch before it, this thread walks the rows
+// of filled batch c from its end (RawPass::helps), stopping at a row it
+// leaves (the worker meets it again, and hands it back in row order).
+void help_walk(RawPass* p, RawBatch* c) {
+  const int nc = p->ncols;
+  while (c->walked_from > 0 && !p->job_done.load(std::memory_order_acquire)) {
+    const size_t i = c->walked_from - 1;
+    const TupleRef t = c->tuples[i];
+    // A row deformed here is converted already (no category to code).
+    if (t.off != kDeformedRow &&
+        !walk_tuple(p->walk, c->tup + t.off, t.len, c->x + i * nc, c->nulls + i * nc))
+      break;
+    c->walked_from = i;
+  }
+}
+
 // The filled batch goes to the worker once the one before it is resolved.
 void submit_batch(RawPass* p) {
-  finish_in_flight(p);
   RawBatch* c = &p->b[p->cur];
+  c->walked_from = c->n;
+  if (p->helps && p->in_flight != nullptr && !p->ended) help_walk(p, c);
+  finish_in_flight(p);
   if (p->ended || c->n == 0) return;
   p->in_flight = c;
+  p->job_done.store(false, std::memory_order_relaxed);
   gbdt::ThreadPool* pool = p->pool;
   std::function<void(size_t, int)>* job = p->job;
   run_engine([&] { pool->start(1, *job); });
@@ -879,6 +907,7 @@ bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread
   p->cat_col = (int*)palloc(sizeof(int) * tp->ncols);
   for (int c = 0; c < tp->ncols; c++)
     if (tp->cols[c].kind == ValKind::kCategory) p->cat_col[p->ncat++] = c;
+  p->helps = p->mode == PassMode::kWalk && p->ncat == 0 && nthread > 1;
   // Batches of about 512 kB (tuple bytes, or converted values and text
   // references): the worker's batch stays in its cache while this thread
   // fills the other.
@@ -912,7 +941,10 @@ bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread
   // One worker takes a batch while this thread reads the next.
   run_engine([&] {
     std::unique_ptr<gbdt::ThreadPool> pool(new gbdt::ThreadPool(nthread > 1 ? 2 : 1));
-    p->job = new std::function<void(size_t, int)>([p](size_t, int) { take_batch(p, p->in_flight); });
+    p->job = new std::function<void(size_t, int)>([p](size_t, int) {
+      take_batch(p, p->in_flight);
+      p->job_done.store(true, std::memory_order_release);
+    });
     p->pool = pool.release();
   });
   PG_TRY();

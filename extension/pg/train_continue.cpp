@@ -77,11 +77,14 @@ float checked_weight(const char* column, float w, bool isnull) {
   return w;
 }
 
+// The floats read_rows keeps per row: the features, the label and the weight.
+inline double floats_per_row(int nf, bool weighted) { return (double)nf + 1 + (weighted ? 1 : 0); }
+
 // Rows read without a training's memory shape (a validation relation):
 // their float columns at the capacity they grow to, cap rows, within
 // gbdt.max_memory.
 void check_rows_memory(const Rows* s, size_t cap) {
-  const double bytes = (double)cap * sizeof(float) * (double)(s->nf + 1 + (s->weights != nullptr));
+  const double bytes = (double)cap * sizeof(float) * floats_per_row(s->nf, s->weights != nullptr);
   const double limit = max_memory_bytes();
   if (bytes <= limit) return;
   ereport(ERROR,
@@ -152,7 +155,7 @@ void read_rows(const RelInfo* rel, const char* target, ValKind tk, int nf, const
   // first page's density for a heap never analyzed) must not allocate what
   // the checks above and on growth would refuse; growth takes the rest.
   const double est = estimated_rows(rel);
-  const double fit_rows = max_memory_bytes() / (sizeof(float) * (double)(nf + 2));
+  const double fit_rows = max_memory_bytes() / (sizeof(float) * floats_per_row(nf, weighted));
   s->cap = est > 1024 && est < 1e8 && est < fit_rows ? (size_t)est + 1 : 1024;
   s->labels = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);
   if (weighted) s->weights = (float*)MemoryContextAllocHuge(cxt, sizeof(float) * s->cap);

@@ -24,13 +24,16 @@ bool plan_tuple_walk(TupleDesc desc, const AttrNumber* atts, const ReaderColumn*
   out->ncols = n;
   out->natts = natts;
   out->att_len = (int16_t*)palloc(sizeof(int16_t) * natts);
-  out->att_align = (char*)palloc(natts);
+  out->att_align = (uint8_t*)palloc(natts);
   out->att_column = (int32_t*)palloc(sizeof(int32_t) * natts);
   for (int a = 0; a < natts; a++) {
     Form_pg_attribute att = TupleDescAttr(desc, a);
     if (att->attlen <= 0 && att->attlen != -1) return false;  // a C string (dropped ones keep theirs)
     out->att_len[a] = att->attlen;
-    out->att_align[a] = att->attalign;
+    out->att_align[a] = att->attalign == TYPALIGN_DOUBLE ? 8
+                        : att->attalign == TYPALIGN_INT  ? 4
+                        : att->attalign == TYPALIGN_SHORT ? 2
+                                                          : 1;
     out->att_column[a] = -1;
   }
   out->kind = (WalkKind*)palloc(sizeof(WalkKind) * n);
@@ -60,6 +63,9 @@ bool plan_tuple_walk(TupleDesc desc, const AttrNumber* atts, const ReaderColumn*
 }
 
 namespace {
+
+// off rounded up to a multiple of align (a power of two), as att_align_nominal.
+inline uint32 align_up(uint32 off, uint8_t align) { return (off + align - 1) & ~(uint32)(align - 1); }
 
 // The bytes of the varlena at data[off] (1-byte, 1-byte out-of-line or
 // 4-byte header), or 0 when its header or its bytes do not lie before
@@ -109,7 +115,7 @@ bool walk_tuple(const TupleWalk& w, const uint8_t* tup, uint32 len, float* x, bo
     }
     const int16 attlen = w.att_len[a];
     if (attlen > 0) {
-      off = att_align_nominal(off, w.att_align[a]);
+      off = align_up(off, w.att_align[a]);
       if (off > dlen || (uint32)attlen > dlen - off) return false;
       if (c >= 0) {
         const float f = gbdt::raw_value((const uint8_t*)data + off, w.plain[c]);
@@ -122,7 +128,7 @@ bool walk_tuple(const TupleWalk& w, const uint8_t* tup, uint32 len, float* x, bo
     }
     // A varlena: aligned unless its first byte is a 1-byte header (pad bytes are 0).
     if (off >= dlen) return false;
-    off = att_align_pointer(off, w.att_align[a], -1, data + off);
+    if (!VARATT_NOT_PAD_BYTE(data + off)) off = align_up(off, w.att_align[a]);
     if (off >= dlen) return false;
     const uint32 size = varlena_bytes(data, off, dlen);
     if (size == 0) return false;

@@ -26,7 +26,7 @@ struct TupleWalk {
   int ncols;
   int natts;             // attributes 1 .. natts are walked (the last one read)
   int16_t* att_len;      // per attribute: > 0 fixed width, -1 varlena
-  char* att_align;       // per attribute: typalign
+  uint8_t* att_align;    // per attribute: its alignment in bytes (1, 2, 4 or 8)
   int32_t* att_column;   // per attribute: column read, or -1
   WalkKind* kind;        // per column
   gbdt::RawKind* plain;  // per column of kind kPlain: its storage

@@ -12,7 +12,7 @@
 -- off (the deformed pass) byte for byte, at nthread 1 and 2; its errors
 -- are the row path's.
 BEGIN;
-SELECT plan(16);
+SELECT plan(20);
 
 CREATE TEMP TABLE t66 AS
 SELECT i AS id,
@@ -61,6 +61,14 @@ SELECT is((gbdt_model_info(pg_temp.m('t66', 2)::gbdt_model)->'features'->3->>'ca
 SELECT is((SELECT gbdt_train('t66', 'yb', ARRAY['color', 'num', 'x'], 'binary:logistic', '{"num_round": 6, "nthread": 2}')::text),
           (SELECT gbdt_train('v66', 'yb', ARRAY['color', 'num', 'x'], 'binary:logistic', '{"num_round": 6, "nthread": 2}')::text),
           'binary target, no weights: the view''s model');
+
+-- Without a categorical column the backend walks rows too (from the end
+-- of the batch it filled, while the worker takes the one before).
+CREATE FUNCTION pg_temp.n(r text, nt int) RETURNS text LANGUAGE sql AS $$
+  SELECT gbdt_train(r, 'y', ARRAY['small', 'num', 'x', 'n8'], 'reg:squarederror',
+                    format('{"num_round": 8, "max_depth": 4, "nthread": %s, "weight_column": "w"}', nt)::jsonb)::text $$;
+SELECT is(pg_temp.n('t66', 2), pg_temp.n('v66', 2), 'numbers and numerics only, two threads: the view''s model');
+SELECT is(pg_temp.n('t66', 1), pg_temp.n('t66', 2), 'the same bytes at nthread 1 and 2');
 
 -- Without the one pass: a counting pass, then every row walked with the final codes.
 CREATE TEMP TABLE u66 AS SELECT * FROM t66;
@@ -131,6 +139,11 @@ SELECT throws_like($$SELECT gbdt_train('e66', 'y', ARRAY['color', 'num'], NULL, 
 SELECT pg_temp.e(0, 0, 20000, 30000);
 SELECT throws_like($$SELECT gbdt_train('e66', 'y', ARRAY['color', 'num'], NULL, '{"nthread": 2, "weight_column": "w"}')$$,
                    '%column "num" contains infinity%', 'the infinity before a negative weight: the infinity error');
+SELECT throws_like($$SELECT gbdt_train('e66', 'y', ARRAY['x', 'num'], NULL, '{"nthread": 2, "weight_column": "w"}')$$,
+                   '%column "num" contains infinity%', 'the same without a categorical column');
+SELECT pg_temp.e(0, 0, 30000, 20000);
+SELECT throws_like($$SELECT gbdt_train('e66', 'y', ARRAY['x', 'num'], NULL, '{"nthread": 2, "weight_column": "w"}')$$,
+                   '%weight column "w" contains -2%', 'a negative weight before the infinity, no categorical column: the weight error');
 
 -- More distinct values than the dictionary takes before its count: the row path's error.
 SELECT throws_ok($$SELECT gbdt_train('t66', 'y', ARRAY['name', 'x'], NULL, '{"max_categories": 5, "nthread": 2}')$$,
