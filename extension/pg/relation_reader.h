@@ -121,9 +121,12 @@ struct RawSink {
   // NaN); returns the first row not taken (to: all of them).  A C++
   // exception it throws becomes an error on this thread (run_engine).
   size_t (*take)(void* arg, const float* x, size_t ncols, size_t from, size_t to);
-  // This thread, for the row take stopped at (vals/nulls as a row function
-  // gets them): take it the slow way (errors, growing buffers) and return
-  // true (take resumes after it), or return false to end the pass.
+  // This thread, for the row take stopped at, or a row this thread
+  // converted itself (one the worker could not: a deformed or walked
+  // batch's, whatever its first column; vals/nulls as a row function gets
+  // them): take it the slow way (skipping it as take would, errors,
+  // growing buffers) and return true (take resumes after it), or return
+  // false to end the pass.
   bool (*stopped)(void* arg, const float* vals, const bool* nulls);
 };
 bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread, uint64* rows);

@@ -111,6 +111,12 @@ struct FloatSink {
   int group_col;       // its index among the columns read
   UpperBounds* upper;  // X: survival:aft's upper bounds (null: none)
   int upper_col;
+  // The raw pass of the cut sample (pass 2, sample_take): rows with a
+  // target are numbered (kept) and the ones numbered sample[next] kept.
+  const uint64* sample;  // ascending, sample_n of them (null: every row)
+  size_t sample_n;
+  size_t sample_next;
+  uint64 kept;
 };
 
 void sink_alloc(FloatSink* s, size_t cap) {
@@ -267,6 +273,64 @@ bool float_stopped(void* arg, const float* vals, const bool* nulls) {
 
 const RawSink kFloatRawSink{float_take, float_stopped};
 
+// float_take for the cut sample (FloatSink::sample): rows without a target
+// are skipped and counted, the others numbered, and runs of consecutive
+// sampled ones taken by float_take; returns the first row not taken (a
+// sampled row float_take stopped at: sample_stopped takes it).
+size_t sample_take(void* arg, const float* x, size_t ncols, size_t from, size_t to) {
+  FloatSink* s = (FloatSink*)arg;
+  size_t r = from;
+  while (r < to) {
+    if (std::isnan(x[r * ncols])) {
+      s->skipped++;
+      r++;
+      continue;
+    }
+    if (s->sample_next >= s->sample_n || s->sample[s->sample_next] != s->kept) {
+      // Not sampled, but its weight is checked all the same (sample_stopped
+      // raises the error): the first bad row is the table's, as in one pass.
+      if (s->weights != nullptr) {
+        const float w = x[r * ncols + 1];
+        if (!(w >= 0) || !std::isfinite(w)) return r;
+      }
+      s->kept++;
+      r++;
+      continue;
+    }
+    size_t e = r + 1, next = s->sample_next + 1;
+    uint64 k = s->kept + 1;
+    while (e < to && next < s->sample_n && s->sample[next] == k && !std::isnan(x[e * ncols])) {
+      e++;
+      next++;
+      k++;
+    }
+    const size_t got = float_take(arg, x, ncols, r, e) - r;
+    s->kept += got;
+    s->sample_next += got;
+    r += got;
+    if (r < e) return r;
+  }
+  return r;
+}
+
+// A row sample_take did not take, or that the reader handed over itself
+// (one it converted on this thread): numbered and kept as sample_take would.
+bool sample_stopped(void* arg, const float* vals, const bool* nulls) {
+  FloatSink* s = (FloatSink*)arg;
+  if (nulls[0] || std::isnan(vals[0])) {  // no text labels here (sink_rows_plain)
+    s->skipped++;
+    return true;
+  }
+  const bool sampled = s->sample_next < s->sample_n && s->sample[s->sample_next] == s->kept;
+  if (!sampled && s->weights != nullptr) (void)row_weight(s->spec, vals, nulls);  // its error
+  s->kept++;
+  if (!sampled) return true;
+  s->sample_next++;
+  return float_stopped(arg, vals, nulls);
+}
+
+const RawSink kSampleRawSink{sample_take, sample_stopped};
+
 // Every row straight into the RowBinner (pass 3).
 struct BinSink {
   const LoadSpec* spec;
@@ -317,7 +381,14 @@ size_t bin_take(void* arg, const float* x, size_t ncols, size_t from, size_t to)
                    });
 }
 
+// A row bin_take stopped at, or one the reader converted on this thread
+// (a row the walk left, which may have no target: skipped as take skips it).
 bool bin_stopped(void* arg, const float* vals, const bool* nulls) {
+  BinSink* s = (BinSink*)arg;
+  if (nulls[0] || std::isnan(vals[0])) {  // no text labels here (sink_rows_plain)
+    s->skipped++;
+    return true;
+  }
   bin_row(arg, nullptr, vals, nulls);
   return true;
 }
@@ -709,12 +780,17 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
       for (size_t i = 0; i < take; i++) rows[i] = gbdt::cut_sample_row(i, n, take);
     }
     uint64 skipped2 = 0, n2 = 0;
-    if (rows == nullptr && float_sink_takes_raw(&fs) &&
-        table_pass_raw(tp, &kFloatRawSink, &fs, spec.nthread, &n2)) {
+    // The raw pass decodes every row; a sample's rows are picked from them.
+    fs.sample = rows;
+    fs.sample_n = take;
+    if (float_sink_takes_raw(&fs) &&
+        table_pass_raw(tp, rows == nullptr ? &kFloatRawSink : &kSampleRawSink, &fs, spec.nthread,
+                       &n2)) {
       n2 -= fs.skipped;  // the raw pass skips nothing itself
     } else {
       n2 = table_pass(tp, rows, take, float_row, &fs, &skipped2);
     }
+    fs.sample = nullptr;
     if (n2 != n || fs.n != take) relation_changed(rel);
 
     if (take == n) {

@@ -12,7 +12,7 @@
 -- off (the deformed pass) byte for byte, at nthread 1 and 2; its errors
 -- are the row path's.
 BEGIN;
-SELECT plan(20);
+SELECT plan(24);
 
 CREATE TEMP TABLE t66 AS
 SELECT i AS id,
@@ -64,9 +64,9 @@ SELECT is((SELECT gbdt_train('t66', 'yb', ARRAY['color', 'num', 'x'], 'binary:lo
 
 -- Without a categorical column the backend walks rows too (from the end
 -- of the batch it filled, while the worker takes the one before).
-CREATE FUNCTION pg_temp.n(r text, nt int) RETURNS text LANGUAGE sql AS $$
+CREATE FUNCTION pg_temp.n(r text, nt int, extra text DEFAULT '') RETURNS text LANGUAGE sql AS $$
   SELECT gbdt_train(r, 'y', ARRAY['small', 'num', 'x', 'n8'], 'reg:squarederror',
-                    format('{"num_round": 8, "max_depth": 4, "nthread": %s, "weight_column": "w"}', nt)::jsonb)::text $$;
+                    format('{"num_round": 8, "max_depth": 4, "nthread": %s, "weight_column": "w"%s}', nt, extra)::jsonb)::text $$;
 SELECT is(pg_temp.n('t66', 2), pg_temp.n('v66', 2), 'numbers and numerics only, two threads: the view''s model');
 SELECT is(pg_temp.n('t66', 1), pg_temp.n('t66', 2), 'the same bytes at nthread 1 and 2');
 
@@ -144,6 +144,22 @@ SELECT throws_like($$SELECT gbdt_train('e66', 'y', ARRAY['x', 'num'], NULL, '{"n
 SELECT pg_temp.e(0, 0, 30000, 20000);
 SELECT throws_like($$SELECT gbdt_train('e66', 'y', ARRAY['x', 'num'], NULL, '{"nthread": 2, "weight_column": "w"}')$$,
                    '%weight column "w" contains -2%', 'a negative weight before the infinity, no categorical column: the weight error');
+
+-- Three passes (a 3000-row cut sample: its rows are picked from the
+-- walked rows by their number among the rows with a target): the view's
+-- model, and the view's error (the first bad row of the table, sampled or
+-- not: every row is converted and its weight checked).
+SET LOCAL gbdt.enable_one_pass_load = off;
+SELECT is(pg_temp.n('t66', 2, ', "bin_sample_rows": 3000'), pg_temp.n('v66', 2, ', "bin_sample_rows": 3000'),
+          'three passes, no categorical column: the view''s model');
+SELECT is(pg_temp.m('t66', 2, ', "bin_sample_rows": 3000'), pg_temp.m('v66', 2, ', "bin_sample_rows": 3000'),
+          'three passes with categorical columns: the view''s model');
+SELECT throws_like($$SELECT gbdt_train('e66', 'y', ARRAY['x', 'num'], NULL, '{"nthread": 2, "weight_column": "w", "bin_sample_rows": 3000}')$$,
+                   '%weight column "w" contains -2%', 'three passes, a negative weight before the infinity: the weight error');
+SELECT pg_temp.e(0, 0, 20000, 30000);
+SELECT throws_like($$SELECT gbdt_train('e66', 'y', ARRAY['x', 'num'], NULL, '{"nthread": 2, "weight_column": "w", "bin_sample_rows": 3000}')$$,
+                   '%column "num" contains infinity%', 'three passes, the infinity before a negative weight: the infinity error');
+RESET gbdt.enable_one_pass_load;
 
 -- More distinct values than the dictionary takes before its count: the row path's error.
 SELECT throws_ok($$SELECT gbdt_train('t66', 'y', ARRAY['name', 'x'], NULL, '{"max_categories": 5, "nthread": 2}')$$,
