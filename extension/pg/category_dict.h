@@ -25,6 +25,8 @@
 
 #include "pg_includes.h"
 
+#include "convert.h"
+
 #include "model.h"
 #include "relation_reader.h"
 
@@ -68,17 +70,7 @@ void category_text(const CategoryColumn* c, Datum d, char (&buf)[32], const char
 // or varchar value stored inline, in a UTF-8 database; false otherwise.
 inline bool category_text_inline(const CategoryColumn* c, Datum d, const char** p, size_t* len) {
   if (c->src != CatSource::kText || c->convert) return false;
-  const char* v = (const char*)DatumGetPointer(d);
-  if (VARATT_IS_1B_E(v)) return false;
-  if (VARATT_IS_1B(v)) {
-    *p = VARDATA_1B(v);
-    *len = VARSIZE_1B(v) - VARHDRSZ_SHORT;
-    return true;
-  }
-  if (!VARATT_IS_4B_U(v)) return false;
-  *p = VARDATA_4B(v);
-  *len = VARSIZE_4B(v) - VARHDRSZ;
-  return true;
+  return inline_varlena(DatumGetPointer(d), p, len);
 }
 // Its code on any thread, without any PostgreSQL call (may throw
 // std::bad_alloc): a new value is added while the dictionary is being

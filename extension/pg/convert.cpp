@@ -14,18 +14,9 @@ namespace gbdt_pg {
 // int16 weight and then the digits follow), 11 a special value (NaN,
 // +-Infinity).  Digits are int16 in base 10000, most significant first.
 bool numeric_value_to_double(const void* value, double* out) {
-  const struct varlena* v = (const struct varlena*)value;
-  const char* p = nullptr;
-  size_t len = 0;
-  if (VARATT_IS_EXTERNAL(v)) return false;  // out of line (its 1-byte header is no size)
-  if (VARATT_IS_SHORT(v)) {
-    p = VARDATA_SHORT(v);
-    len = VARSIZE_SHORT(v) - VARHDRSZ_SHORT;
-  } else if (VARATT_IS_4B_U(v)) {
-    p = VARDATA(v);
-    len = VARSIZE(v) - VARHDRSZ;
-  }
-  if (p == nullptr || len < sizeof(uint16)) return false;
+  const char* p;
+  size_t len;
+  if (!inline_varlena(value, &p, &len) || len < sizeof(uint16)) return false;
   uint16 h;
   std::memcpy(&h, p, sizeof h);
   const uint16 form = h & 0xC000;

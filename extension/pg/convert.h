@@ -61,6 +61,23 @@ double datetime_to_days(Datum d, ValKind k);
 // values, take numeric_float8_no_overflow (printed, then parsed), which may
 // allocate in CurrentMemoryContext.
 double numeric_datum_to_double(Datum d);
+// The bytes of a varlena value stored inline and uncompressed (a 1-byte or
+// 4-byte header; its header's size is trusted); false for a compressed or
+// out-of-line value.  No PostgreSQL call (any thread).
+inline bool inline_varlena(const void* value, const char** p, size_t* len) {
+  const char* v = (const char*)value;
+  if (VARATT_IS_1B_E(v)) return false;
+  if (VARATT_IS_1B(v)) {
+    *p = VARDATA_1B(v);
+    *len = VARSIZE_1B(v) - VARHDRSZ_SHORT;
+    return true;
+  }
+  if (!VARATT_IS_4B_U(v)) return false;
+  *p = VARDATA_4B(v);
+  *len = VARSIZE_4B(v) - VARHDRSZ;
+  return true;
+}
+
 // Its first route alone, without any PostgreSQL call (any thread): value
 // points to a numeric's varlena, stored inline and uncompressed (its
 // header's size is trusted); false when the value takes the text route

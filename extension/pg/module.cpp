@@ -96,10 +96,10 @@ extern "C" void _PG_init(void) {
   DefineCustomBoolVariable(
       "gbdt.enable_tuple_walk",
       "Lets gbdt training hand whole tuples of tables with text or numeric columns to a worker.",
-      "On (the default), the tuples of a plain table whose columns read are numbers, numerics "
-      "or text categories, behind attributes of any width, are copied whole and converted by "
-      "the loader's worker thread; off deforms and converts them on the backend's thread.  "
-      "Models do not depend on it.",
+      "On (the default), the tuples of a plain table whose columns read are numbers, numerics, "
+      "dates and times or categories (not enums), behind attributes of any width, are copied "
+      "whole and converted by the loader's worker thread; off deforms and converts them on the "
+      "backend's thread.  Models do not depend on it.",
       &guc_tuple_walk, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
   MarkGUCPrefixReserved("gbdt");
 }

@@ -102,7 +102,8 @@ uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn
 // tuples can be copied raw (every column a plain number, every attribute
 // up to the last one read fixed-width: raw_layout.h), this thread copies
 // their bytes and the worker decodes them to floats.  When every column is
-// a plain number, a numeric or a text category (tuple_walk.h), this thread
+// a plain number, a numeric, a date or time, or a category other than an
+// enum (tuple_walk.h), this thread
 // copies whole tuples and the worker walks them, converting what it can
 // and leaving the other rows to this thread.  Otherwise this thread
 // deforms each tuple and converts its values, copies categorical values as

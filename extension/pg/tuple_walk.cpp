@@ -38,6 +38,8 @@ bool plan_tuple_walk(TupleDesc desc, const AttrNumber* atts, const ReaderColumn*
   }
   out->kind = (WalkKind*)palloc(sizeof(WalkKind) * n);
   out->plain = (gbdt::RawKind*)palloc0(sizeof(gbdt::RawKind) * n);
+  out->vkind = (ValKind*)palloc(sizeof(ValKind) * n);
+  out->byval = (bool*)palloc0(sizeof(bool) * n);
   out->cat = (CategoryColumn**)palloc0(sizeof(CategoryColumn*) * n);
   out->reject = (bool*)palloc(sizeof(bool) * n);
   for (int c = 0; c < n; c++) {
@@ -45,14 +47,44 @@ bool plan_tuple_walk(TupleDesc desc, const AttrNumber* atts, const ReaderColumn*
     if (out->att_column[a] >= 0) return false;  // the target read as a feature too
     out->att_column[a] = c;
     out->reject[c] = cols[c].reject_infinity;
+    out->vkind[c] = cols[c].kind;
     const int16 len = out->att_len[a];
-    if (cols[c].kind == ValKind::kNumeric) {
+    const bool byval = TupleDescAttr(desc, a)->attbyval;
+    out->byval[c] = byval;
+    const ValKind k = cols[c].kind;
+    if (k == ValKind::kNumeric) {
       if (len != -1) return false;
       out->kind[c] = WalkKind::kNumeric;
-    } else if (cols[c].kind == ValKind::kCategory) {
+    } else if (k == ValKind::kDate || k == ValKind::kTimestamp || k == ValKind::kInterval) {
+      // date (4 bytes) and timestamp (8) by value, interval (16) by reference
+      if (len != (k == ValKind::kDate ? 4 : k == ValKind::kTimestamp ? 8 : 16) ||
+          byval != (k != ValKind::kInterval))
+        return false;
+      out->kind[c] = WalkKind::kDatetime;
+    } else if (k == ValKind::kCategory) {
       const CategoryColumn* cat = cols[c].cat;
-      if (cat == nullptr || cat->src != CatSource::kText || cat->convert || len != -1) return false;
-      out->kind[c] = WalkKind::kText;
+      if (cat == nullptr || cat->convert) return false;
+      switch (cat->src) {
+        case CatSource::kText:
+        case CatSource::kBpchar:
+          if (len != -1) return false;
+          out->kind[c] = WalkKind::kText;
+          break;
+        case CatSource::kBool:
+        case CatSource::kInt2:
+        case CatSource::kInt4:
+        case CatSource::kInt8: {
+          const int16 want = cat->src == CatSource::kBool   ? 1
+                             : cat->src == CatSource::kInt2 ? 2
+                             : cat->src == CatSource::kInt4 ? 4
+                                                             : 8;
+          if (len != want || !byval) return false;
+          out->kind[c] = WalkKind::kCategoryFixed;
+          break;
+        }
+        default:
+          return false;  // an enum: its text comes from its output function
+      }
       out->cat[c] = cols[c].cat;
     } else {
       if (!raw_kind(cols[c].kind, len, &out->plain[c])) return false;
@@ -89,6 +121,39 @@ inline uint32 varlena_bytes(const char* data, uint32 off, uint32 dlen) {
   return size <= dlen - off ? size : 0;
 }
 
+// The fixed-width value of column c at p (attlen bytes) into x[c]; false
+// when the backend must convert it (an infinity the column refuses, a
+// category that cannot be coded here).
+inline bool fixed_value(const TupleWalk& w, int c, const char* p, int16 attlen, float* x) {
+  switch (w.kind[c]) {
+    case WalkKind::kPlain: {
+      const float f = gbdt::raw_value((const uint8_t*)p, w.plain[c]);
+      if (unlikely(std::isinf(f)) && w.reject[c]) return false;
+      x[c] = f;
+      return true;
+    }
+    case WalkKind::kDatetime: {
+      const Datum d = w.byval[c] ? fetch_att(p, true, attlen) : PointerGetDatum(p);
+      const float f = (float)datetime_to_days(d, w.vkind[c]);
+      if (unlikely(std::isinf(f)) && w.reject[c]) return false;
+      x[c] = f;
+      return true;
+    }
+    case WalkKind::kCategoryFixed: {
+      char buf[32];
+      const char* s;
+      size_t n;
+      category_text(w.cat[c], fetch_att(p, true, attlen), buf, &s, &n);  // printed into buf
+      const int32_t code = category_lookup(w.cat[c], s, n);
+      if (code < 0) return false;
+      x[c] = (float)code;
+      return true;
+    }
+    default:
+      return false;  // not planned for a fixed-width attribute
+  }
+}
+
 }  // namespace
 
 bool walk_tuple(const TupleWalk& w, const uint8_t* tup, uint32 len, float* x, bool* nulls) {
@@ -117,12 +182,8 @@ bool walk_tuple(const TupleWalk& w, const uint8_t* tup, uint32 len, float* x, bo
     if (attlen > 0) {
       off = align_up(off, w.att_align[a]);
       if (off > dlen || (uint32)attlen > dlen - off) return false;
-      if (c >= 0) {
-        const float f = gbdt::raw_value((const uint8_t*)data + off, w.plain[c]);
-        if (unlikely(std::isinf(f)) && w.reject[c]) return false;
-        x[c] = f;
-        nulls[c] = false;
-      }
+      if (c >= 0 && !fixed_value(w, c, data + off, attlen, x)) return false;
+      if (c >= 0) nulls[c] = false;
       off += attlen;
       continue;
     }
@@ -137,7 +198,9 @@ bool walk_tuple(const TupleWalk& w, const uint8_t* tup, uint32 len, float* x, bo
       if (w.kind[c] == WalkKind::kText) {
         const char* s;
         size_t n;
-        if (!category_text_inline(w.cat[c], PointerGetDatum(v), &s, &n)) return false;
+        if (!inline_varlena(v, &s, &n)) return false;  // compressed or out of line: the backend's
+        if (w.cat[c]->src == CatSource::kBpchar)
+          while (n > 0 && s[n - 1] == ' ') n--;  // as category_text trims char(n)
         const int32_t code = category_lookup(w.cat[c], s, n);
         if (code < 0) return false;
         x[c] = (float)code;
@@ -148,7 +211,7 @@ bool walk_tuple(const TupleWalk& w, const uint8_t* tup, uint32 len, float* x, bo
         if (unlikely(std::isinf(f)) && w.reject[c]) return false;
         x[c] = f;
       } else {
-        return false;  // not planned
+        return false;  // not planned for a varlena
       }
       nulls[c] = false;
     }

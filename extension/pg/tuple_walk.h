@@ -5,8 +5,9 @@
 // that takes a batch walks each tuple's attributes itself, as
 // heap_deform_tuple does, with PostgreSQL's macros only (no call):
 // plain numbers are read in place, inline numerics from their digits
-// (numeric_value_to_double), inline text categories are looked up
-// (category_lookup).  Anything else in a row (a compressed or out-of-line
+// (numeric_value_to_double), dates, timestamps and intervals converted
+// (datetime_to_days), inline text and char(n) categories and boolean and
+// integer ones looked up (category_lookup).  Anything else in a row (a compressed or out-of-line
 // value, a numeric off that route, an infinity the column refuses, a
 // category that cannot be coded there, a tuple written before its table
 // gained attributes) leaves the row to the backend, which converts it the
@@ -20,7 +21,13 @@
 
 namespace gbdt_pg {
 
-enum class WalkKind : uint8_t { kPlain, kNumeric, kText };
+enum class WalkKind : uint8_t {
+  kPlain,        // a plain number (RawKind)
+  kNumeric,      // a numeric
+  kDatetime,     // a date, timestamp or interval
+  kText,         // a text, varchar or char(n) category
+  kCategoryFixed // a boolean or integer category (its text printed here)
+};
 
 struct TupleWalk {
   int ncols;
@@ -30,14 +37,16 @@ struct TupleWalk {
   int32_t* att_column;   // per attribute: column read, or -1
   WalkKind* kind;        // per column
   gbdt::RawKind* plain;  // per column of kind kPlain: its storage
-  CategoryColumn** cat;  // per column of kind kText: its dictionary
+  ValKind* vkind;        // per column: its conversion (kDatetime: which)
+  bool* byval;           // per column: passed by value (kDatetime, kCategoryFixed)
+  CategoryColumn** cat;  // per categorical column: its dictionary
   bool* reject;          // per column: infinity is refused
 };
 
 // Plans the walk of columns cols[0 .. n) (attribute atts[i]) of desc;
-// false when some column is not a plain number, a numeric or a text
-// category of a UTF-8 database, or an attribute up to the last one read is
-// a C string (attlen -2), or a column is read twice.
+// false when some column is none of the above (an enum category, any
+// category in a database that is not UTF-8), or an attribute up to the
+// last one read is a C string (attlen -2), or a column is read twice.
 bool plan_tuple_walk(TupleDesc desc, const AttrNumber* atts, const ReaderColumn* cols, int n,
                      TupleWalk* out);
 

@@ -3,7 +3,8 @@
 -- numeric, jsonb, a dropped text column), is read in the walked pass
 -- (relation_reader.h table_pass_raw, tuple_walk.h): the backend copies
 -- whole tuples and the worker walks their attributes, converting numbers
--- and inline numerics and looking up inline text categories.  What the
+-- and inline numerics and dates and times, and looking up text, char(n),
+-- boolean and integer categories.  What the
 -- walk leaves (compressed and out-of-line values, NaN and 17-digit
 -- numerics, tuples written before the table gained a column with a
 -- default, an infinity, a value too long for a category) the backend
@@ -12,7 +13,7 @@
 -- off (the deformed pass) byte for byte, at nthread 1 and 2; its errors
 -- are the row path's.
 BEGIN;
-SELECT plan(24);
+SELECT plan(26);
 
 CREATE TEMP TABLE t66 AS
 SELECT i AS id,
@@ -76,6 +77,30 @@ SET LOCAL gbdt.enable_one_pass_load = off;
 SELECT is(pg_temp.m('u66', 2), pg_temp.m('v66', 2),
           'gbdt.enable_one_pass_load off (a counting pass, a walked pass): the view''s model');
 RESET gbdt.enable_one_pass_load;
+
+-- Boolean, char(n) and integer categories, dates, timestamps and
+-- intervals are walked too (an enum is not: its text comes from a call).
+CREATE TEMP TABLE k66 AS
+SELECT id, name,
+       CASE WHEN id % 13 = 0 THEN NULL ELSE id % 4 = 0 END AS b,
+       (ARRAY['x', 'yy', 'zzz'])[1 + id % 3]::char(4) AS ch,
+       (id % 11)::int2 AS zip,
+       (id * 7 % 5)::int8 AS big8,
+       CASE WHEN id = 77 THEN 'infinity'::date ELSE date '2020-01-01' + (id % 400) END AS d,
+       timestamp '2021-03-04 05:06:07.891' + (id % 1000) * interval '37 minutes 11.5 seconds' AS ts,
+       timestamptz '2021-03-04 05:06:07+02' + (id % 500) * interval '1 hour' AS tz,
+       make_interval(months => id % 3, days => id % 40, secs => (id % 100) * 1.25) AS iv,
+       x, y
+FROM t66 ORDER BY id;
+ANALYZE k66;
+CREATE TEMP VIEW kv66 AS SELECT * FROM k66;
+CREATE FUNCTION pg_temp.k(r text) RETURNS text LANGUAGE sql AS $$
+  SELECT gbdt_train(r, 'y', ARRAY['b', 'ch', 'zip', 'big8', 'ts', 'tz', 'iv', 'x'], 'reg:squarederror',
+                    '{"num_round": 6, "max_depth": 4, "nthread": 2, "categorical_features": ["zip", "big8"]}')::text $$;
+SELECT is(pg_temp.k('k66'), pg_temp.k('kv66'),
+          'boolean, char(4) and integer categories, timestamps and intervals: the view''s model');
+SELECT throws_like($$SELECT gbdt_train('k66', 'y', ARRAY['b', 'd', 'x'], NULL, '{"nthread": 2}')$$,
+                   '%column "d" contains an infinite date%', 'an infinite date: the row path''s error');
 
 -- Tuples written before a column with a default was added hold fewer
 -- attributes (the default is the catalog's): the backend deforms them,
