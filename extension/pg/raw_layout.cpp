@@ -14,14 +14,6 @@ bool raw_kind(ValKind k, int16 attlen, gbdt::RawKind* out) {
   }
 }
 
-namespace {
-
-uint8_t align_bytes(char attalign) {
-  return attalign == TYPALIGN_DOUBLE ? 8 : attalign == TYPALIGN_INT ? 4 : attalign == TYPALIGN_SHORT ? 2 : 1;
-}
-
-}  // namespace
-
 bool plan_raw_layout(TupleDesc desc, const AttrNumber* atts, const ValKind* kinds, int n,
                      int min_natts, RawLayout* out) {
   if (min_natts > desc->natts) return false;

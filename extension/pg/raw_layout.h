@@ -41,6 +41,11 @@ struct RawLayout {
 bool plan_raw_layout(TupleDesc desc, const AttrNumber* atts, const ValKind* kinds, int n,
                      int min_natts, RawLayout* out);
 
+// An attribute's typalign as a byte count (1, 2, 4 or 8).
+inline uint8_t align_bytes(char attalign) {
+  return attalign == TYPALIGN_DOUBLE ? 8 : attalign == TYPALIGN_INT ? 4 : attalign == TYPALIGN_SHORT ? 2 : 1;
+}
+
 // Whether a column of this kind and width can be copied raw (its RawKind).
 bool raw_kind(ValKind k, int16 attlen, gbdt::RawKind* out);
 

@@ -559,15 +559,21 @@ bool code_row(RawPass* p, RawBatch* b, size_t i) {
   return true;
 }
 
+// Walks row i of a walked batch (its tuple copy) into its values; false
+// when the row is left to this thread (walk_tuple).
+inline bool walk_row(const RawPass* p, RawBatch* b, size_t i) {
+  const TupleRef t = b->tuples[i];
+  const size_t at = i * (size_t)p->ncols;
+  return walk_tuple(p->walk, b->tup + t.off, t.len, b->x + at, b->nulls + at);
+}
+
 // Converts rows [from, b->n) of a deformed or walked batch on any thread
 // (those from b->walked_from on are); returns the first row only this
 // thread may convert, or b->n.
 size_t convert_rows(RawPass* p, RawBatch* b, size_t from) {
-  const int nc = p->ncols;
   for (size_t i = from; i < b->walked_from; i++) {
     const bool ok = p->mode == PassMode::kWalk && b->tuples[i].off != kDeformedRow
-                        ? walk_tuple(p->walk, b->tup + b->tuples[i].off, b->tuples[i].len,
-                                     b->x + i * nc, b->nulls + i * nc)
+                        ? walk_row(p, b, i)
                         : code_row(p, b, i);
     if (!ok) return i;
   }
@@ -718,14 +724,10 @@ void finish_in_flight(RawPass* p) {
 // of filled batch c from its end (RawPass::helps), stopping at a row it
 // leaves (the worker meets it again, and hands it back in row order).
 void help_walk(RawPass* p, RawBatch* c) {
-  const int nc = p->ncols;
   while (c->walked_from > 0 && !p->job_done.load(std::memory_order_acquire)) {
     const size_t i = c->walked_from - 1;
-    const TupleRef t = c->tuples[i];
     // A row deformed here is converted already (no category to code).
-    if (t.off != kDeformedRow &&
-        !walk_tuple(p->walk, c->tup + t.off, t.len, c->x + i * nc, c->nulls + i * nc))
-      break;
+    if (c->tuples[i].off != kDeformedRow && !walk_row(p, c, i)) break;
     c->walked_from = i;
   }
 }

@@ -30,10 +30,7 @@ bool plan_tuple_walk(TupleDesc desc, const AttrNumber* atts, const ReaderColumn*
     Form_pg_attribute att = TupleDescAttr(desc, a);
     if (att->attlen <= 0 && att->attlen != -1) return false;  // a C string (dropped ones keep theirs)
     out->att_len[a] = att->attlen;
-    out->att_align[a] = att->attalign == TYPALIGN_DOUBLE ? 8
-                        : att->attalign == TYPALIGN_INT  ? 4
-                        : att->attalign == TYPALIGN_SHORT ? 2
-                                                          : 1;
+    out->att_align[a] = align_bytes(att->attalign);
     out->att_column[a] = -1;
   }
   out->kind = (WalkKind*)palloc(sizeof(WalkKind) * n);
