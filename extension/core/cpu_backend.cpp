@@ -675,6 +675,10 @@ class CpuBackend final : public TreeBackend {
       }
       if (!extra.empty()) merges.emplace_back(ln, std::move(extra));
     }
+    // Largest ranges first: the last ones handed out are the shortest.
+    std::stable_sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) {
+      return a.end - a.begin > b.end - b.begin;
+    });
     data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
     pool_->run_sized(work, parts.size(), [&](size_t pi, int) {
       const Part& p = parts[pi];

@@ -161,13 +161,16 @@ TEST(ParallelPolicy, HistogramRowParts) {
   EXPECT_EQ(1u, hist_row_parts(26000, 26000, 14, 800, 1));
   EXPECT_EQ(1u, hist_row_parts(100, 100, 14, 800, 2));
   // The root of a 26k-row, 14-feature table (census income) on 2 threads:
-  // split in two.
-  EXPECT_EQ(2u, hist_row_parts(26000, 26000, 14, 800, 2));
-  // Never more parts than threads.
-  EXPECT_EQ(2u, hist_row_parts(1000000, 1000000, 28, 7000, 2));
-  // A level of two nodes, 60/40: the larger one split, the smaller not.
-  EXPECT_EQ(2u, hist_row_parts(60000, 100000, 14, 800, 2));
-  EXPECT_EQ(1u, hist_row_parts(40000, 100000, 14, 800, 2));
+  // four ranges per thread, each still 32 times the cost of its histogram.
+  EXPECT_EQ(8u, hist_row_parts(26000, 26000, 14, 800, 2));
+  // Never more than four per thread.
+  EXPECT_EQ(8u, hist_row_parts(1000000, 1000000, 28, 7000, 2));
+  // A level of two nodes, 60/40: each by its share of the eight.
+  EXPECT_EQ(5u, hist_row_parts(60000, 100000, 14, 800, 2));
+  EXPECT_EQ(4u, hist_row_parts(40000, 100000, 14, 800, 2));
+  // More bins: the ranges beyond one per thread no longer pay for their
+  // histograms, the root is split in two only.
+  EXPECT_EQ(2u, hist_row_parts(26000, 26000, 14, 5000, 2));
   // Many bins make extra histograms dear: the node stays whole.
   EXPECT_EQ(1u, hist_row_parts(26000, 26000, 14, 1u << 20, 2));
 }
