@@ -23,6 +23,19 @@ inline int threads_for_work(size_t work, int nthread) {
   return (int)std::max<size_t>(1, std::min<size_t>((size_t)std::max(1, nthread), t));
 }
 
+// Blocks for a step of `work` split into contiguous blocks
+// (ThreadPool::run_blocks_sized): one per thread that threads_for_work
+// gives, and up to kBlocksPerThread per thread while each block keeps
+// kMinWorkPerThread of work, so that a thread that runs slower during the
+// step (a busy core, a virtual CPU held back) takes fewer blocks.
+constexpr size_t kBlocksPerThread = 4;
+
+inline size_t blocks_for_work(size_t work, int nthread) {
+  const size_t nt = (size_t)threads_for_work(work, nthread);
+  if (nt <= 1) return 1;
+  return std::max(nt, std::min(work / kMinWorkPerThread, kBlocksPerThread * nt));
+}
+
 // Rough per-unit costs (ns) of the CPU backend's steps.
 constexpr size_t kCostHistCell = 2;     // one row x feature histogram update
 constexpr size_t kCostHistBin = 2;      // zeroing one histogram bin and merging it into another

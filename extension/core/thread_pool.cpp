@@ -278,7 +278,7 @@ void ThreadPool::run_sized(size_t work, size_t n_tasks, const std::function<void
 
 void ThreadPool::run_blocks_sized(size_t work, size_t n,
                                   const std::function<void(size_t, size_t, int)>& fn) {
-  const size_t nb = std::min<size_t>((size_t)threads_for_work(work >> stall_level_, nthread_),
+  const size_t nb = std::min<size_t>(blocks_for_work(work >> stall_level_, nthread_),
                                      std::max<size_t>(n, 1));
   if (nb <= 1) {
     if (n > 0) fn(0, n, 0);

@@ -70,8 +70,10 @@ class ThreadPool final : public WorkerGroup {
   void run_blocks(size_t n, const std::function<void(size_t, size_t, int)>& fn);
   // The same with the degree of parallelism chosen from the step's size
   // (parallel_policy.h): `work` below one thread's worth runs on the calling
-  // thread alone (as thread 0), and run_blocks_sized makes one block per
-  // thread used.
+  // thread alone (as thread 0), and run_blocks_sized makes up to
+  // kBlocksPerThread blocks per thread used, each a thread's minimum of work
+  // at least (blocks_for_work: threads take blocks as they finish, so one
+  // that runs slower leaves less idle time at the join).
   void run_sized(size_t work, size_t n_tasks, const std::function<void(size_t, int)>& fn);
   void run_blocks_sized(size_t work, size_t n,
                         const std::function<void(size_t, size_t, int)>& fn);

@@ -201,6 +201,14 @@ TEST(ParallelPolicy, ThreadsFromWork) {
   EXPECT_EQ(1, threads_for_work(1000 * kMinWorkPerThread, 0));
 }
 
+TEST(ParallelPolicy, BlocksFromWork) {
+  EXPECT_EQ(1u, blocks_for_work(kMinWorkPerThread, 8));       // one thread: one block
+  EXPECT_EQ(2u, blocks_for_work(2 * kMinWorkPerThread, 8));   // a thread's minimum each
+  EXPECT_EQ(5u, blocks_for_work(5 * kMinWorkPerThread, 2));
+  EXPECT_EQ(8u, blocks_for_work(1000 * kMinWorkPerThread, 2));  // four per thread at most
+  EXPECT_EQ(1u, blocks_for_work(1000 * kMinWorkPerThread, 1));
+}
+
 TEST(ParallelPolicy, SmallStepsRunOnTheCallingThread) {
   ThreadPool pool(4);
   std::vector<int> seen(64, -1);
@@ -214,14 +222,14 @@ TEST(ParallelPolicy, SmallStepsRunOnTheCallingThread) {
   ASSERT_EQ(1u, blocks.size());
   EXPECT_EQ(0u, blocks[0].first);
   EXPECT_EQ(1000u, blocks[0].second);
-  // Large steps: every task and row exactly once, in as many blocks as threads.
+  // Large steps: every task and row exactly once, in four blocks per thread.
   std::atomic<size_t> rows{0}, nblocks{0};
   pool.run_blocks_sized(100 * kMinWorkPerThread, 1000, [&](size_t b, size_t e, int) {
     rows += e - b;
     ++nblocks;
   });
   EXPECT_EQ(1000u, rows.load());
-  EXPECT_EQ(4u, nblocks.load());
+  EXPECT_EQ(16u, nblocks.load());
   std::vector<std::atomic<int>> hit(100);
   pool.run_sized(100 * kMinWorkPerThread, hit.size(), [&](size_t t, int) { ++hit[t]; });
   for (auto& h : hit) EXPECT_EQ(1, h.load());
