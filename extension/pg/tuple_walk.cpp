@@ -118,23 +118,23 @@ inline uint32 varlena_bytes(const char* data, uint32 off, uint32 dlen) {
   return size <= dlen - off ? size : 0;
 }
 
+// Number f into x[c]; false (the backend's) at an infinity column c refuses.
+inline bool put_number(const TupleWalk& w, int c, float f, float* x) {
+  if (unlikely(std::isinf(f)) && w.reject[c]) return false;
+  x[c] = f;
+  return true;
+}
+
 // The fixed-width value of column c at p (attlen bytes) into x[c]; false
 // when the backend must convert it (an infinity the column refuses, a
 // category that cannot be coded here).
 inline bool fixed_value(const TupleWalk& w, int c, const char* p, int16 attlen, float* x) {
   switch (w.kind[c]) {
-    case WalkKind::kPlain: {
-      const float f = gbdt::raw_value((const uint8_t*)p, w.plain[c]);
-      if (unlikely(std::isinf(f)) && w.reject[c]) return false;
-      x[c] = f;
-      return true;
-    }
+    case WalkKind::kPlain:
+      return put_number(w, c, gbdt::raw_value((const uint8_t*)p, w.plain[c]), x);
     case WalkKind::kDatetime: {
       const Datum d = w.byval[c] ? fetch_att(p, true, attlen) : PointerGetDatum(p);
-      const float f = (float)datetime_to_days(d, w.vkind[c]);
-      if (unlikely(std::isinf(f)) && w.reject[c]) return false;
-      x[c] = f;
-      return true;
+      return put_number(w, c, (float)datetime_to_days(d, w.vkind[c]), x);
     }
     case WalkKind::kCategoryFixed: {
       char buf[32];
@@ -203,10 +203,7 @@ bool walk_tuple(const TupleWalk& w, const uint8_t* tup, uint32 len, float* x, bo
         x[c] = (float)code;
       } else if (w.kind[c] == WalkKind::kNumeric) {
         double d;
-        if (!numeric_value_to_double(v, &d)) return false;
-        const float f = (float)d;
-        if (unlikely(std::isinf(f)) && w.reject[c]) return false;
-        x[c] = f;
+        if (!numeric_value_to_double(v, &d) || !put_number(w, c, (float)d, x)) return false;
       } else {
         return false;  // not planned for a varlena
       }
