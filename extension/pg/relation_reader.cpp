@@ -423,15 +423,33 @@ uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn
                   uint64* skipped) {
   const int att0 = tp->fs.attnums[0];
   const ReaderColumn& c0 = tp->cols[0];
+  TupleDesc desc = RelationGetDescr(tp->r);
+  // A heap's tuples are read as they lie in the page: the first column by
+  // heap_getattr (its cached offset when the tuple has no NULL), the tuple
+  // stored in the slot only when delivered.  A counting pass or a sample's
+  // pass so deforms no row up to the target (the last column of a table
+  // read as it was loaded).
+  const bool heap = tp->r->rd_rel->relam == HEAP_TABLE_AM_OID;
   TableScanDesc scan = table_beginscan_strat(tp->r, GetActiveSnapshot(), 0, nullptr, true, false);
   uint64 seen = 0, kept = 0, skip = 0;
   size_t next = 0;  // index into rows
-  while (table_scan_getnextslot(scan, ForwardScanDirection, tp->slot)) {
+  for (;;) {
+    HeapTuple tup = nullptr;
+    Datum d;
+    bool isnull;
+    if (heap) {
+      if ((tup = heap_getnext(scan, ForwardScanDirection)) == nullptr) break;
+      d = heap_getattr(tup, att0, desc, &isnull);
+    } else {
+      if (!table_scan_getnextslot(scan, ForwardScanDirection, tp->slot)) break;
+      slot_getsomeattrs(tp->slot, att0);
+      isnull = tp->slot->tts_isnull[att0 - 1];
+      d = tp->slot->tts_values[att0 - 1];
+    }
     if ((++seen & 4095) == 0) CHECK_FOR_INTERRUPTS();
-    slot_getsomeattrs(tp->slot, att0);
-    bool keep = !tp->slot->tts_isnull[att0 - 1];
+    bool keep = !isnull;
     if (keep && c0.kind != ValKind::kNone) {
-      double v = datum_to_double(tp->slot->tts_values[att0 - 1], c0.kind);
+      double v = datum_to_double(d, c0.kind);
       keep = !std::isnan(v);
     }
     if (!keep) {
@@ -443,6 +461,7 @@ uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn
       if (next >= nrows || rows[next] != k) continue;
       next++;
     }
+    if (heap) ExecStoreBufferHeapTuple(tup, tp->slot, ((HeapScanDesc)scan)->rs_cbuf);
     deliver_row(tp, fn, arg);
   }
   table_endscan(scan);

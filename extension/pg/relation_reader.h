@@ -91,7 +91,7 @@ TablePasses* open_table_passes(const RelInfo* rel, const ReaderColumn* cols, int
 // *skipped, never delivered, not numbered); the others are numbered 0, 1, ...
 // in scan order and delivered to fn when their number is in `rows`
 // (ascending, nrows entries), or all of them when rows is NULL.  Rows not
-// delivered are deformed only up to the first column.  Returns the number
+// delivered are not deformed (only the first column is read).  Returns the number
 // of rows kept (delivered or not).
 uint64 table_pass(TablePasses* tp, const uint64* rows, size_t nrows, ReaderRowFn fn, void* arg,
                   uint64* skipped);

@@ -7,7 +7,7 @@
 -- is the one trained through a view (the query path) byte for byte, at
 -- nthread 1 and 2; its errors are the row path's, for the first bad row.
 BEGIN;
-SELECT plan(16);
+SELECT plan(17);
 
 CREATE TEMP TABLE t64 AS
 SELECT i AS id,
@@ -87,6 +87,14 @@ SELECT is((SELECT gbdt_train('t64', 'y', ARRAY['a', 'late', 'b'], 'reg:squareder
 SELECT is((gbdt_model_info(gbdt_train('t64', 'y', ARRAY['late'], 'reg:squarederror', '{"num_round": 2}'))->>'rows_used')::int,
           (SELECT count(*)::int FROM t64 WHERE y IS NOT NULL AND y <> 'NaN'),
           'every row with a target is used');
+-- The target among the added columns, read in passes: the counting and the
+-- sample's pass read it from the tuple (heap_getattr), the old tuples' default
+-- included.
+SET LOCAL gbdt.enable_one_pass_load = off;
+SELECT is((SELECT gbdt_train('t64', 'late', ARRAY['a', 'b'], 'reg:squarederror', '{"num_round": 4, "bin_sample_rows": 5000}')::text),
+          (SELECT gbdt_train('v64', 'late', ARRAY['a', 'b'], 'reg:squarederror', '{"num_round": 4, "bin_sample_rows": 5000}')::text),
+          'an added column as the target, in three passes: the view''s model');
+RESET gbdt.enable_one_pass_load;
 
 -- A dropped column before the ones read.
 DROP VIEW v64;
