@@ -512,8 +512,8 @@ struct RawBatch {
   uint8_t* tup;      // walked batches: the tuples' copies, each 8-aligned
   size_t tup_used;
   size_t tup_cap;
-  size_t walked_from;  // walked batches: rows from here on were walked by this thread
-                       // before the batch went to the worker (n: none)
+  size_t walked_from;  // walked and layout batches: rows from here on were walked or
+                       // decoded by this thread before the batch went to the worker (n: none)
   size_t n;
   size_t inf_row;    // first row with an infinity in a column that rejects it (n: none)
   size_t coded;      // deformed and walked batches: the first row the worker did not
@@ -547,9 +547,10 @@ struct RawPass {
   int* cat_col;             // the categorical columns' indices
   gbdt::ThreadPool* pool;
   std::function<void(size_t, int)>* job;
-  // Walked batches without categorical columns (nothing the threads
-  // share), on two threads: while the worker takes a batch, this thread
-  // walks the next one's rows from its end until the worker is done.
+  // Layout batches, and walked batches without categorical columns
+  // (nothing the threads share), on two threads: while the worker takes a
+  // batch, this thread converts the next one's rows from its end until the
+  // worker is done.
   bool helps;
   std::atomic<bool> job_done;
 };
@@ -612,7 +613,7 @@ void take_batch(RawPass* p, RawBatch* b) {
   }
   b->coded = b->n;
   const gbdt::RawRows rr = raw_rows_of(p->layout, b->raw, b->pending);
-  gbdt::decode_raw_rows(rr, p->shape, p->ncols, 0, b->n, b->x);
+  gbdt::decode_raw_rows(rr, p->shape, p->ncols, 0, b->walked_from, b->x);
   const int nc = p->ncols;
   size_t inf = b->n;
   // Infinities are rare: one vector scan of the batch, then the search
@@ -739,10 +740,20 @@ void finish_in_flight(RawPass* p) {
   b->tup_used = 0;
 }
 
-// While the worker takes the batch before it, this thread walks the rows
-// of filled batch c from its end (RawPass::helps), stopping at a row it
-// leaves (the worker meets it again, and hands it back in row order).
-void help_walk(RawPass* p, RawBatch* c) {
+// While the worker takes the batch before it, this thread converts the
+// rows of filled batch c from its end (RawPass::helps): walks them,
+// stopping at a row it leaves (the worker meets it again, and hands it
+// back in row order), or decodes copied layouts 64 rows at a time.
+void help_convert(RawPass* p, RawBatch* c) {
+  if (p->mode == PassMode::kLayout) {
+    const gbdt::RawRows rr = raw_rows_of(p->layout, c->raw, c->pending);
+    while (c->walked_from > 0 && !p->job_done.load(std::memory_order_acquire)) {
+      const size_t b = c->walked_from > 64 ? c->walked_from - 64 : 0;
+      gbdt::decode_raw_rows(rr, p->shape, p->ncols, b, c->walked_from, c->x);
+      c->walked_from = b;
+    }
+    return;
+  }
   while (c->walked_from > 0 && !p->job_done.load(std::memory_order_acquire)) {
     const size_t i = c->walked_from - 1;
     // A row deformed here is converted already (no category to code).
@@ -755,7 +766,7 @@ void help_walk(RawPass* p, RawBatch* c) {
 void submit_batch(RawPass* p) {
   RawBatch* c = &p->b[p->cur];
   c->walked_from = c->n;
-  if (p->helps && p->in_flight != nullptr && !p->ended) help_walk(p, c);
+  if (p->helps && p->in_flight != nullptr && !p->ended) help_convert(p, c);
   finish_in_flight(p);
   if (p->ended || c->n == 0) return;
   p->in_flight = c;
@@ -928,7 +939,8 @@ bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread
   p->cat_col = (int*)palloc(sizeof(int) * tp->ncols);
   for (int c = 0; c < tp->ncols; c++)
     if (tp->cols[c].kind == ValKind::kCategory) p->cat_col[p->ncat++] = c;
-  p->helps = p->mode == PassMode::kWalk && p->ncat == 0 && nthread > 1;
+  p->helps = (p->mode == PassMode::kLayout || (p->mode == PassMode::kWalk && p->ncat == 0)) &&
+             nthread > 1;
   // Batches of about 512 kB (tuple bytes, or converted values and text
   // references): the worker's batch stays in its cache while this thread
   // fills the other.
