@@ -10,6 +10,7 @@ extern int guc_max_memory;   // gbdt.max_memory, in kB
 extern bool guc_verbose;     // gbdt.log_progress
 extern bool guc_one_pass_load;  // gbdt.enable_one_pass_load
 extern bool guc_tuple_walk;     // gbdt.enable_tuple_walk
+extern bool guc_debug_loader_help;  // gbdt.debug_loader_help
 
 // "auto", "cpu" or "cuda" for the current gbdt.device.
 const char* device_setting_name();

@@ -20,6 +20,7 @@ int guc_device = kDeviceAuto;
 int guc_max_memory = 4 * 1024 * 1024;  // kB = 4 GB
 bool guc_verbose = false;
 bool guc_one_pass_load = true;
+bool guc_debug_loader_help = false;
 bool guc_tuple_walk = true;
 int guc_max_threads = 1;  // set to the CPU count in _PG_init
 
@@ -101,6 +102,15 @@ extern "C" void _PG_init(void) {
       "whole and converted by the loader's worker thread; off deforms and converts them on the "
       "backend's thread.  Models do not depend on it.",
       &guc_tuple_walk, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+  DefineCustomBoolVariable(
+      "gbdt.debug_loader_help",
+      "Makes the gbdt loader's backend thread convert every row it may of each batch it fills.",
+      "A developer option for tests (as PostgreSQL's debug_ settings): at nthread > 1 the "
+      "backend converts rows of the batch it filled, from its end, only while the worker is "
+      "busy with the batch before, so which rows it converts depends on timing; on, it converts "
+      "every row it may before handing the batch over, which makes that path certain.  Models "
+      "do not depend on it.",
+      &guc_debug_loader_help, false, PGC_USERSET, GUC_NOT_IN_SAMPLE, nullptr, nullptr, nullptr);
   MarkGUCPrefixReserved("gbdt");
 }
 

@@ -552,6 +552,7 @@ struct RawPass {
   // batch, this thread converts the next one's rows from its end until the
   // worker is done.
   bool helps;
+  bool help_all;  // gbdt.debug_loader_help
   std::atomic<bool> job_done;
 };
 
@@ -744,17 +745,19 @@ void finish_in_flight(RawPass* p) {
 // rows of filled batch c from its end (RawPass::helps): walks them,
 // stopping at a row it leaves (the worker meets it again, and hands it
 // back in row order), or decodes copied layouts 64 rows at a time.
+// (gbdt.debug_loader_help: every row it may, whatever the worker does.)
 void help_convert(RawPass* p, RawBatch* c) {
+  const bool all = p->help_all;
   if (p->mode == PassMode::kLayout) {
     const gbdt::RawRows rr = raw_rows_of(p->layout, c->raw, c->pending);
-    while (c->walked_from > 0 && !p->job_done.load(std::memory_order_acquire)) {
+    while (c->walked_from > 0 && (all || !p->job_done.load(std::memory_order_acquire))) {
       const size_t b = c->walked_from > 64 ? c->walked_from - 64 : 0;
       gbdt::decode_raw_rows(rr, p->shape, p->ncols, b, c->walked_from, c->x);
       c->walked_from = b;
     }
     return;
   }
-  while (c->walked_from > 0 && !p->job_done.load(std::memory_order_acquire)) {
+  while (c->walked_from > 0 && (all || !p->job_done.load(std::memory_order_acquire))) {
     const size_t i = c->walked_from - 1;
     // A row deformed here is converted already (no category to code).
     if (c->tuples[i].off != kDeformedRow && !walk_row(p, c, i)) break;
@@ -766,7 +769,7 @@ void help_convert(RawPass* p, RawBatch* c) {
 void submit_batch(RawPass* p) {
   RawBatch* c = &p->b[p->cur];
   c->walked_from = c->n;
-  if (p->helps && p->in_flight != nullptr && !p->ended) help_convert(p, c);
+  if (p->helps && (p->in_flight != nullptr || p->help_all) && !p->ended) help_convert(p, c);
   finish_in_flight(p);
   if (p->ended || c->n == 0) return;
   p->in_flight = c;
@@ -941,6 +944,7 @@ bool table_pass_raw(TablePasses* tp, const RawSink* sink, void* arg, int nthread
     if (tp->cols[c].kind == ValKind::kCategory) p->cat_col[p->ncat++] = c;
   p->helps = (p->mode == PassMode::kLayout || (p->mode == PassMode::kWalk && p->ncat == 0)) &&
              nthread > 1;
+  p->help_all = p->helps && guc_debug_loader_help;
   // Batches of about 512 kB (tuple bytes, or converted values and text
   // references): the worker's batch stays in its cache while this thread
   // fills the other.

@@ -13,7 +13,7 @@
 -- off (the deformed pass) byte for byte, at nthread 1 and 2; its errors
 -- are the row path's.
 BEGIN;
-SELECT plan(26);
+SELECT plan(28);
 
 CREATE TEMP TABLE t66 AS
 SELECT i AS id,
@@ -70,6 +70,16 @@ CREATE FUNCTION pg_temp.n(r text, nt int, extra text DEFAULT '') RETURNS text LA
                     format('{"num_round": 8, "max_depth": 4, "nthread": %s, "weight_column": "w"%s}', nt, extra)::jsonb)::text $$;
 SELECT is(pg_temp.n('t66', 2), pg_temp.n('v66', 2), 'numbers and numerics only, two threads: the view''s model');
 SELECT is(pg_temp.n('t66', 1), pg_temp.n('t66', 2), 'the same bytes at nthread 1 and 2');
+-- gbdt.debug_loader_help: the backend walks every row it may of each batch
+-- (up to a row the walk leaves: a compressed or out-of-line value, a NaN
+-- numeric), whatever the worker does; in one pass and in three.
+SET LOCAL gbdt.debug_loader_help = on;
+SELECT is(pg_temp.n('t66', 2), pg_temp.n('v66', 2), 'every row it may walked by the backend (gbdt.debug_loader_help): the view''s model');
+SET LOCAL gbdt.enable_one_pass_load = off;
+SELECT is(pg_temp.n('t66', 2, ', "bin_sample_rows": 3000'), pg_temp.n('v66', 2, ', "bin_sample_rows": 3000'),
+          'every row it may walked by the backend, three passes: the view''s model');
+RESET gbdt.enable_one_pass_load;
+RESET gbdt.debug_loader_help;
 
 -- Without the one pass: a counting pass, then every row walked with the final codes.
 CREATE TEMP TABLE u66 AS SELECT * FROM t66;
