@@ -95,7 +95,7 @@ struct FloatSink {
   int nf;
   float** cols;
   float* labels;
-  float** take_dst;  // nf + 1: labels, then cols (float_take's copy)
+  float** take_dst;  // first + nf: labels, weights (first 2), then cols (float_take's copy)
   size_t n;
   size_t cap;
   bool growable;    // one-pass (SPI) load of unknown size
@@ -128,7 +128,7 @@ void sink_alloc(FloatSink* s, size_t cap) {
   s->cols = (float**)MemoryContextAlloc(s->cxt, sizeof(float*) * s->nf);
   for (int f = 0; f < s->nf; f++)
     s->cols[f] = (float*)MemoryContextAllocHuge(s->cxt, sizeof(float) * cap);
-  s->take_dst = (float**)MemoryContextAlloc(s->cxt, sizeof(float*) * (s->nf + 1));
+  s->take_dst = (float**)MemoryContextAlloc(s->cxt, sizeof(float*) * (s->nf + 2));
 }
 
 void sink_free(FloatSink* s) {
@@ -204,64 +204,54 @@ bool float_sink_takes_raw(const FloatSink* s) {
 
 // Rows [from, to) of a decoded batch (relation_reader.h RawSink::take): a
 // row without a target (NaN) is skipped and counted; the others get index
-// *n, *n + 1, ... below lim, their weight (when there are weights) and
-// store(values, index).  A bad weight or lim stops it; returns the first
-// row not taken.
-template <class Store>
-size_t take_rows(const float* x, size_t ncols, size_t from, size_t to, size_t lim, float* weights,
-                 size_t* n, uint64* skipped, Store store) {
+// *n, *n + 1, ... below lim and their weight (when there are weights), and
+// each run of consecutive ones, rows [r, e), goes to store(r, e, index of
+// row r).  A bad weight or lim stops it; returns the first row not taken.
+template <class StoreRun>
+size_t take_runs(const float* x, size_t ncols, size_t from, size_t to, size_t lim, float* weights,
+                 size_t* n, uint64* skipped, StoreRun store) {
   size_t i = *n, r = from;
-  for (; r < to; r++) {
-    const float* v = x + r * ncols;
-    if (std::isnan(v[0])) {
+  while (r < to) {
+    if (std::isnan(x[r * ncols])) {
       (*skipped)++;
+      r++;
       continue;
     }
     if (i >= lim) break;
-    if (weights != nullptr) {
-      const float w = v[1];
-      if (!(w >= 0) || !std::isfinite(w)) break;
-      weights[i] = w;
+    size_t e = r;
+    bool bad = false;
+    for (; e < to && e - r < lim - i && !std::isnan(x[e * ncols]); e++) {
+      if (weights == nullptr) continue;
+      const float w = x[e * ncols + 1];
+      if (!(w >= 0) || !std::isfinite(w)) {
+        bad = true;
+        break;
+      }
+      weights[i + (e - r)] = w;
     }
-    store(v, i++);
+    if (e > r) store(r, e, i);
+    i += e - r;
+    r = e;
+    if (bad) break;
   }
   *n = i;
   return r;
 }
 
+// take_runs' runs copied as columns at once: the label, the weight (with
+// weights; take_runs stored it already) and the features are columns 0,
+// first - 1 and first + f.
 size_t float_take(void* arg, const float* x, size_t ncols, size_t from, size_t to) {
   FloatSink* s = (FloatSink*)arg;
   const int first = s->first, nf = s->nf;
-  float* labels = s->labels;
-  float** cols = s->cols;
   const size_t lim = s->bail_rows > 0 ? std::min(s->cap, s->bail_rows) : s->cap;
-  if (s->weights == nullptr && first == 1) {
-    // take_rows without weights, runs of rows with a target copied as
-    // columns at once (the label is column 0, feature f column 1 + f).
-    float** dst = s->take_dst;
-    dst[0] = labels;
-    for (int f = 0; f < nf; f++) dst[1 + f] = cols[f];
-    size_t i = s->n, r = from;
-    while (r < to) {
-      if (std::isnan(x[r * ncols])) {
-        s->skipped++;
-        r++;
-        continue;
-      }
-      if (i >= lim) break;
-      size_t e = r + 1;
-      while (e < to && e - r < lim - i && !std::isnan(x[e * ncols])) e++;
-      gbdt::rows_to_columns(x, ncols, r, e, (size_t)nf + 1, dst, i);
-      i += e - r;
-      r = e;
-    }
-    s->n = i;
-    return r;
-  }
-  return take_rows(x, ncols, from, to, lim, s->weights, &s->n, &s->skipped,
-                   [&](const float* v, size_t i) {
-                     labels[i] = v[0];
-                     for (int f = 0; f < nf; f++) cols[f][i] = v[first + f];
+  float** dst = s->take_dst;
+  dst[0] = s->labels;
+  if (first == 2) dst[1] = s->weights;
+  for (int f = 0; f < nf; f++) dst[first + f] = s->cols[f];
+  return take_runs(x, ncols, from, to, lim, s->weights, &s->n, &s->skipped,
+                   [&](size_t r, size_t e, size_t i) {
+                     gbdt::rows_to_columns(x, ncols, r, e, (size_t)(first + nf), dst, i);
                    });
 }
 
@@ -374,10 +364,13 @@ size_t bin_take(void* arg, const float* x, size_t ncols, size_t from, size_t to)
   const size_t feature_bytes = sizeof(float) * (size_t)s->nf;
   gbdt::RowBinner* binner = s->owned->binner;
   float* labels = s->labels;
-  return take_rows(x, ncols, from, to, s->cap, s->weights, &s->n, &s->skipped,
-                   [&](const float* v, size_t i) {
-                     labels[i] = v[0];
-                     memcpy(binner->next_row(), v + first, feature_bytes);  // bins a full chunk
+  return take_runs(x, ncols, from, to, s->cap, s->weights, &s->n, &s->skipped,
+                   [&](size_t r, size_t e, size_t i) {
+                     for (; r < e; r++, i++) {
+                       const float* v = x + r * ncols;
+                       labels[i] = v[0];
+                       memcpy(binner->next_row(), v + first, feature_bytes);  // bins a full chunk
+                     }
                    });
 }
 
