@@ -204,9 +204,10 @@ bool float_sink_takes_raw(const FloatSink* s) {
 
 // Rows [from, to) of a decoded batch (relation_reader.h RawSink::take): a
 // row without a target (NaN) is skipped and counted; the others get index
-// *n, *n + 1, ... below lim and their weight (when there are weights), and
-// each run of consecutive ones, rows [r, e), goes to store(r, e, index of
-// row r).  A bad weight or lim stops it; returns the first row not taken.
+// *n, *n + 1, ... below lim, their weight (when there are weights, column
+// 1) is checked, and each run of consecutive ones, rows [r, e), goes to
+// store(r, e, index of row r), which stores values and weights.  A bad
+// weight or lim stops it; returns the first row not taken.
 template <class StoreRun>
 size_t take_runs(const float* x, size_t ncols, size_t from, size_t to, size_t lim, float* weights,
                  size_t* n, uint64* skipped, StoreRun store) {
@@ -227,7 +228,6 @@ size_t take_runs(const float* x, size_t ncols, size_t from, size_t to, size_t li
         bad = true;
         break;
       }
-      weights[i + (e - r)] = w;
     }
     if (e > r) store(r, e, i);
     i += e - r;
@@ -239,8 +239,7 @@ size_t take_runs(const float* x, size_t ncols, size_t from, size_t to, size_t li
 }
 
 // take_runs' runs copied as columns at once: the label, the weight (with
-// weights; take_runs stored it already) and the features are columns 0,
-// first - 1 and first + f.
+// weights) and the features are columns 0, first - 1 and first + f.
 size_t float_take(void* arg, const float* x, size_t ncols, size_t from, size_t to) {
   FloatSink* s = (FloatSink*)arg;
   const int first = s->first, nf = s->nf;
@@ -364,11 +363,13 @@ size_t bin_take(void* arg, const float* x, size_t ncols, size_t from, size_t to)
   const size_t feature_bytes = sizeof(float) * (size_t)s->nf;
   gbdt::RowBinner* binner = s->owned->binner;
   float* labels = s->labels;
-  return take_runs(x, ncols, from, to, s->cap, s->weights, &s->n, &s->skipped,
+  float* weights = s->weights;
+  return take_runs(x, ncols, from, to, s->cap, weights, &s->n, &s->skipped,
                    [&](size_t r, size_t e, size_t i) {
                      for (; r < e; r++, i++) {
                        const float* v = x + r * ncols;
                        labels[i] = v[0];
+                       if (weights != nullptr) weights[i] = v[1];
                        memcpy(binner->next_row(), v + first, feature_bytes);  // bins a full chunk
                      }
                    });
