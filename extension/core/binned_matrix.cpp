@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "cpu_features.h"
+#include "page_release.h"
 #include "thread_pool.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -248,23 +249,39 @@ BinnedMatrix bin_matrix(const ColumnInput& in, const Cuts& cuts, int nthread,
   for (int f = 0; f < d; ++f) pc[f].init(cuts, f);
   ThreadPool pool(nthread);
   const size_t block = 4096;
-  size_t nblocks = (m.n_rows + block - 1) / block;
+  const size_t nblocks = (m.n_rows + block - 1) / block;
+  // With release_binned, the rows go in spans of kReleaseBlocks blocks, and
+  // after each span the float pages of its rows are given back: the bins
+  // grow while the floats shrink, so the two are never both resident.
+  constexpr size_t kReleaseBlocks = 16;  // 64Ki rows
+  const bool release = in.release_binned && rows == nullptr;
+  const size_t span = release ? kReleaseBlocks : std::max<size_t>(nblocks, 1);
   m.visit_mut([&](auto* entries) {
     using BinT = std::remove_pointer_t<decltype(entries)>;
-    pool.run(nblocks, [&](size_t b, int) {
-      size_t begin = b * block, end = std::min(m.n_rows, begin + block);
-      for (int f = 0; f < d; ++f) {
-        const float* col = in.columns[f];
-        const FeatureBinner& p = pc[f];
-        BinT* out = entries + f;
-        if (rows) {
-          const uint32_t* ri = rows->data();
-          for (size_t i = begin; i < end; ++i) out[i * d] = (BinT)p.bin(col[ri[i]]);
-        } else {
-          bin_run(p, col + begin, 1, out + begin * d, (size_t)d, end - begin);
+    for (size_t b0 = 0; b0 < nblocks; b0 += span) {
+      const size_t b1 = std::min(nblocks, b0 + span);
+      pool.run(b1 - b0, [&](size_t t, int) {
+        const size_t begin = (b0 + t) * block, end = std::min(m.n_rows, begin + block);
+        for (int f = 0; f < d; ++f) {
+          const float* col = in.columns[f];
+          const FeatureBinner& p = pc[f];
+          BinT* out = entries + f;
+          if (rows) {
+            const uint32_t* ri = rows->data();
+            for (size_t i = begin; i < end; ++i) out[i * d] = (BinT)p.bin(col[ri[i]]);
+          } else {
+            bin_run(p, col + begin, 1, out + begin * d, (size_t)d, end - begin);
+          }
         }
+      });
+      if (release) {
+        // Rows [0, r1) are binned: from the column's start, so that the
+        // page holding the span's first rows goes too (the pages released
+        // before are empty and cost nothing).
+        const size_t r1 = std::min(m.n_rows, b1 * block);
+        for (int f = 0; f < d; ++f) release_pages(const_cast<float*>(in.columns[f]), r1 * sizeof(float));
       }
-    });
+    }
   });
   return m;
 }

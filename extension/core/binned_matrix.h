@@ -7,18 +7,48 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "quantile.h"
 
 namespace gbdt {
 
+// std::allocator, except that resize() leaves elements of a trivial type
+// uninitialized instead of zeroing them: a matrix's pages are first touched
+// when its entries are written, so while the loader's float columns are
+// binned (and given back page by page, page_release.h) the bins grow as the
+// floats shrink instead of all being resident at once.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
+    ::new ((void*)p) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new ((void*)p) U(std::forward<A>(a)...);
+  }
+};
+
 struct BinnedMatrix {
   size_t n_rows = 0;
   int n_features = 0;
   bool wide = false;             // entries in bins16 (else bins)
-  std::vector<uint8_t> bins;     // bins[r * n_features + f]
-  std::vector<uint16_t> bins16;  // the same layout when wide
+  // Entries are unspecified after resize_entries() until written (every
+  // producer writes every entry).
+  std::vector<uint8_t, DefaultInitAllocator<uint8_t>> bins;     // bins[r * n_features + f]
+  std::vector<uint16_t, DefaultInitAllocator<uint16_t>> bins16;  // the same layout when wide
 
   uint32_t at(size_t r, int f) const {
     const size_t i = r * (size_t)n_features + f;

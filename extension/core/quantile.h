@@ -50,6 +50,10 @@ struct Cuts {
 struct ColumnInput {
   size_t n_rows = 0;
   std::vector<const float*> columns;
+  // The columns are the caller's scratch, freed after binning: bin_matrix()
+  // (all rows) gives their pages back as it bins them (page_release.h), and
+  // their values are unspecified afterwards.
+  bool release_binned = false;
 };
 
 // How many rows the cuts are computed from: every row up to this count,

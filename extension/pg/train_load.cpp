@@ -564,6 +564,8 @@ void bin_floats(const LoadSpec& spec, FloatSink* s, Owned* owned, LoadResult* ou
     gbdt::TrainInput in;
     in.features.n_rows = cs->n;
     for (int i = 0; i < out->n_kept; i++) in.features.columns.push_back(cs->cols[out->kept[i]]);
+    // sink_free comes next: the float pages go as their rows are binned.
+    in.features.release_binned = true;
     in.labels = cs->labels;
     in.rows_skipped = cs->skipped;
     // Names, types and categories (bin_input makes categorical cuts from

@@ -157,7 +157,7 @@ TEST(ContinueCategorical, UnseenCodesAreMissingBinsAndKeepTheDictionary) {
 TEST(ContinueCategorical, NothingChangesWithoutCategories) {
   Rows R = make_rows(100, 4, 3);
   BinnedInput b = bin_with_cuts(R.input(), compute_cuts(R.input().features, 16, 1), 1);
-  std::vector<uint8_t> before = b.matrix.bins;
+  const auto before = b.matrix.bins;
   std::vector<std::vector<std::string>> none;
   EXPECT_EQ(bin_unseen_categories_as_missing(none, b.cuts, R.input().features, &b.matrix), 0u);
   EXPECT_EQ(before, b.matrix.bins);
