@@ -36,6 +36,7 @@
 #include "row_partition.h"
 #include "sparse_bins.h"
 #include "split_prefix.h"
+#include "thread_choice.h"
 #include "thread_pool.h"
 #include "tree_growth.h"
 #include "tree_grower.h"
@@ -328,6 +329,7 @@ class CpuBackend final : public TreeBackend {
     const char* e = std::getenv("GBDT_PHASES");
     if (e && *e == '1') {
       for (auto& p : phase_seconds()) std::fprintf(stderr, "phase %s %.3f\n", p.first.c_str(), p.second);
+      std::fprintf(stderr, "threads %s\n", thread_choice_.chose_one_thread() ? "one (chosen)" : "all");
     }
   }
 
@@ -348,6 +350,8 @@ class CpuBackend final : public TreeBackend {
     K_ = d.num_group;
     margins_ = init_margins;
     if (!same) pool_.reset(new ThreadPool(d.nthread));
+    pool_->set_serial(false);
+    thread_choice_ = ThreadChoice{};
     const Cuts& c = *d.cuts;
     off_.resize(nf_);
     for (int f = 0; f < nf_; ++f) off_[f] = c.hist_offset(f);
@@ -464,6 +468,15 @@ class CpuBackend final : public TreeBackend {
 
   void boost_round(int round, const std::vector<uint8_t>& feature_mask,
                    std::vector<Tree>* out) override {
+    const auto t_round = Clock::now();
+    thread_choice_.before_round(pool_.get());
+    boost_round_steps(round, feature_mask, out);
+    thread_choice_.after_round(pool_.get(), since(t_round));
+  }
+
+ private:
+  void boost_round_steps(int round, const std::vector<uint8_t>& feature_mask,
+                         std::vector<Tree>* out) {
     round_ = round;
     auto t0 = Clock::now();
     if (data_.external_gradients)
@@ -495,7 +508,6 @@ class CpuBackend final : public TreeBackend {
     }
   }
 
- private:
   // ---- gradients ----
   // Pass 1 stores the double (g, h) of row r, group k in the 16 bytes of
   // gpair_[k * n + r] (no extra n x K x 16-byte buffer) and reduces the
@@ -1264,6 +1276,7 @@ class CpuBackend final : public TreeBackend {
   std::vector<uint8_t>& column_store(uint8_t) { return cols8_; }
   std::vector<uint16_t>& column_store(uint16_t) { return cols16_; }
   int round_ = 0;  // T: the round being built (column sampling seeds)
+  ThreadChoice thread_choice_;  // one thread or all for a small training
   double t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };
 

@@ -218,7 +218,7 @@ void ThreadPool::rethrow_job_error() {
 
 void ThreadPool::run(size_t n_tasks, const std::function<void(size_t, int)>& fn) {
   if (n_tasks == 0) return;
-  if (nthread_ == 1 || n_tasks == 1 || threads_.empty()) {
+  if (nthread_ == 1 || serial_ || n_tasks == 1 || threads_.empty()) {
     for (size_t t = 0; t < n_tasks; ++t) fn(t, 0);
     return;
   }
@@ -242,7 +242,7 @@ void ThreadPool::start(size_t n_tasks, const std::function<void(size_t, int)>& f
   if (started_ != nullptr) finish();
   started_ = &fn;
   started_tasks_ = n_tasks;
-  started_open_ = n_tasks > 0 && !threads_.empty();
+  started_open_ = n_tasks > 0 && !threads_.empty() && !serial_;
   if (started_open_) open_job(n_tasks, fn);
 }
 
@@ -261,7 +261,7 @@ void ThreadPool::finish() {
 }
 
 void ThreadPool::run_blocks(size_t n, const std::function<void(size_t, size_t, int)>& fn) {
-  size_t nb = std::min<size_t>((size_t)nthread_, std::max<size_t>(n, 1));
+  size_t nb = std::min<size_t>((size_t)size(), std::max<size_t>(n, 1));
   run(nb, [&](size_t b, int tid) {
     size_t begin = n * b / nb, end = n * (b + 1) / nb;
     if (begin < end) fn(begin, end, tid);
@@ -269,7 +269,7 @@ void ThreadPool::run_blocks(size_t n, const std::function<void(size_t, size_t, i
 }
 
 void ThreadPool::run_sized(size_t work, size_t n_tasks, const std::function<void(size_t, int)>& fn) {
-  if (threads_for_work(work >> stall_level_, nthread_) <= 1) {
+  if (threads_for_work(work >> stall_level_, size()) <= 1) {
     for (size_t t = 0; t < n_tasks; ++t) fn(t, 0);
     return;
   }
@@ -278,7 +278,7 @@ void ThreadPool::run_sized(size_t work, size_t n_tasks, const std::function<void
 
 void ThreadPool::run_blocks_sized(size_t work, size_t n,
                                   const std::function<void(size_t, size_t, int)>& fn) {
-  const size_t nb = std::min<size_t>(blocks_for_work(work >> stall_level_, nthread_),
+  const size_t nb = std::min<size_t>(blocks_for_work(work >> stall_level_, size()),
                                      std::max<size_t>(n, 1));
   if (nb <= 1) {
     if (n > 0) fn(0, n, 0);

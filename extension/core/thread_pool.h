@@ -54,7 +54,14 @@ class ThreadPool final : public WorkerGroup {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int size() const { return nthread_; }
+  // Threads a job may use: 1 in serial mode.
+  int size() const { return serial_ ? 1 : nthread_; }
+  // Serial mode: every job runs on the calling thread (as thread 0) and
+  // size() reads 1, so the steps' policies plan for one thread, until it is
+  // set back; the workers stay (asleep).  For a training whose steps are
+  // too small to gain from threads (thread_choice.h).  Timing only: results
+  // never depend on it.  Not while a started job is open.
+  void set_serial(bool serial) { serial_ = serial; }
   // Runs fn(task, thread) for task in [0, n_tasks); tasks are handed out
   // dynamically; returns when all are done.
   void run(size_t n_tasks, const std::function<void(size_t, int)>& fn);
@@ -117,6 +124,7 @@ class ThreadPool final : public WorkerGroup {
   size_t started_tasks_ = 0;
   bool started_open_ = false;  // handed to the workers (else finish() runs it)
   int stall_level_ = 0;  // owner's thread only
+  bool serial_ = false;  // owner's thread only
   int clean_runs_ = 0;
   std::mutex mu_;  // guards the sleep/wake handshake and error_
   std::condition_variable cv_;

@@ -1,7 +1,9 @@
 // ThreadPool (thread_pool.h): every task runs exactly once per run, task
 // errors reach the caller and leave the pool usable, workers that went to
-// sleep between runs wake up for the next one; and the size rules of
-// parallel_policy.h that split small tables' steps between threads.
+// sleep between runs wake up for the next one, serial mode runs everything
+// on the caller; the size rules of parallel_policy.h that split small
+// tables' steps between threads, and thread_choice.h's choice of one thread
+// for a small training.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "parallel_policy.h"
+#include "thread_choice.h"
 #include "thread_pool.h"
 
 using namespace gbdt;
@@ -187,4 +190,83 @@ TEST(ParallelPolicy, RowPiecesAndScanBlocks) {
   EXPECT_EQ(7, scan_block_features(14, 2, 2));
   EXPECT_EQ(32, scan_block_features(14, 4, 2));  // enough nodes
   EXPECT_EQ(1, scan_block_features(3, 1, 8));
+}
+
+// Serial mode: size() reads 1 and every kind of run (plain, blocks, sized,
+// started) runs on the calling thread as thread 0; set back, the workers
+// take tasks again.
+TEST(ThreadPool, SerialModeRunsOnTheCaller) {
+  ThreadPool pool(3);
+  const std::thread::id me = std::this_thread::get_id();
+  pool.set_serial(true);
+  EXPECT_EQ(1, pool.size());
+  std::atomic<int> ran{0}, elsewhere{0};
+  const std::function<void(size_t, int)> task = [&](size_t, int tid) {
+    if (tid != 0 || std::this_thread::get_id() != me) ++elsewhere;
+    ++ran;
+  };
+  for (int rep = 0; rep < 50; ++rep) {
+    pool.run(16, task);
+    pool.run_sized((size_t)1 << 30, 16, task);
+    pool.run_blocks(1000, [&](size_t, size_t, int tid) { task(0, tid); });
+    pool.run_blocks_sized((size_t)1 << 30, 1000, [&](size_t, size_t, int tid) { task(0, tid); });
+    pool.start(4, task);
+    pool.finish();
+  }
+  EXPECT_EQ(0, elsewhere.load());
+  EXPECT_EQ(50 * (16 + 16 + 1 + 1 + 4), ran.load());  // one block each: one thread
+  pool.set_serial(false);
+  EXPECT_EQ(3, pool.size());
+  std::atomic<int> by_worker{0};
+  for (int rep = 0; rep < 200 && by_worker.load() == 0; ++rep)
+    pool.run(8, [&](size_t, int tid) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      if (tid != 0) ++by_worker;
+    });
+  EXPECT_GT(by_worker.load(), 0);
+}
+
+// thread_choice.h on given round times: one thread is kept only when its
+// two compared rounds (4 against 2, 6 against 8) were both faster, never
+// for a training whose first round took kChooseRoundSeconds or more, never
+// with one thread in all; the pool is serial exactly in rounds 3-6 and,
+// once chosen, for the rest.
+TEST(ThreadChoice, KeepsOneThreadOnlyWhenBothPairsSaySo) {
+  struct Case {
+    double first;      // round 0
+    double t[8];       // rounds 1-8
+    bool one;          // expected choice
+  };
+  const double ms = 1e-3;
+  const Case cases[] = {
+      {0.3 * ms, {0.3 * ms, 0.30 * ms, 0.5 * ms, 0.27 * ms, 0.27 * ms, 0.26 * ms, 0.5 * ms, 0.29 * ms}, true},
+      {0.3 * ms, {0.3 * ms, 0.30 * ms, 0.5 * ms, 0.31 * ms, 0.27 * ms, 0.26 * ms, 0.5 * ms, 0.29 * ms}, false},
+      {0.3 * ms, {0.3 * ms, 0.30 * ms, 0.5 * ms, 0.27 * ms, 0.27 * ms, 0.30 * ms, 0.5 * ms, 0.29 * ms}, false},
+      {0.3 * ms, {0.3 * ms, 0.20 * ms, 0.5 * ms, 0.27 * ms, 0.27 * ms, 0.26 * ms, 0.5 * ms, 0.20 * ms}, false},
+      {2.5 * ms, {0.3 * ms, 0.30 * ms, 0.5 * ms, 0.27 * ms, 0.27 * ms, 0.26 * ms, 0.5 * ms, 0.29 * ms}, false},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    ThreadPool pool(2);
+    ThreadChoice choice;
+    for (int r = 0; r < 30; ++r) {
+      choice.before_round(&pool);
+      const bool serial_round = pool.size() == 1;
+      const bool tried = c.first < kChooseRoundSeconds;
+      if (r >= 3 && r <= 6) EXPECT_EQ(tried, serial_round) << "case " << k << " round " << r;
+      if (r == 0 || r == 1 || r == 2 || r == 7 || r == 8) EXPECT_FALSE(serial_round) << "case " << k << " round " << r;
+      if (r > 8) EXPECT_EQ(c.one, serial_round) << "case " << k << " round " << r;
+      choice.after_round(&pool, r == 0 ? c.first : r <= 8 ? c.t[r - 1] : 0.1 * ms);
+    }
+    EXPECT_EQ(c.one, choice.chose_one_thread()) << "case " << k;
+    ++k;
+  }
+  // One thread in all: nothing to choose.
+  ThreadPool one(1);
+  ThreadChoice choice;
+  for (int r = 0; r < 12; ++r) {
+    choice.before_round(&one);
+    choice.after_round(&one, 0.1 * ms);
+  }
+  EXPECT_FALSE(choice.chose_one_thread());
 }
