@@ -7,7 +7,7 @@ EXTENSION = gbdt
 # script (built as sql/gbdt--$(EXTVERSION).sql); sql/gbdt--A.sql are frozen
 # install scripts of earlier releases and sql/gbdt--A--B.sql the upgrades.
 # Every SQL change of a release goes into sql/gbdt.sql AND its upgrade script.
-EXTVERSION = 0.2
+EXTVERSION = 0.3
 MODULE_big = gbdt
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(filter-out $(DATA_built),$(wildcard sql/gbdt--*.sql))

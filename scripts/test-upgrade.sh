@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The 0.1 -> 0.2 upgrade, tested against a running server (scripts/test.sh
+# The upgrade from 0.1 to the current release, tested against a running server (scripts/test.sh
 # runs it on its throw-away cluster; PGHOST/PGPORT/PGUSER must name a
 # superuser connection):
 #
@@ -7,8 +7,8 @@
 #
 # Database A: CREATE EXTENSION gbdt VERSION '0.1'; models trained and kept in a
 # user table, registry rows saved by a superuser and by a non-superuser role,
-# predictions recorded; then ALTER EXTENSION gbdt UPDATE TO '0.2'.
-# Database B: a fresh CREATE EXTENSION gbdt (0.2).
+# predictions recorded; then ALTER EXTENSION gbdt UPDATE (to the current release).
+# Database B: a fresh CREATE EXTENSION gbdt (the current release).
 # Checks: (1) every object of the extension is the same in A and B: the
 # extension members as pg_dump --binary-upgrade writes them one by one
 # (functions with their full definitions, types, tables, columns, indexes,

@@ -15,7 +15,7 @@
 #  6. loads the test data          (test/parity/schema.sql + \copy)
 #  7. cancellation loop            (20 cancelled trainings, backend memory watched)
 #  8. pg_prove test/sql/*.sql      (pgTAP suite)
-#  8u. upgrade 0.1->0.2            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
+#  8u. upgrade 0.1->current            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
 #  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
 #  8s. TreeSHAP parity             (test/parity/shap_parity.py: gbdt_explain_table vs pred_contribs)
 #  8k. categorical interop         (test/parity/categorical_interop.py: text columns <-> xgboost)
@@ -316,18 +316,18 @@ else
   record "pgTAP" FAIL "$prove_line"
 fi
 
-# ==== upgrade 0.1->0.2 (issue 10, scripts/test-upgrade.sh) ====================
+# ==== upgrade 0.1->current (issue 10, scripts/test-upgrade.sh) ====================
 # 8u. CREATE EXTENSION gbdt VERSION '0.1' + data + ALTER EXTENSION UPDATE vs a
 #     fresh install: same objects, 0.1 models and registry rows score the same.
-banner "upgrade 0.1->0.2 (scripts/test-upgrade.sh)"
+banner "upgrade 0.1->current (scripts/test-upgrade.sh)"
 UPGRADE_LOG=$GBDT_CLUSTER_DIR/upgrade.out
 GBDT_PG_BINDIR=$GBDT_PG_BINDIR bash "$ROOT/scripts/test-upgrade.sh" 2>&1 | tee "$UPGRADE_LOG"
 upgrade_rc=${PIPESTATUS[0]}
 upgrade_line=$(grep -E '^test-upgrade:' "$UPGRADE_LOG" | tail -n1 | sed -e 's/^test-upgrade: //' -e 's/^ok: //' -e 's/^FAIL: //')
 if [ "$upgrade_rc" = 0 ]; then
-  record "upgrade 0.1->0.2" ok "$upgrade_line"
+  record "upgrade 0.1->current" ok "$upgrade_line"
 else
-  record "upgrade 0.1->0.2" FAIL "${upgrade_line:-see output above}"
+  record "upgrade 0.1->current" FAIL "${upgrade_line:-see output above}"
 fi
 # ==== end of upgrade step ======================================================
 
