@@ -17,7 +17,12 @@
 # rows stored under 0.1 load and score exactly as before, gbdt_model(name)
 # works, each 0.1 name is owned by the role that saved it, and the new rules
 # hold for it (its owner retrains it, another role cannot save under it);
-# (3) DROP EXTENSION gbdt warns with the number of saved versions it deletes.
+# every spec stored under 0.1 is quarantined by the update: one that
+# gbdt_upg_mallory planted under 0.1 for alice's name (naming a table only
+# alice can read, deployed) is refused by gbdt_retrain, mallory cannot approve
+# it, and alice's own spec retrains only after alice approved it;
+# (3) DROP EXTENSION gbdt warns with the number of saved versions it deletes,
+# and a role that may not read them all (mallory) gets no count of them.
 #
 # Creates databases gbdt_upg_a, gbdt_upg_b and roles gbdt_upg_alice,
 # gbdt_upg_mallory, and drops them at the end.  Prints a last line
@@ -94,6 +99,18 @@ SELECT gbdt_train_and_save('upg_churn', 'upg_data.t', 'yb', ARRAY['x1', 'x2', 'x
                            '{"num_round": 6, "max_depth": 3, "validation_fraction": 0.2}', 'if_better');
 SELECT gbdt_save('upg_churn', (SELECT model FROM upg_data.models WHERE k = 'binary'), NULL, 'never');
 RESET ROLE;
+-- A table only alice can read, and a spec naming it that mallory plants under
+-- alice's name with 0.1's grants (created_by forged, deployed).
+CREATE TABLE upg_data.secret AS SELECT * FROM upg_data.t;
+GRANT SELECT ON upg_data.secret TO gbdt_upg_alice;
+SET ROLE gbdt_upg_mallory;
+UPDATE gbdt_models SET deployed = false WHERE name = 'upg_churn';
+INSERT INTO gbdt_models (name, version, created_by, model, spec, deployed)
+SELECT 'upg_churn', 3, 'gbdt_upg_alice', model,
+       '{"relation": "upg_data.secret", "target": "yb", "features": ["x1", "x2", "x3"],
+         "objective": "binary:logistic", "params": {"num_round": 6}, "deploy": "always"}', true
+FROM upg_data.models WHERE k = 'binary';
+RESET ROLE;
 CREATE TABLE upg_data.registry_before AS
 SELECT name, version, created_at, created_by, model::text AS txt, spec, metrics, deployed FROM gbdt_models;
 CREATE TABLE upg_data.pred_registry AS
@@ -101,7 +118,11 @@ SELECT t.id, gbdt_predict(gbdt_model('upg_churn'), t) AS p FROM upg_data.t t;
 SQL
 
 echo "== test-upgrade: ALTER EXTENSION gbdt UPDATE TO '$NEW'"
-psql_db "$DB_A" -c "ALTER EXTENSION gbdt UPDATE TO '$NEW'" || fail "ALTER EXTENSION gbdt UPDATE TO '$NEW' failed"
+upd_out=$(psql_db "$DB_A" -c "ALTER EXTENSION gbdt UPDATE TO '$NEW'" 2>&1) \
+  || fail "ALTER EXTENSION gbdt UPDATE TO '$NEW' failed: $upd_out"
+echo "$upd_out"
+echo "$upd_out" | grep -q 'WARNING:  gbdt 0.3: 2 training spec(s) of 1 model name(s), stored before this update, are quarantined' \
+  || fail "ALTER EXTENSION gbdt UPDATE gave no WARNING about the 2 quarantined specs"
 
 # ---- B: fresh install ---------------------------------------------------------
 echo "== test-upgrade: database $DB_B: CREATE EXTENSION gbdt"
@@ -158,17 +179,55 @@ HAVING count(*) > 0;
 SELECT 'bad: gbdt_model(''upg_churn'') scores ' || count(*) || ' rows differently'
 FROM upg_data.t t JOIN upg_data.pred_registry p USING (id)
 WHERE gbdt_predict(gbdt_model('upg_churn'), t) IS DISTINCT FROM p.p HAVING count(*) > 0;
+SELECT 'bad: a spec stored under 0.1 is not quarantined: ' || string_agg(name || ' ' || version, ', ')
+FROM gbdt_models WHERE spec IS NOT NULL AND NOT spec_quarantined HAVING count(*) > 0;
 SELECT 'bad: owners ' || coalesce(string_agg(format('%s=%s', name, owner), ', ' ORDER BY name), 'none')
 FROM gbdt_model_names
 HAVING coalesce(string_agg(format('%s=%s', name, owner), ', ' ORDER BY name), '')
        <> format('upg_admin=%s, upg_churn=gbdt_upg_alice', current_user);
--- The owner retrains her 0.1 model (0.2 grants: the names table too).
+-- Each statement below that must fail runs in a DO block printing "bad:"
+-- when it does not fail with the expected SQLSTATE and message.
 GRANT SELECT, INSERT ON gbdt_model_names TO gbdt_upg_alice, gbdt_upg_mallory;
 SET ROLE gbdt_upg_alice;
-SELECT 'bad: retrain by the owner gave version ' || v FROM gbdt_retrain('upg_churn') v WHERE v <> 3;
+-- The owner's nightly retrain meets mallory's planted, deployed spec: refused.
+DO $$ BEGIN
+  PERFORM gbdt_retrain('upg_churn');
+  RAISE NOTICE 'bad: the retrain ran the spec mallory planted under 0.1';
+EXCEPTION WHEN object_not_in_prerequisite_state THEN
+  IF SQLERRM NOT LIKE '%version 3 of model "upg_churn" is quarantined%' THEN
+    RAISE NOTICE 'bad: the retrain of the planted spec failed with: %', SQLERRM;
+  END IF;
+END $$;
+-- Her own 0.1 spec too, until she approves it.
+DO $$ BEGIN
+  PERFORM gbdt_retrain('upg_churn', version => 1);
+  RAISE NOTICE 'bad: the retrain ran a 0.1 spec before its approval';
+EXCEPTION WHEN object_not_in_prerequisite_state THEN NULL;
+END $$;
 RESET ROLE;
-SELECT 'bad: version 3 not saved by gbdt_upg_alice'
-WHERE NOT EXISTS (SELECT 1 FROM gbdt_models WHERE name = 'upg_churn' AND version = 3 AND created_by = 'gbdt_upg_alice');
+-- Approval by a non-owner is refused.
+SET ROLE gbdt_upg_mallory;
+DO $$ BEGIN
+  PERFORM gbdt_approve_spec('upg_churn', 3);
+  RAISE NOTICE 'bad: gbdt_upg_mallory approved a spec of alice''s name';
+EXCEPTION WHEN insufficient_privilege THEN NULL;
+END $$;
+RESET ROLE;
+SELECT 'bad: the planted spec is no longer quarantined'
+WHERE NOT (SELECT spec_quarantined FROM gbdt_models WHERE name = 'upg_churn' AND version = 3);
+-- The owner approves her own spec and retrains from it.
+SET ROLE gbdt_upg_alice;
+SELECT gbdt_approve_spec('upg_churn', 1);
+SELECT 'bad: retrain by the owner gave version ' || v FROM gbdt_retrain('upg_churn', version => 1) v WHERE v <> 4;
+DO $$ BEGIN
+  PERFORM gbdt_retrain('upg_churn', version => 3);
+  RAISE NOTICE 'bad: the retrain ran the planted spec after another version''s approval';
+EXCEPTION WHEN object_not_in_prerequisite_state THEN NULL;
+END $$;
+RESET ROLE;
+SELECT 'bad: version 4 not saved by gbdt_upg_alice from the approved spec'
+WHERE NOT EXISTS (SELECT 1 FROM gbdt_models WHERE name = 'upg_churn' AND version = 4 AND created_by = 'gbdt_upg_alice'
+                  AND spec->>'relation' = 'upg_data.t' AND NOT spec_quarantined);
 -- Another role cannot save under it.
 SET ROLE gbdt_upg_mallory;
 DO $$ BEGIN
@@ -189,11 +248,19 @@ fi
 echo "$out" | grep -qx 'checked' || fail "the data checks did not finish"
 
 # ---- (3) DROP EXTENSION warns before deleting the saved versions -------------
+# Any role may issue DROP EXTENSION (the ownership check comes after the event
+# trigger): mallory's warning counts only the rows she may read (the two
+# deployed versions), never the registry's 5.
+m_out=$(psql_db "$DB_A" -c "SET ROLE gbdt_upg_mallory" -c "DROP EXTENSION gbdt" 2>&1)
+echo "$m_out"
+echo "$m_out" | grep -q 'must be owner of extension gbdt' || fail "DROP EXTENSION gbdt by gbdt_upg_mallory did not fail: $m_out"
+echo "$m_out" | grep -q 'WARNING:  DROP EXTENSION gbdt deletes the model registry public.gbdt_models with every saved version (role gbdt_upg_mallory can read 2 of them)' \
+  || fail "DROP EXTENSION gbdt by gbdt_upg_mallory: not the warning with the 2 rows she may read"
 drop_out=$(psql_db "$DB_A" -c "DROP EXTENSION gbdt CASCADE" 2>&1) || fail "DROP EXTENSION gbdt failed: $drop_out"
 echo "$drop_out"
-echo "$drop_out" | grep -q 'WARNING:  DROP EXTENSION gbdt deletes the model registry: 4 saved version(s) of 2 model name(s)' \
-  || fail "DROP EXTENSION gbdt gave no warning about the 4 saved versions"
+echo "$drop_out" | grep -q 'WARNING:  DROP EXTENSION gbdt deletes the model registry: 5 saved version(s) of 2 model name(s)' \
+  || fail "DROP EXTENSION gbdt gave no warning about the 5 saved versions"
 
 echo "test-upgrade: ok: $OLD->$NEW: $n_members extension members identical to a fresh install;" \
-     "3 user-table models (6000 predictions) and 3 registry rows from $OLD unchanged and scoring the same; owners migrated;" \
-     "DROP EXTENSION warned"
+     "3 user-table models (6000 predictions) and 4 registry rows from $OLD unchanged and scoring the same; owners migrated;" \
+     "specs from $OLD quarantined (a planted one refused, approval by a non-owner refused); DROP EXTENSION warned"

@@ -3,3 +3,544 @@
 -- checks that both give the same objects and that data stored under earlier
 -- releases still loads and scores.
 \echo Use "ALTER EXTENSION gbdt UPDATE TO '0.3'" to load this file. \quit
+
+-- ==== Registry: pinned search paths, quarantined old specs, retrain spec ====
+-- Every SQL and PL/pgSQL function now pins SET search_path = pg_catalog,
+-- pg_temp and names the extension's objects as @extschema@.x: with the
+-- extension's schema on the path, a role that may CREATE there (public
+-- before PostgreSQL 15) captured calls such as count(DISTINCT name) of the
+-- SECURITY DEFINER drop warning with an exact-match public.count(text).
+
+-- ---- Quarantine of the specs stored before 0.3 ----
+-- Specs written under 0.1 were not checked at all (any role could write one
+-- naming a table it cannot read, for another role's name, and deploy it),
+-- and 0.2 did not check params.validation_relation: a retrain runs a spec
+-- with the owner's rights, so none of them runs again until a member of the
+-- name's owner approves it with gbdt_approve_spec(name, version).
+-- Added without a default and then filled, so that no "missing value" is
+-- left in the catalog (a fresh install has none; scripts/test-upgrade.sh
+-- compares them).
+ALTER TABLE gbdt_models ADD COLUMN spec_quarantined bool;
+UPDATE gbdt_models SET spec_quarantined = (spec IS NOT NULL);
+ALTER TABLE gbdt_models ALTER COLUMN spec_quarantined SET DEFAULT false,
+                        ALTER COLUMN spec_quarantined SET NOT NULL;
+COMMENT ON COLUMN gbdt_models.spec_quarantined IS 'True for a spec stored before release 0.3 (written under weaker checks): gbdt_retrain refuses it until a member of the name''s owner approves it with gbdt_approve_spec(name, version)';
+
+DO $$
+DECLARE
+  n bigint;
+  k bigint;
+BEGIN
+  -- Qualified calls and operators: an update script runs with the
+  -- extension's schema on its search path.
+  SELECT pg_catalog.count(*), pg_catalog.count(DISTINCT m.name) INTO n, k
+  FROM @extschema@.gbdt_models m WHERE m.spec_quarantined;
+  IF n OPERATOR(pg_catalog.>) 0 THEN
+    -- A WARNING, not a NOTICE: PostgreSQL runs extension scripts with
+    -- client_min_messages at least warning, so a NOTICE would not be shown.
+    RAISE WARNING 'gbdt 0.3: % training spec(s) of % model name(s), stored before this update, are quarantined: gbdt_retrain refuses each until a member of the name''s owner role approves it with gbdt_approve_spec(name, version)', n, k
+      USING HINT = 'List them: SELECT name, version, spec FROM gbdt_models WHERE spec_quarantined ORDER BY name, version;  see docs/registry.md, "Upgrading".';
+  END IF;
+END
+$$;
+-- Approving is an UPDATE of spec_quarantined: the roles that may UPDATE
+-- (deployed) (the grant docs/registry.md recommended for 0.2) may approve.
+DO $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN
+    SELECT DISTINCT a.grantee::regrole::text AS role
+    FROM pg_catalog.pg_attribute att,
+         LATERAL pg_catalog.aclexplode(att.attacl) a
+    WHERE att.attrelid OPERATOR(pg_catalog.=) '@extschema@.gbdt_models'::pg_catalog.regclass
+      AND att.attname OPERATOR(pg_catalog.=) 'deployed'::pg_catalog.name
+      AND a.privilege_type OPERATOR(pg_catalog.=) 'UPDATE'::pg_catalog.text
+      AND a.grantee OPERATOR(pg_catalog.<>) 0::pg_catalog.oid
+  LOOP
+    EXECUTE pg_catalog.format('GRANT UPDATE (spec_quarantined) ON @extschema@.gbdt_models TO %s', r.role);
+  END LOOP;
+END
+$$;
+
+-- Lifting the quarantine of a spec (spec_quarantined true -> false) is an
+-- approval: the approving role must be able to read what the spec names, as
+-- if it saved the spec itself (gbdt_approve_spec, or a direct UPDATE).
+CREATE FUNCTION gbdt_registry_approval_check() RETURNS trigger
+  LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM @extschema@.gbdt_registry_check_spec(NEW.spec);
+  RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_registry_approval_check() IS
+  'Registry internal: trigger function checking, when a quarantined spec is approved, that the approving role can read the relations it names';
+
+CREATE TRIGGER gbdt_models_approval
+  BEFORE UPDATE OF spec_quarantined ON gbdt_models
+  FOR EACH ROW WHEN (OLD.spec_quarantined AND NOT NEW.spec_quarantined)
+  EXECUTE FUNCTION gbdt_registry_approval_check();
+
+-- ---- Functions replaced (pinned search path; checks of 0.3) ----
+CREATE OR REPLACE FUNCTION gbdt_registry_is_owner(name text) RETURNS bool
+  LANGUAGE sql STABLE STRICT PARALLEL SAFE
+  SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce((SELECT pg_catalog.pg_has_role(n.owner, 'MEMBER')
+                   FROM @extschema@.gbdt_model_names n WHERE n.name = $1), false)
+$$;
+
+CREATE OR REPLACE FUNCTION gbdt_registry_owner(name text) RETURNS regrole
+  LANGUAGE plpgsql STABLE STRICT
+  SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_owner regrole;
+BEGIN
+  SELECT n.owner INTO v_owner FROM @extschema@.gbdt_model_names n WHERE n.name = gbdt_registry_owner.name;
+  IF v_owner IS NOT NULL AND NOT pg_catalog.pg_has_role(v_owner, 'MEMBER') THEN
+    RAISE EXCEPTION 'permission denied for model "%"', name
+      USING ERRCODE = 'insufficient_privilege',
+            DETAIL = format('Model "%s" is owned by role %s; only members of that role may save, deploy or retrain it.',
+                            name, v_owner),
+            HINT = 'Save under another name, or ask the owner to grant you membership in its role.';
+  END IF;
+  RETURN v_owner;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION gbdt_registry_check_spec(spec jsonb) RETURNS bool
+  LANGUAGE plpgsql STABLE
+  SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_key text;
+  v_val jsonb;
+  v_rel regclass;
+  v_nsp name;
+  v_persistence "char";
+BEGIN
+  IF spec IS NULL OR jsonb_typeof(spec) <> 'object' THEN
+    RETURN true;
+  END IF;
+  -- The training relation and the validation relation are both read by a
+  -- retrain with the owner's rights: the author must be able to read each.
+  FOR v_key, v_val IN
+    SELECT 'relation', spec->'relation'
+    UNION ALL
+    SELECT 'params.validation_relation', spec->'params'->'validation_relation'
+    WHERE jsonb_typeof(spec->'params') = 'object'
+  LOOP
+    CONTINUE WHEN v_val IS NULL OR v_val = 'null'::jsonb;
+    IF jsonb_typeof(v_val) <> 'string' THEN
+      RAISE EXCEPTION 'the "%" of a training spec must be a string, not %', v_key, v_val
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- Resolved under this function's search path (pg_catalog, pg_temp), as a
+    -- retrain resolves it: a spec names its relations schema-qualified.
+    v_rel := to_regclass(v_val #>> '{}');
+    IF v_rel IS NULL THEN
+      RAISE EXCEPTION 'relation "%" named in the training spec (%) does not exist', v_val #>> '{}', v_key
+        USING ERRCODE = 'undefined_table',
+              HINT = 'Name it with its schema (schema.table): a spec is resolved with search_path = pg_catalog, pg_temp.';
+    END IF;
+    SELECT n.nspname, c.relpersistence INTO v_nsp, v_persistence
+    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.oid = v_rel;
+    IF v_persistence = 't' THEN
+      RAISE EXCEPTION 'relation % named in the training spec (%) is temporary', v_val #>> '{}', v_key
+        USING ERRCODE = 'invalid_parameter_value',
+              DETAIL = 'A temporary table or view (also a view reading one) exists only in the session that made it; a retrain of the spec would not find it.',
+              HINT = 'Train from a permanent table or view.';
+    END IF;
+    IF NOT pg_catalog.has_schema_privilege(v_nsp, 'USAGE')
+       OR NOT pg_catalog.has_table_privilege(v_rel, 'SELECT') THEN
+      RAISE EXCEPTION 'permission denied for relation % named in the training spec', v_val #>> '{}'
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = format('Role %s needs SELECT on the relation and USAGE on schema %s to save a spec naming it.',
+                            current_user, v_nsp);
+    END IF;
+  END LOOP;
+  RETURN true;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION gbdt_registry_immutable() RETURNS trigger
+  LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RAISE EXCEPTION 'version % of model "%" cannot be changed: only column "deployed" of gbdt_models may be updated',
+    OLD.version, OLD.name
+    USING ERRCODE = 'insufficient_privilege',
+          HINT = 'Save a new version with gbdt_save(), or deploy one with gbdt_deploy().';
+END
+$$;
+
+CREATE OR REPLACE FUNCTION gbdt_drop_extension_warning() RETURNS event_trigger
+  LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  n bigint;
+  k bigint;
+  v_all bool;
+BEGIN
+  IF current_query() !~* '\mgbdt\M' THEN
+    RETURN;
+  END IF;
+  -- Runs with the rights of the role issuing DROP EXTENSION (any role can
+  -- issue it; the ownership check comes after this trigger), so it counts
+  -- only the rows that role may read (row-level security, grants).
+  v_all := (SELECT r.rolsuper OR r.rolbypassrls FROM pg_catalog.pg_roles r WHERE r.rolname = current_user)
+           OR pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c
+                                      WHERE c.oid = '@extschema@.gbdt_models'::pg_catalog.regclass), 'USAGE');
+  BEGIN
+    SELECT count(*), count(DISTINCT m.name) INTO n, k FROM @extschema@.gbdt_models m;
+  EXCEPTION WHEN insufficient_privilege THEN
+    RAISE WARNING 'DROP EXTENSION gbdt deletes the model registry %.gbdt_models with every saved version', '@extschema@';
+    RETURN;
+  END;
+  IF n > 0 AND v_all THEN
+    RAISE WARNING 'DROP EXTENSION gbdt deletes the model registry: % saved version(s) of % model name(s) in %.gbdt_models',
+      n, k, '@extschema@'
+      USING HINT = 'Keep them first: pg_dump --table=gbdt_models --table=gbdt_model_names (or COPY the rows to a table of your own).';
+  ELSIF n > 0 THEN
+    RAISE WARNING 'DROP EXTENSION gbdt deletes the model registry %.gbdt_models with every saved version (role % can read % of them)',
+      '@extschema@', current_user, n;
+  END IF;
+EXCEPTION WHEN OTHERS THEN
+  RETURN;  -- a warning only: never stand in the way of a command
+END
+$$;
+
+CREATE OR REPLACE FUNCTION gbdt_registry_metrics(model gbdt_model) RETURNS jsonb
+  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+  SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_build_object(
+           'eval_metric', i->'eval_metric',
+           'validation', CASE
+             WHEN jsonb_array_length(i->'validation_history') = 0 THEN NULL
+             WHEN jsonb_typeof(i->'best_iteration') = 'number'
+               THEN i->'validation_history'->((i->>'best_iteration')::int)
+             ELSE i->'validation_history'->(jsonb_array_length(i->'validation_history') - 1)
+           END,
+           'best_iteration', i->'best_iteration',
+           'train', i->'train_metric',
+           'rounds', i->'rounds',
+           'rows_used', i->'rows_used',
+           'rows_validation', i->'rows_validation')
+  FROM (SELECT @extschema@.gbdt_model_info(model) AS i) s
+$$;
+
+CREATE OR REPLACE FUNCTION gbdt_registry_lock(name text) RETURNS void
+  LANGUAGE sql VOLATILE STRICT
+  SET search_path = pg_catalog, pg_temp
+AS $$ SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('gbdt_models'), pg_catalog.hashtext(name)) $$;
+
+CREATE OR REPLACE FUNCTION gbdt_save(name text, model gbdt_model, spec jsonb DEFAULT NULL,
+                          deploy text DEFAULT 'always')
+  RETURNS int
+  LANGUAGE plpgsql VOLATILE
+  SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_version int;
+  v_metrics jsonb;
+  v_deploy bool;
+  v_old jsonb;
+  v_new_val float8;
+  v_old_val float8;
+  v_metric text;
+BEGIN
+  IF name IS NULL OR name = '' THEN
+    RAISE EXCEPTION 'model name must not be NULL or empty' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF model IS NULL THEN
+    RAISE EXCEPTION 'model must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF deploy IS NULL OR deploy NOT IN ('always', 'if_better', 'never') THEN
+    RAISE EXCEPTION 'deploy strategy "%" is not supported', deploy
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Use always, if_better or never.';
+  END IF;
+  IF spec IS NOT NULL AND jsonb_typeof(spec) <> 'object' THEN
+    RAISE EXCEPTION 'spec must be a JSON object' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  -- The saver must be able to read what the spec names (a retrain runs it
+  -- with the owner's rights, never with more than its author had).
+  PERFORM @extschema@.gbdt_registry_check_spec(spec);
+
+  v_metrics := @extschema@.gbdt_registry_metrics(model);
+  PERFORM @extschema@.gbdt_registry_lock(name);
+  -- Statements after the lock see every name and version committed before it.
+  -- The first save of a name claims it for the current role.
+  IF @extschema@.gbdt_registry_owner(name) IS NULL THEN
+    INSERT INTO @extschema@.gbdt_model_names (name) VALUES (gbdt_save.name);
+  END IF;
+  SELECT coalesce(max(m.version), 0) + 1 INTO v_version FROM @extschema@.gbdt_models m WHERE m.name = gbdt_save.name;
+
+  IF deploy = 'always' THEN
+    v_deploy := true;
+  ELSIF deploy = 'never' THEN
+    v_deploy := false;
+  ELSE
+    v_metric := v_metrics->>'eval_metric';
+    v_new_val := (v_metrics->>'validation')::float8;
+    IF v_new_val IS NULL THEN
+      RAISE EXCEPTION 'deploy strategy "if_better" needs a validation metric, and model "%" has none', name
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Train with a "validation_fraction" parameter (for example {"validation_fraction": 0.2}).';
+    END IF;
+    SELECT m.metrics INTO v_old FROM @extschema@.gbdt_models m WHERE m.name = gbdt_save.name AND m.deployed;
+    IF NOT FOUND THEN
+      v_deploy := true;
+    ELSE
+      v_old_val := (v_old->>'validation')::float8;
+      IF v_old_val IS NULL OR v_old->>'eval_metric' IS DISTINCT FROM v_metric THEN
+        RAISE NOTICE 'gbdt_save: the deployed version of "%" has no comparable % validation metric; deploying the new version', name, v_metric;
+        v_deploy := true;
+      ELSIF v_metric = 'auc' THEN
+        v_deploy := v_new_val >= v_old_val;   -- higher is better
+      ELSE
+        v_deploy := v_new_val <= v_old_val;   -- lower is better
+      END IF;
+      IF NOT v_deploy THEN
+        RAISE NOTICE 'gbdt_save: "%" version % not deployed: validation % = % is worse than the deployed version''s %',
+          name, v_version, v_metric, v_new_val, v_old_val;
+      END IF;
+    END IF;
+  END IF;
+
+  IF v_deploy THEN
+    UPDATE @extschema@.gbdt_models m SET deployed = false WHERE m.name = gbdt_save.name AND m.deployed;
+  END IF;
+  -- created_by is left to its default, current_user (a policy checks it).
+  INSERT INTO @extschema@.gbdt_models (name, version, model, spec, metrics, deployed)
+  VALUES (name, v_version, model,
+          CASE WHEN spec IS NULL THEN NULL ELSE spec || jsonb_build_object('deploy', deploy) END,
+          v_metrics, v_deploy);
+  RETURN v_version;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION gbdt_deploy(name text, version int) RETURNS void
+  LANGUAGE plpgsql VOLATILE STRICT
+  SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM @extschema@.gbdt_registry_lock(name);
+  PERFORM @extschema@.gbdt_registry_owner(name);   -- an error unless the current role is a member of the owner
+  PERFORM 1 FROM @extschema@.gbdt_models m WHERE m.name = gbdt_deploy.name AND m.version = gbdt_deploy.version;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'model "%" has no version %', name, version USING ERRCODE = 'undefined_object';
+  END IF;
+  UPDATE @extschema@.gbdt_models m SET deployed = false
+  WHERE m.name = gbdt_deploy.name AND m.deployed AND m.version <> gbdt_deploy.version;
+  UPDATE @extschema@.gbdt_models m SET deployed = true
+  WHERE m.name = gbdt_deploy.name AND m.version = gbdt_deploy.version AND NOT m.deployed;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION gbdt_train_and_save(name text, relation regclass, target text,
+                                    features text[] DEFAULT NULL, objective text DEFAULT NULL,
+                                    params jsonb DEFAULT '{}', deploy text DEFAULT 'always')
+  RETURNS int
+  LANGUAGE plpgsql VOLATILE
+  SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_model @extschema@.gbdt_model;
+  v_spec jsonb;
+BEGIN
+  IF name IS NULL OR name = '' THEN
+    RAISE EXCEPTION 'model name must not be NULL or empty' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF deploy IS NULL OR deploy NOT IN ('always', 'if_better', 'never') THEN
+    RAISE EXCEPTION 'deploy strategy "%" is not supported', deploy
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Use always, if_better or never.';
+  END IF;
+  SELECT jsonb_build_object(
+           'relation', format('%I.%I', n.nspname, c.relname),
+           'target', target,
+           'features', to_jsonb(features),
+           'objective', objective,
+           'params', coalesce(params, '{}'::jsonb))
+  INTO v_spec
+  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.oid = relation;
+  -- Refused before training, not after: a spec the saver cannot read, or one
+  -- naming a temporary relation (gone at the next retrain).
+  PERFORM @extschema@.gbdt_registry_check_spec(v_spec);
+  v_model := @extschema@.gbdt_train(relation, target, features, objective, coalesce(params, '{}'));
+  RETURN @extschema@.gbdt_save(name, v_model, v_spec, deploy);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION gbdt_retrain_spec(name text, spec jsonb) RETURNS int
+  LANGUAGE plpgsql VOLATILE STRICT
+  SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_init @extschema@.gbdt_model;
+  v_model @extschema@.gbdt_model;
+BEGIN
+  IF jsonb_typeof(spec) <> 'object' OR spec->>'relation' IS NULL OR spec->>'target' IS NULL THEN
+    RAISE EXCEPTION 'the training spec of model "%" lacks "relation" or "target"', name
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF spec->'continue_from_deployed' = 'true'::jsonb THEN
+    -- gbdt_retrain(name, continue_from_deployed => true): add the spec's
+    -- num_round rounds to the deployed version (continued training).
+    SELECT m.model INTO v_init FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain_spec.name AND m.deployed;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'model "%" has no deployed version to continue from', name
+        USING ERRCODE = 'object_not_in_prerequisite_state',
+              HINT = 'Deploy a version with gbdt_deploy(), or retrain without continue_from_deployed.';
+    END IF;
+    v_model := @extschema@.gbdt_train(
+      (spec->>'relation')::regclass,
+      spec->>'target',
+      CASE WHEN jsonb_typeof(spec->'features') = 'array'
+           THEN ARRAY(SELECT jsonb_array_elements_text(spec->'features')) END,
+      spec->>'objective',
+      coalesce(spec->'params', '{}'::jsonb),
+      v_init);
+    RETURN @extschema@.gbdt_save(name, v_model, spec - 'continue_from_deployed' - 'deploy',
+                     coalesce(spec->>'deploy', 'always'));
+  END IF;
+  RETURN @extschema@.gbdt_train_and_save(
+    name,
+    (spec->>'relation')::regclass,
+    spec->>'target',
+    CASE WHEN jsonb_typeof(spec->'features') = 'array'
+         THEN ARRAY(SELECT jsonb_array_elements_text(spec->'features')) END,
+    spec->>'objective',
+    coalesce(spec->'params', '{}'::jsonb),
+    coalesce(spec->>'deploy', 'always'));
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_registry_check_spec(jsonb) IS
+  'Registry internal: true, or an error when the current role cannot read a relation a training spec names (relation, params.validation_relation) or one of them is temporary';
+
+-- gbdt_retrain gains version (which version's spec to re-run).
+DROP FUNCTION gbdt_retrain(text, bool);
+CREATE FUNCTION gbdt_retrain(name text, continue_from_deployed bool DEFAULT false, version int DEFAULT NULL)
+  RETURNS int
+  LANGUAGE plpgsql VOLATILE
+  SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  s jsonb;
+  v_owner regrole;
+  v_version int;
+  v_quarantined bool;
+  v_which text;
+BEGIN
+  -- Not STRICT (version may be NULL); a NULL name or flag returns NULL as before.
+  IF name IS NULL OR continue_from_deployed IS NULL THEN
+    RETURN NULL;
+  END IF;
+  -- An error unless the current role is a member of the name's owner.
+  v_owner := @extschema@.gbdt_registry_owner(name);
+  -- The spec re-run: the named version's, else the deployed version's (the
+  -- model in use; a newer version that was not deployed, such as a rejected
+  -- if_better experiment, is not the one to retrain), else, when nothing is
+  -- deployed, the newest version's.
+  IF version IS NOT NULL THEN
+    v_which := 'requested';
+    SELECT m.version, m.spec, m.spec_quarantined INTO v_version, s, v_quarantined
+    FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain.name AND m.version = gbdt_retrain.version;
+    IF NOT FOUND AND EXISTS (SELECT 1 FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain.name) THEN
+      RAISE EXCEPTION 'model "%" has no version %', name, version USING ERRCODE = 'undefined_object';
+    END IF;
+  ELSE
+    v_which := 'deployed';
+    SELECT m.version, m.spec, m.spec_quarantined INTO v_version, s, v_quarantined
+    FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain.name AND m.deployed;
+    IF NOT FOUND THEN
+      v_which := 'newest; none is deployed';
+      SELECT m.version, m.spec, m.spec_quarantined INTO v_version, s, v_quarantined
+      FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain.name
+      ORDER BY m.version DESC LIMIT 1;
+    END IF;
+  END IF;
+  IF v_version IS NULL THEN
+    RAISE EXCEPTION 'no model named "%" in the gbdt registry', name USING ERRCODE = 'undefined_object';
+  END IF;
+  IF s IS NULL THEN
+    IF NOT EXISTS (SELECT 1 FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain.name AND m.spec IS NOT NULL) THEN
+      RAISE EXCEPTION 'model "%" has no stored training spec to retrain from', name
+        USING ERRCODE = 'object_not_in_prerequisite_state',
+              HINT = 'Save it with gbdt_train_and_save() or pass a spec to gbdt_save().';
+    END IF;
+    RAISE EXCEPTION 'version % of model "%" (%) has no stored training spec to retrain from', v_version, name, v_which
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            HINT = 'Name a version that has one: gbdt_retrain(name, version => n).';
+  END IF;
+  IF v_quarantined THEN
+    RAISE EXCEPTION 'the training spec of version % of model "%" is quarantined', v_version, name
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'It was stored before gbdt 0.3, under weaker checks of what a spec may name; a retrain does not run it unapproved.',
+            HINT = format('Check it (SELECT spec FROM gbdt_models WHERE name = %L AND version = %s); a member of the owner role approves it with SELECT gbdt_approve_spec(%L, %s).',
+                          name, v_version, name, v_version);
+  END IF;
+  RAISE NOTICE 'gbdt_retrain: "%" from the training spec of version % (%)', name, v_version, v_which;
+  -- Only the argument chooses continued training, never a stored spec.
+  s := s - 'continue_from_deployed';
+  IF continue_from_deployed THEN
+    s := s || '{"continue_from_deployed": true}'::jsonb;
+  END IF;
+  -- Train and save with the owner's rights, never the caller's: a superuser's
+  -- nightly job must not read what the owner cannot, and the owner's code
+  -- reached by the training must not get the caller's rights back (SET ROLE
+  -- would allow RESET ROLE); hence a security-restricted operation as the
+  -- owner, whoever calls.
+  RETURN @extschema@.gbdt_registry_retrain_as(coalesce(v_owner, current_user::regrole), name, s);
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_retrain(text, bool, int) IS
+  'Re-runs a stored training spec of a model on the current data, with the rights of the name''s owner, and saves (and deploys per the stored strategy) a new version; the spec is that of version (when given), else of the deployed version, else of the newest; continue_from_deployed: add the spec''s num_round rounds to the deployed version instead of starting over';
+
+-- Lifts the quarantine of a spec stored before 0.3 (docs/registry.md).
+CREATE FUNCTION gbdt_approve_spec(name text, version int) RETURNS void
+  LANGUAGE plpgsql VOLATILE STRICT
+  SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  s jsonb;
+  v_quarantined bool;
+BEGIN
+  PERFORM @extschema@.gbdt_registry_lock(name);
+  IF @extschema@.gbdt_registry_owner(name) IS NULL THEN   -- an error unless a member of the owner
+    RAISE EXCEPTION 'no model named "%" in the gbdt registry', name USING ERRCODE = 'undefined_object';
+  END IF;
+  SELECT m.spec, m.spec_quarantined INTO s, v_quarantined
+  FROM @extschema@.gbdt_models m WHERE m.name = gbdt_approve_spec.name AND m.version = gbdt_approve_spec.version;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'model "%" has no version %', name, version USING ERRCODE = 'undefined_object';
+  END IF;
+  IF s IS NULL THEN
+    RAISE EXCEPTION 'version % of model "%" has no training spec to approve', version, name
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  IF NOT v_quarantined THEN
+    RAISE NOTICE 'gbdt_approve_spec: the spec of version % of "%" is not quarantined', version, name;
+    RETURN;
+  END IF;
+  -- The approver must be able to read what the spec names, as its saver
+  -- must (the trigger on gbdt_models checks it again for a direct UPDATE).
+  PERFORM @extschema@.gbdt_registry_check_spec(s);
+  UPDATE @extschema@.gbdt_models m SET spec_quarantined = false
+  WHERE m.name = gbdt_approve_spec.name AND m.version = gbdt_approve_spec.version;
+  RAISE NOTICE 'gbdt_approve_spec: the spec of version % of "%" is approved: gbdt_retrain may run it', version, name;
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_approve_spec(text, int) IS
+  'Approves the quarantined training spec of a saved version (stored before 0.3) so that gbdt_retrain may run it; only members of the name''s owner role, who must be able to read the relations it names';

@@ -1,5 +1,15 @@
--- gbdt 0.2 (install script of the current release; built as sql/gbdt--0.2.sql).
--- Every change here also goes into the release's upgrade script sql/gbdt--0.1--0.2.sql.
+-- gbdt 0.3 (install script of the current release; built as sql/gbdt--0.3.sql).
+-- Every change here also goes into the release's upgrade script sql/gbdt--0.2--0.3.sql.
+--
+-- Search path: every SQL and PL/pgSQL function pins
+-- SET search_path = pg_catalog, pg_temp and names the extension's own objects
+-- as @extschema@.x (the extension is not relocatable, so the schema is
+-- substituted here).  A role that may CREATE in the extension's schema
+-- (public before PostgreSQL 15) could otherwise capture a call: an exact
+-- match such as public.count(text) beats pg_catalog.count("any").  C
+-- functions have no SET clause (it would cost a GUC save/restore per scoring
+-- call); the query texts they run through SPI are fully qualified instead
+-- (scripts/check-sql-safety.sh checks both).
 \echo Use "CREATE EXTENSION gbdt" to load this file. \quit
 
 -- ---------------------------------------------------------------------------
@@ -188,6 +198,7 @@ CREATE TABLE gbdt_models (
   spec       jsonb,
   metrics    jsonb,
   deployed   bool        NOT NULL DEFAULT false,
+  spec_quarantined bool  NOT NULL DEFAULT false,
   PRIMARY KEY (name, version)
 );
 -- At most one deployed version per name.
@@ -206,6 +217,7 @@ COMMENT ON COLUMN gbdt_models.model IS 'The model value';
 COMMENT ON COLUMN gbdt_models.spec IS 'Training spec (relation, target, features, objective, params, deploy) that gbdt_retrain re-runs; NULL when saved without one';
 COMMENT ON COLUMN gbdt_models.metrics IS 'eval_metric, validation value at the kept iteration, best_iteration, train metric, rounds, rows used and held out';
 COMMENT ON COLUMN gbdt_models.deployed IS 'True for the one version of the name that gbdt_model(name) returns';
+COMMENT ON COLUMN gbdt_models.spec_quarantined IS 'True for a spec stored before release 0.3 (written under weaker checks): gbdt_retrain refuses it until a member of the name''s owner approves it with gbdt_approve_spec(name, version)';
 
 -- ---- Ownership and row-level security (0.2) ----
 -- A name belongs to the role that first saved it.  Only members of that role
@@ -232,7 +244,7 @@ COMMENT ON COLUMN gbdt_model_names.created_at IS 'When the name was first saved'
 -- an unknown name).
 CREATE FUNCTION gbdt_registry_is_owner(name text) RETURNS bool
   LANGUAGE sql STABLE STRICT PARALLEL SAFE
-  SET search_path = pg_catalog, @extschema@, pg_temp
+  SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT coalesce((SELECT pg_catalog.pg_has_role(n.owner, 'MEMBER')
                    FROM @extschema@.gbdt_model_names n WHERE n.name = $1), false)
@@ -245,7 +257,7 @@ COMMENT ON FUNCTION gbdt_registry_is_owner(text) IS
 -- role is a member of it.
 CREATE FUNCTION gbdt_registry_owner(name text) RETURNS regrole
   LANGUAGE plpgsql STABLE STRICT
-  SET search_path = pg_catalog, @extschema@, pg_temp
+  SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   v_owner regrole;
@@ -269,44 +281,67 @@ COMMENT ON FUNCTION gbdt_registry_owner(text) IS
 -- readable by the current role (SELECT on it and USAGE on its schema).
 CREATE FUNCTION gbdt_registry_check_spec(spec jsonb) RETURNS bool
   LANGUAGE plpgsql STABLE
-  SET search_path = pg_catalog, @extschema@, pg_temp
+  SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+  v_key text;
+  v_val jsonb;
   v_rel regclass;
   v_nsp name;
+  v_persistence "char";
 BEGIN
-  IF spec IS NULL OR jsonb_typeof(spec) <> 'object' OR spec->'relation' IS NULL THEN
+  IF spec IS NULL OR jsonb_typeof(spec) <> 'object' THEN
     RETURN true;
   END IF;
-  IF jsonb_typeof(spec->'relation') <> 'string' THEN
-    RAISE EXCEPTION 'the "relation" of a training spec must be a string, not %', spec->'relation'
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  v_rel := to_regclass(spec->>'relation');
-  IF v_rel IS NULL THEN
-    RAISE EXCEPTION 'relation "%" named in the training spec does not exist', spec->>'relation'
-      USING ERRCODE = 'undefined_table';
-  END IF;
-  SELECT n.nspname INTO v_nsp
-  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-  WHERE c.oid = v_rel;
-  IF NOT has_schema_privilege(v_nsp, 'USAGE') OR NOT has_table_privilege(v_rel, 'SELECT') THEN
-    RAISE EXCEPTION 'permission denied for relation % named in the training spec', spec->>'relation'
-      USING ERRCODE = 'insufficient_privilege',
-            HINT = format('Role %s needs SELECT on the relation and USAGE on schema %s to save a spec naming it.',
-                          current_user, v_nsp);
-  END IF;
+  -- The training relation and the validation relation are both read by a
+  -- retrain with the owner's rights: the author must be able to read each.
+  FOR v_key, v_val IN
+    SELECT 'relation', spec->'relation'
+    UNION ALL
+    SELECT 'params.validation_relation', spec->'params'->'validation_relation'
+    WHERE jsonb_typeof(spec->'params') = 'object'
+  LOOP
+    CONTINUE WHEN v_val IS NULL OR v_val = 'null'::jsonb;
+    IF jsonb_typeof(v_val) <> 'string' THEN
+      RAISE EXCEPTION 'the "%" of a training spec must be a string, not %', v_key, v_val
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- Resolved under this function's search path (pg_catalog, pg_temp), as a
+    -- retrain resolves it: a spec names its relations schema-qualified.
+    v_rel := to_regclass(v_val #>> '{}');
+    IF v_rel IS NULL THEN
+      RAISE EXCEPTION 'relation "%" named in the training spec (%) does not exist', v_val #>> '{}', v_key
+        USING ERRCODE = 'undefined_table',
+              HINT = 'Name it with its schema (schema.table): a spec is resolved with search_path = pg_catalog, pg_temp.';
+    END IF;
+    SELECT n.nspname, c.relpersistence INTO v_nsp, v_persistence
+    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.oid = v_rel;
+    IF v_persistence = 't' THEN
+      RAISE EXCEPTION 'relation % named in the training spec (%) is temporary', v_val #>> '{}', v_key
+        USING ERRCODE = 'invalid_parameter_value',
+              DETAIL = 'A temporary table or view (also a view reading one) exists only in the session that made it; a retrain of the spec would not find it.',
+              HINT = 'Train from a permanent table or view.';
+    END IF;
+    IF NOT pg_catalog.has_schema_privilege(v_nsp, 'USAGE')
+       OR NOT pg_catalog.has_table_privilege(v_rel, 'SELECT') THEN
+      RAISE EXCEPTION 'permission denied for relation % named in the training spec', v_val #>> '{}'
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = format('Role %s needs SELECT on the relation and USAGE on schema %s to save a spec naming it.',
+                            current_user, v_nsp);
+    END IF;
+  END LOOP;
   RETURN true;
 END
 $$;
 
 COMMENT ON FUNCTION gbdt_registry_check_spec(jsonb) IS
-  'Registry internal: true, or an insufficient_privilege error when the current role cannot read the relation a training spec names';
+  'Registry internal: true, or an error when the current role cannot read a relation a training spec names (relation, params.validation_relation) or one of them is temporary';
 
 -- Saved versions are history: only "deployed" may change.
 CREATE FUNCTION gbdt_registry_immutable() RETURNS trigger
   LANGUAGE plpgsql
-  SET search_path = pg_catalog, @extschema@, pg_temp
+  SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   RAISE EXCEPTION 'version % of model "%" cannot be changed: only column "deployed" of gbdt_models may be updated',
@@ -322,6 +357,27 @@ COMMENT ON FUNCTION gbdt_registry_immutable() IS
 CREATE TRIGGER gbdt_models_immutable
   BEFORE UPDATE OF name, version, created_at, created_by, model, spec, metrics ON gbdt_models
   FOR EACH ROW EXECUTE FUNCTION gbdt_registry_immutable();
+
+-- Lifting the quarantine of a spec (spec_quarantined true -> false) is an
+-- approval: the approving role must be able to read what the spec names, as
+-- if it saved the spec itself (gbdt_approve_spec, or a direct UPDATE).
+CREATE FUNCTION gbdt_registry_approval_check() RETURNS trigger
+  LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM @extschema@.gbdt_registry_check_spec(NEW.spec);
+  RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_registry_approval_check() IS
+  'Registry internal: trigger function checking, when a quarantined spec is approved, that the approving role can read the relations it names';
+
+CREATE TRIGGER gbdt_models_approval
+  BEFORE UPDATE OF spec_quarantined ON gbdt_models
+  FOR EACH ROW WHEN (OLD.spec_quarantined AND NOT NEW.spec_quarantined)
+  EXECUTE FUNCTION gbdt_registry_approval_check();
 
 ALTER TABLE gbdt_model_names ENABLE ROW LEVEL SECURITY;
 -- Names and owners are public to the table's grantees; a role claims a new
@@ -349,21 +405,36 @@ CREATE POLICY gbdt_models_delete ON gbdt_models FOR DELETE
 -- the top-level statement, so a DROP EXTENSION run from dynamic SQL inside a
 -- function is not recognised; it never blocks a command).
 CREATE FUNCTION gbdt_drop_extension_warning() RETURNS event_trigger
-  LANGUAGE plpgsql SECURITY DEFINER
-  SET search_path = pg_catalog, @extschema@, pg_temp
+  LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   n bigint;
   k bigint;
+  v_all bool;
 BEGIN
   IF current_query() !~* '\mgbdt\M' THEN
     RETURN;
   END IF;
-  SELECT count(*), count(DISTINCT m.name) INTO n, k FROM @extschema@.gbdt_models m;
-  IF n > 0 THEN
+  -- Runs with the rights of the role issuing DROP EXTENSION (any role can
+  -- issue it; the ownership check comes after this trigger), so it counts
+  -- only the rows that role may read (row-level security, grants).
+  v_all := (SELECT r.rolsuper OR r.rolbypassrls FROM pg_catalog.pg_roles r WHERE r.rolname = current_user)
+           OR pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c
+                                      WHERE c.oid = '@extschema@.gbdt_models'::pg_catalog.regclass), 'USAGE');
+  BEGIN
+    SELECT count(*), count(DISTINCT m.name) INTO n, k FROM @extschema@.gbdt_models m;
+  EXCEPTION WHEN insufficient_privilege THEN
+    RAISE WARNING 'DROP EXTENSION gbdt deletes the model registry %.gbdt_models with every saved version', '@extschema@';
+    RETURN;
+  END;
+  IF n > 0 AND v_all THEN
     RAISE WARNING 'DROP EXTENSION gbdt deletes the model registry: % saved version(s) of % model name(s) in %.gbdt_models',
       n, k, '@extschema@'
       USING HINT = 'Keep them first: pg_dump --table=gbdt_models --table=gbdt_model_names (or COPY the rows to a table of your own).';
+  ELSIF n > 0 THEN
+    RAISE WARNING 'DROP EXTENSION gbdt deletes the model registry %.gbdt_models with every saved version (role % can read % of them)',
+      '@extschema@', current_user, n;
   END IF;
 EXCEPTION WHEN OTHERS THEN
   RETURN;  -- a warning only: never stand in the way of a command
@@ -384,7 +455,7 @@ COMMENT ON EVENT TRIGGER gbdt_drop_extension_warning IS
 -- at the kept iteration (best_iteration when early-stopped, else the last).
 CREATE FUNCTION gbdt_registry_metrics(model gbdt_model) RETURNS jsonb
   LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-  SET search_path FROM CURRENT
+  SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT jsonb_build_object(
            'eval_metric', i->'eval_metric',
@@ -399,7 +470,7 @@ AS $$
            'rounds', i->'rounds',
            'rows_used', i->'rows_used',
            'rows_validation', i->'rows_validation')
-  FROM (SELECT gbdt_model_info(model) AS i) s
+  FROM (SELECT @extschema@.gbdt_model_info(model) AS i) s
 $$;
 
 COMMENT ON FUNCTION gbdt_registry_metrics(gbdt_model) IS
@@ -409,6 +480,7 @@ COMMENT ON FUNCTION gbdt_registry_metrics(gbdt_model) IS
 -- retrains of one name are serialized; other names are not blocked.
 CREATE FUNCTION gbdt_registry_lock(name text) RETURNS void
   LANGUAGE sql VOLATILE STRICT
+  SET search_path = pg_catalog, pg_temp
 AS $$ SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('gbdt_models'), pg_catalog.hashtext(name)) $$;
 
 COMMENT ON FUNCTION gbdt_registry_lock(text) IS
@@ -418,7 +490,7 @@ CREATE FUNCTION gbdt_save(name text, model gbdt_model, spec jsonb DEFAULT NULL,
                           deploy text DEFAULT 'always')
   RETURNS int
   LANGUAGE plpgsql VOLATILE
-  SET search_path = pg_catalog, @extschema@, pg_temp
+  SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   v_version int;
@@ -444,16 +516,16 @@ BEGIN
   END IF;
   -- The saver must be able to read what the spec names (a retrain runs it
   -- with the owner's rights, never with more than its author had).
-  PERFORM gbdt_registry_check_spec(spec);
+  PERFORM @extschema@.gbdt_registry_check_spec(spec);
 
-  v_metrics := gbdt_registry_metrics(model);
-  PERFORM gbdt_registry_lock(name);
+  v_metrics := @extschema@.gbdt_registry_metrics(model);
+  PERFORM @extschema@.gbdt_registry_lock(name);
   -- Statements after the lock see every name and version committed before it.
   -- The first save of a name claims it for the current role.
-  IF gbdt_registry_owner(name) IS NULL THEN
-    INSERT INTO gbdt_model_names (name) VALUES (gbdt_save.name);
+  IF @extschema@.gbdt_registry_owner(name) IS NULL THEN
+    INSERT INTO @extschema@.gbdt_model_names (name) VALUES (gbdt_save.name);
   END IF;
-  SELECT coalesce(max(m.version), 0) + 1 INTO v_version FROM gbdt_models m WHERE m.name = gbdt_save.name;
+  SELECT coalesce(max(m.version), 0) + 1 INTO v_version FROM @extschema@.gbdt_models m WHERE m.name = gbdt_save.name;
 
   IF deploy = 'always' THEN
     v_deploy := true;
@@ -467,7 +539,7 @@ BEGIN
         USING ERRCODE = 'invalid_parameter_value',
               HINT = 'Train with a "validation_fraction" parameter (for example {"validation_fraction": 0.2}).';
     END IF;
-    SELECT m.metrics INTO v_old FROM gbdt_models m WHERE m.name = gbdt_save.name AND m.deployed;
+    SELECT m.metrics INTO v_old FROM @extschema@.gbdt_models m WHERE m.name = gbdt_save.name AND m.deployed;
     IF NOT FOUND THEN
       v_deploy := true;
     ELSE
@@ -488,10 +560,10 @@ BEGIN
   END IF;
 
   IF v_deploy THEN
-    UPDATE gbdt_models m SET deployed = false WHERE m.name = gbdt_save.name AND m.deployed;
+    UPDATE @extschema@.gbdt_models m SET deployed = false WHERE m.name = gbdt_save.name AND m.deployed;
   END IF;
   -- created_by is left to its default, current_user (a policy checks it).
-  INSERT INTO gbdt_models (name, version, model, spec, metrics, deployed)
+  INSERT INTO @extschema@.gbdt_models (name, version, model, spec, metrics, deployed)
   VALUES (name, v_version, model,
           CASE WHEN spec IS NULL THEN NULL ELSE spec || jsonb_build_object('deploy', deploy) END,
           v_metrics, v_deploy);
@@ -504,18 +576,18 @@ COMMENT ON FUNCTION gbdt_save(text, gbdt_model, jsonb, text) IS
 
 CREATE FUNCTION gbdt_deploy(name text, version int) RETURNS void
   LANGUAGE plpgsql VOLATILE STRICT
-  SET search_path = pg_catalog, @extschema@, pg_temp
+  SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  PERFORM gbdt_registry_lock(name);
-  PERFORM gbdt_registry_owner(name);   -- an error unless the current role is a member of the owner
-  PERFORM 1 FROM gbdt_models m WHERE m.name = gbdt_deploy.name AND m.version = gbdt_deploy.version;
+  PERFORM @extschema@.gbdt_registry_lock(name);
+  PERFORM @extschema@.gbdt_registry_owner(name);   -- an error unless the current role is a member of the owner
+  PERFORM 1 FROM @extschema@.gbdt_models m WHERE m.name = gbdt_deploy.name AND m.version = gbdt_deploy.version;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'model "%" has no version %', name, version USING ERRCODE = 'undefined_object';
   END IF;
-  UPDATE gbdt_models m SET deployed = false
+  UPDATE @extschema@.gbdt_models m SET deployed = false
   WHERE m.name = gbdt_deploy.name AND m.deployed AND m.version <> gbdt_deploy.version;
-  UPDATE gbdt_models m SET deployed = true
+  UPDATE @extschema@.gbdt_models m SET deployed = true
   WHERE m.name = gbdt_deploy.name AND m.version = gbdt_deploy.version AND NOT m.deployed;
 END
 $$;
@@ -545,10 +617,10 @@ CREATE FUNCTION gbdt_train_and_save(name text, relation regclass, target text,
                                     params jsonb DEFAULT '{}', deploy text DEFAULT 'always')
   RETURNS int
   LANGUAGE plpgsql VOLATILE
-  SET search_path FROM CURRENT
+  SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_model gbdt_model;
+  v_model @extschema@.gbdt_model;
   v_spec jsonb;
 BEGIN
   IF name IS NULL OR name = '' THEN
@@ -558,7 +630,6 @@ BEGIN
     RAISE EXCEPTION 'deploy strategy "%" is not supported', deploy
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Use always, if_better or never.';
   END IF;
-  v_model := gbdt_train(relation, target, features, objective, coalesce(params, '{}'));
   SELECT jsonb_build_object(
            'relation', format('%I.%I', n.nspname, c.relname),
            'target', target,
@@ -568,7 +639,11 @@ BEGIN
   INTO v_spec
   FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
   WHERE c.oid = relation;
-  RETURN gbdt_save(name, v_model, v_spec, deploy);
+  -- Refused before training, not after: a spec the saver cannot read, or one
+  -- naming a temporary relation (gone at the next retrain).
+  PERFORM @extschema@.gbdt_registry_check_spec(v_spec);
+  v_model := @extschema@.gbdt_train(relation, target, features, objective, coalesce(params, '{}'));
+  RETURN @extschema@.gbdt_save(name, v_model, v_spec, deploy);
 END
 $$;
 
@@ -579,11 +654,11 @@ COMMENT ON FUNCTION gbdt_train_and_save(text, regclass, text, text[], text, json
 -- result as the next version of name (gbdt_retrain calls it as the owner).
 CREATE FUNCTION gbdt_retrain_spec(name text, spec jsonb) RETURNS int
   LANGUAGE plpgsql VOLATILE STRICT
-  SET search_path = pg_catalog, @extschema@, pg_temp
+  SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_init gbdt_model;
-  v_model gbdt_model;
+  v_init @extschema@.gbdt_model;
+  v_model @extschema@.gbdt_model;
 BEGIN
   IF jsonb_typeof(spec) <> 'object' OR spec->>'relation' IS NULL OR spec->>'target' IS NULL THEN
     RAISE EXCEPTION 'the training spec of model "%" lacks "relation" or "target"', name
@@ -592,13 +667,13 @@ BEGIN
   IF spec->'continue_from_deployed' = 'true'::jsonb THEN
     -- gbdt_retrain(name, continue_from_deployed => true): add the spec's
     -- num_round rounds to the deployed version (continued training).
-    SELECT m.model INTO v_init FROM gbdt_models m WHERE m.name = gbdt_retrain_spec.name AND m.deployed;
+    SELECT m.model INTO v_init FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain_spec.name AND m.deployed;
     IF NOT FOUND THEN
       RAISE EXCEPTION 'model "%" has no deployed version to continue from', name
         USING ERRCODE = 'object_not_in_prerequisite_state',
               HINT = 'Deploy a version with gbdt_deploy(), or retrain without continue_from_deployed.';
     END IF;
-    v_model := gbdt_train(
+    v_model := @extschema@.gbdt_train(
       (spec->>'relation')::regclass,
       spec->>'target',
       CASE WHEN jsonb_typeof(spec->'features') = 'array'
@@ -606,10 +681,10 @@ BEGIN
       spec->>'objective',
       coalesce(spec->'params', '{}'::jsonb),
       v_init);
-    RETURN gbdt_save(name, v_model, spec - 'continue_from_deployed' - 'deploy',
+    RETURN @extschema@.gbdt_save(name, v_model, spec - 'continue_from_deployed' - 'deploy',
                      coalesce(spec->>'deploy', 'always'));
   END IF;
-  RETURN gbdt_train_and_save(
+  RETURN @extschema@.gbdt_train_and_save(
     name,
     (spec->>'relation')::regclass,
     spec->>'target',
@@ -633,27 +708,67 @@ CREATE FUNCTION gbdt_registry_retrain_as(owner regrole, name text, spec jsonb) R
 COMMENT ON FUNCTION gbdt_registry_retrain_as(regrole, text, jsonb) IS
   'Registry internal: runs gbdt_retrain_spec as the given role (the caller must be a member of it) in a security-restricted operation';
 
-CREATE FUNCTION gbdt_retrain(name text, continue_from_deployed bool DEFAULT false) RETURNS int
-  LANGUAGE plpgsql VOLATILE STRICT
-  SET search_path = pg_catalog, @extschema@, pg_temp
+CREATE FUNCTION gbdt_retrain(name text, continue_from_deployed bool DEFAULT false, version int DEFAULT NULL)
+  RETURNS int
+  LANGUAGE plpgsql VOLATILE
+  SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   s jsonb;
   v_owner regrole;
+  v_version int;
+  v_quarantined bool;
+  v_which text;
 BEGIN
+  -- Not STRICT (version may be NULL); a NULL name or flag returns NULL as before.
+  IF name IS NULL OR continue_from_deployed IS NULL THEN
+    RETURN NULL;
+  END IF;
   -- An error unless the current role is a member of the name's owner.
-  v_owner := gbdt_registry_owner(name);
-  SELECT m.spec INTO s FROM gbdt_models m
-  WHERE m.name = gbdt_retrain.name AND m.spec IS NOT NULL
-  ORDER BY m.version DESC LIMIT 1;
-  IF NOT FOUND THEN
-    IF EXISTS (SELECT 1 FROM gbdt_models m WHERE m.name = gbdt_retrain.name) THEN
+  v_owner := @extschema@.gbdt_registry_owner(name);
+  -- The spec re-run: the named version's, else the deployed version's (the
+  -- model in use; a newer version that was not deployed, such as a rejected
+  -- if_better experiment, is not the one to retrain), else, when nothing is
+  -- deployed, the newest version's.
+  IF version IS NOT NULL THEN
+    v_which := 'requested';
+    SELECT m.version, m.spec, m.spec_quarantined INTO v_version, s, v_quarantined
+    FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain.name AND m.version = gbdt_retrain.version;
+    IF NOT FOUND AND EXISTS (SELECT 1 FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain.name) THEN
+      RAISE EXCEPTION 'model "%" has no version %', name, version USING ERRCODE = 'undefined_object';
+    END IF;
+  ELSE
+    v_which := 'deployed';
+    SELECT m.version, m.spec, m.spec_quarantined INTO v_version, s, v_quarantined
+    FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain.name AND m.deployed;
+    IF NOT FOUND THEN
+      v_which := 'newest; none is deployed';
+      SELECT m.version, m.spec, m.spec_quarantined INTO v_version, s, v_quarantined
+      FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain.name
+      ORDER BY m.version DESC LIMIT 1;
+    END IF;
+  END IF;
+  IF v_version IS NULL THEN
+    RAISE EXCEPTION 'no model named "%" in the gbdt registry', name USING ERRCODE = 'undefined_object';
+  END IF;
+  IF s IS NULL THEN
+    IF NOT EXISTS (SELECT 1 FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain.name AND m.spec IS NOT NULL) THEN
       RAISE EXCEPTION 'model "%" has no stored training spec to retrain from', name
         USING ERRCODE = 'object_not_in_prerequisite_state',
               HINT = 'Save it with gbdt_train_and_save() or pass a spec to gbdt_save().';
     END IF;
-    RAISE EXCEPTION 'no model named "%" in the gbdt registry', name USING ERRCODE = 'undefined_object';
+    RAISE EXCEPTION 'version % of model "%" (%) has no stored training spec to retrain from', v_version, name, v_which
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            HINT = 'Name a version that has one: gbdt_retrain(name, version => n).';
   END IF;
+  IF v_quarantined THEN
+    RAISE EXCEPTION 'the training spec of version % of model "%" is quarantined', v_version, name
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'It was stored before gbdt 0.3, under weaker checks of what a spec may name; a retrain does not run it unapproved.',
+            HINT = format('Check it (SELECT spec FROM gbdt_models WHERE name = %L AND version = %s); a member of the owner role approves it with SELECT gbdt_approve_spec(%L, %s).',
+                          name, v_version, name, v_version);
+  END IF;
+  RAISE NOTICE 'gbdt_retrain: "%" from the training spec of version % (%)', name, v_version, v_which;
   -- Only the argument chooses continued training, never a stored spec.
   s := s - 'continue_from_deployed';
   IF continue_from_deployed THEN
@@ -664,12 +779,50 @@ BEGIN
   -- reached by the training must not get the caller's rights back (SET ROLE
   -- would allow RESET ROLE); hence a security-restricted operation as the
   -- owner, whoever calls.
-  RETURN gbdt_registry_retrain_as(coalesce(v_owner, current_user::regrole), name, s);
+  RETURN @extschema@.gbdt_registry_retrain_as(coalesce(v_owner, current_user::regrole), name, s);
 END
 $$;
 
-COMMENT ON FUNCTION gbdt_retrain(text, bool) IS
-  'Re-runs the stored training spec of a model on the current data, with the rights of the name''s owner, and saves (and deploys per the stored strategy) a new version; continue_from_deployed: add the spec''s num_round rounds to the deployed version instead of starting over';
+COMMENT ON FUNCTION gbdt_retrain(text, bool, int) IS
+  'Re-runs a stored training spec of a model on the current data, with the rights of the name''s owner, and saves (and deploys per the stored strategy) a new version; the spec is that of version (when given), else of the deployed version, else of the newest; continue_from_deployed: add the spec''s num_round rounds to the deployed version instead of starting over';
+
+-- Lifts the quarantine of a spec stored before 0.3 (docs/registry.md).
+CREATE FUNCTION gbdt_approve_spec(name text, version int) RETURNS void
+  LANGUAGE plpgsql VOLATILE STRICT
+  SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  s jsonb;
+  v_quarantined bool;
+BEGIN
+  PERFORM @extschema@.gbdt_registry_lock(name);
+  IF @extschema@.gbdt_registry_owner(name) IS NULL THEN   -- an error unless a member of the owner
+    RAISE EXCEPTION 'no model named "%" in the gbdt registry', name USING ERRCODE = 'undefined_object';
+  END IF;
+  SELECT m.spec, m.spec_quarantined INTO s, v_quarantined
+  FROM @extschema@.gbdt_models m WHERE m.name = gbdt_approve_spec.name AND m.version = gbdt_approve_spec.version;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'model "%" has no version %', name, version USING ERRCODE = 'undefined_object';
+  END IF;
+  IF s IS NULL THEN
+    RAISE EXCEPTION 'version % of model "%" has no training spec to approve', version, name
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  IF NOT v_quarantined THEN
+    RAISE NOTICE 'gbdt_approve_spec: the spec of version % of "%" is not quarantined', version, name;
+    RETURN;
+  END IF;
+  -- The approver must be able to read what the spec names, as its saver
+  -- must (the trigger on gbdt_models checks it again for a direct UPDATE).
+  PERFORM @extschema@.gbdt_registry_check_spec(s);
+  UPDATE @extschema@.gbdt_models m SET spec_quarantined = false
+  WHERE m.name = gbdt_approve_spec.name AND m.version = gbdt_approve_spec.version;
+  RAISE NOTICE 'gbdt_approve_spec: the spec of version % of "%" is approved: gbdt_retrain may run it', version, name;
+END
+$$;
+
+COMMENT ON FUNCTION gbdt_approve_spec(text, int) IS
+  'Approves the quarantined training spec of a saved version (stored before 0.3) so that gbdt_retrain may run it; only members of the name''s owner role, who must be able to read the relations it names';
 
 -- ---- explanations (issue 13) ----
 

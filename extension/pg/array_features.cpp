@@ -37,8 +37,11 @@ char* element_name(const char* base, int index) { return psprintf("%s[%d]", base
 
 int first_array_length(const RelInfo* rel, const char* col) {
   const char* q = quote_identifier(col);
-  char* sql = psprintf("SELECT coalesce(cardinality(%s), 0) FROM %s WHERE %s IS NOT NULL LIMIT 1",
-                       q, rel->qualname, q);
+  // Fully qualified: this runs under the caller's search path (a C function
+  // has no SET clause), where another role's public.cardinality could sit.
+  char* sql = psprintf(
+      "SELECT coalesce(pg_catalog.cardinality(%s), 0) FROM %s WHERE %s IS NOT NULL LIMIT 1", q,
+      rel->qualname, q);
   if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "gbdt: SPI_connect failed");
   int rc = SPI_execute(sql, true, 1);
   if (rc != SPI_OK_SELECT) elog(ERROR, "gbdt: reading array column \"%s\" failed", col);

@@ -168,8 +168,10 @@ static Datum model_by_name(FunctionCallInfo fcinfo, char* name, Datum name_text)
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_SCHEMA), errmsg("gbdt_model: schema not found")));
   StringInfoData q;
   initStringInfo(&q);
+  // The operator is qualified: this runs under the caller's search path,
+  // where another role's text = text operator could capture a bare "=".
   appendStringInfo(&q,
-                   "SELECT model, deployed FROM %s.gbdt_models WHERE name = $1 "
+                   "SELECT model, deployed FROM %s.gbdt_models WHERE name OPERATOR(pg_catalog.=) $1 "
                    "ORDER BY deployed DESC, version DESC LIMIT 1",
                    quote_identifier(nspname));
 
