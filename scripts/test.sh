@@ -15,6 +15,7 @@
 #  6. loads the test data          (test/parity/schema.sql + \copy)
 #  7. cancellation loop            (20 cancelled trainings, backend memory watched)
 #  8. pg_prove test/sql/*.sql      (pgTAP suite)
+#  8s. scripts/check-sql-safety.sh    (pinned search paths, qualified SPI texts)
 #  8u. upgrade 0.1->current            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
 #  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
 #  8s. TreeSHAP parity             (test/parity/shap_parity.py: gbdt_explain_table vs pred_contribs)
@@ -315,6 +316,21 @@ else
   echo "--- server log (tail):"; cluster_log_tail 60
   record "pgTAP" FAIL "$prove_line"
 fi
+
+# ==== sql safety (scripts/check-sql-safety.sh) ===============================
+# 8s. Every SQL/PL/pgSQL function of a fresh install pins its search path, and
+#     the glue's SPI query texts call and read nothing unqualified.
+banner "sql safety (scripts/check-sql-safety.sh)"
+SAFETY_LOG=$GBDT_CLUSTER_DIR/sql-safety.out
+GBDT_PG_BINDIR=$GBDT_PG_BINDIR bash "$ROOT/scripts/check-sql-safety.sh" 2>&1 | tee "$SAFETY_LOG"
+safety_rc=${PIPESTATUS[0]}
+safety_line=$(grep -E '^check-sql-safety:' "$SAFETY_LOG" | tail -n1 | sed -e 's/^check-sql-safety: //' -e 's/^ok: //' -e 's/^FAIL: //')
+if [ "$safety_rc" = 0 ]; then
+  record "sql safety" ok "$safety_line"
+else
+  record "sql safety" FAIL "${safety_line:-see output above}"
+fi
+# ==== end of sql safety step ===================================================
 
 # ==== upgrade 0.1->current (issue 10, scripts/test-upgrade.sh) ====================
 # 8u. CREATE EXTENSION gbdt VERSION '0.1' + data + ALTER EXTENSION UPDATE vs a

@@ -12,7 +12,7 @@ FROM generate_series(1, 3000) i;
 -- ---- the table ----
 SELECT has_table('gbdt_models', 'registry table exists');
 SELECT columns_are('gbdt_models', ARRAY['name', 'version', 'created_at', 'created_by', 'model', 'spec',
-                                        'metrics', 'deployed'], 'registry columns');
+                                        'metrics', 'deployed', 'spec_quarantined'], 'registry columns');
 SELECT col_is_pk('gbdt_models', ARRAY['name', 'version'], 'primary key (name, version)');
 SELECT col_type_is('gbdt_models', 'model', 'gbdt_model', 'model column is a gbdt_model');
 SELECT ok(EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'gbdt' AND 'gbdt_models'::regclass = ANY (extconfig)),

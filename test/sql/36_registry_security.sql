@@ -156,7 +156,7 @@ SELECT throws_ok($$SELECT gbdt_retrain('sec_sneaky')$$, '42501',
                  'cannot set parameter "role" within security-restricted operation',
                  'superuser retrain: the owner''s code cannot RESET ROLE to the superuser');
 REVOKE SELECT ON gbdt_sec.secret FROM gbdt_alice;
-SELECT throws_ok($$SELECT gbdt_retrain('sec_churn')$$, '42501', 'permission denied for table secret',
+SELECT throws_ok($$SELECT gbdt_retrain('sec_churn')$$, '42501', 'permission denied for relation gbdt_sec.secret named in the training spec',
                  'superuser retrain after alice lost SELECT on the table: permission denied');
 SELECT is(current_user::text, session_user::text, 'the caller''s role is restored after the failed retrain');
 
