@@ -171,7 +171,8 @@ void check_pair_budget(Objective obj, const RankParams& rp, const QueryGroups& g
       std::to_string(pairs) + " document pairs (lambdarank_pair_method " +
       (rp.topk ? "topk" : "mean") + ", parameter \"lambdarank_num_pair_per_sample\" = " +
       std::to_string(rp.num_pair) + ", " + std::to_string(groups.size()) +
-      " query groups, the largest of " + std::to_string(largest) + " rows), more than the " +
+      (groups.size() == 1 ? " query group of " : " query groups, the largest of ") +
+      std::to_string(largest) + " rows), more than the " +
       std::to_string(kMaxRankPairsPerRound) +
       " a round may form: lower lambdarank_num_pair_per_sample or split the largest query "
       "groups");

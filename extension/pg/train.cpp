@@ -22,6 +22,7 @@
 #include "train_load.h"
 #include "train_bounds.h"  // X
 #include "train_groups.h"
+#include "target_classes.h"
 
 #include "continue_training.h"
 #include "model.h"
@@ -502,13 +503,35 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                       errhint("At least one row needs a weight > 0.")));
   }
 
+  // L2: a numeric target continuing a model trained on numeric class values
+  // (labels 0/10/20 trained as classes 0, 1, 2) maps its labels through the
+  // init model's classes, as gbdt_evaluate does; a value that is none of
+  // them is an error naming it and the classes.
+  bool init_values = false;
+  if (plus.init != nullptr && !text_target && target_kind != ValKind::kBool) {
+    TargetClasses tc;
+    target_classes_for_model(rel, target, plus.init, &tc);
+    if (tc.mode == TargetClasses::Mode::kValues) {
+      for (float& y : data->labels) y = target_class(&tc, (Datum)0, y);
+      classes.k = tc.k;
+      classes.values = tc.values;  // class order
+      map_validation_labels(&plus, target, classes);
+      init_values = true;
+    }
+  }
+
   // Numeric labels: the objective's reason, and classes from the distinct
   // values for a classification objective.
   StringInfoData why;
   initStringInfo(&why);
   bool remapped = false;
   const char* objective_text = nullptr;
-  if (text_target) {
+  if (init_values) {
+    objective_kind = plus.init->objective;
+    remapped = true;  // the model keeps the init model's label values
+    appendStringInfo(&why, "target \"%s\" holds the %d class label values of init_model", target,
+                     classes.k);
+  } else if (text_target) {
     appendStringInfo(&why, "target \"%s\" (%s) has %d distinct values (%s)", target,
                      format_type_be(tatt->atttypid), classes.k, quote_class_list(&classes, 10));
     if (is_binary(objective_kind))

@@ -9,9 +9,10 @@
 -- ended in XX000 before: a ranking model continued without group_column
 -- (directly and through gbdt_retrain(name, continue_from_deployed => true)),
 -- a group_column that is a feature of the init model, several quantiles on
--- a one-quantile model.
+-- a one-quantile model; and a model trained on numeric class values
+-- continued on them.
 BEGIN;
-SELECT plan(27);
+SELECT plan(30);
 SET LOCAL client_min_messages = warning;
 
 CREATE TEMP TABLE sw AS
@@ -189,6 +190,14 @@ SELECT is(pg_temp.msg('reg', 'bin'),
           'another objective: both named');
 SELECT is(pg_temp.msg('multi', 'multi4'), 'parameter "num_class" = 4 differs from init_model''s 3',
           'another num_class: both named');
+SELECT is(pg_temp.st('multi10', 'multi10'), 'ok',
+          'a model trained on the class values 0, 10, 20 continues on them (mapped through its classes)');
+SELECT is(pg_temp.msg('multi10', 'multi'), 'target column "y_cls" has value 1, which is not a class of the model',
+          'a value that is none of its classes: named');
+CREATE TEMP TABLE sw_two AS SELECT * FROM sw WHERE y_cls10 IN (0, 20);
+SELECT is((SELECT gbdt_model_info(gbdt_train('sw_two', 'y_cls10', NULL, 'multi:softprob', '{"num_round": 1}', m))->>'classes'
+           FROM sw_init WHERE fam = 'multi10'), '[0, 10, 20]',
+          'rows holding two of the three classes keep the three (20 stays class 2)');
 SELECT is(pg_temp.st('aft', 'aft_nobound'), 'ok', 'survival:aft continued without its bound column: carried');
 SELECT is(pg_temp.msg('reg', 'reg_g'),
           'parameter "group_column" is only for the ranking objectives rank:ndcg, rank:pairwise and rank:map, not reg:squarederror',
