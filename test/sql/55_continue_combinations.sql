@@ -12,7 +12,7 @@
 -- a one-quantile model; and a model trained on numeric class values
 -- continued on them.
 BEGIN;
-SELECT plan(30);
+SELECT plan(31);
 SET LOCAL client_min_messages = warning;
 
 CREATE TEMP TABLE sw AS
@@ -163,6 +163,36 @@ SELECT is(gbdt_retrain('sw_rank', continue_from_deployed => true), 2,
           'gbdt_retrain continue_from_deployed of a ranking version saves version 2');
 SELECT is((SELECT gbdt_model_info(m.model)->>'rounds' FROM gbdt_models m WHERE m.name = 'sw_rank' AND m.version = 2),
           '2', 'and the version continues the deployed rounds');
+
+-- A crafted model: the regression model's bytes with the objective code
+-- (i32 at byte 20) of rank:pairwise (13), checksum (64-bit FNV-1a, last 8
+-- bytes) recomputed; continued on rows without query groups.
+CREATE FUNCTION pg_temp.reseal(b bytea) RETURNS bytea LANGUAGE plpgsql AS $$
+DECLARE
+  h numeric := 1469598103934665603;
+  p numeric := 1099511628211;
+  two64 numeric := 18446744073709551616;
+  n int := length(b) - 8;
+  lo int;
+BEGIN
+  FOR i IN 0 .. n - 1 LOOP
+    lo := (h % 256)::int;
+    h := ((h - lo + (lo # get_byte(b, i))) * p) % two64;
+  END LOOP;
+  FOR i IN 0 .. 7 LOOP
+    b := set_byte(b, n + i, (h % 256)::int);
+    h := div(h, 256);
+  END LOOP;
+  RETURN b;
+END $$;
+CREATE TEMP TABLE sw_crafted AS
+SELECT ('gbdt1:' || translate(encode(pg_temp.reseal(overlay(decode(substr(m::text, 7), 'base64')
+                                                            PLACING '\x0d000000'::bytea FROM 21)),
+                                     'base64'), E'\n', ''))::gbdt_model AS m
+FROM sw_init WHERE fam = 'reg';
+SELECT throws_like($$SELECT gbdt_train('sw', 'rel', NULL, NULL, '{"num_round": 1}', (SELECT m FROM sw_crafted))$$,
+                   'objective rank:pairwise needs query groups%',
+                   'a crafted model whose objective says rank:pairwise, continued without groups: 22023');
 
 -- ---- a role column that is a feature of the init model ----
 SELECT is(pg_temp.st('reg', 'rank_gfeat'), '22023', 'group_column naming a feature of init_model: 22023');
