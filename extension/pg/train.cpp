@@ -531,6 +531,10 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     remapped = true;  // the model keeps the init model's label values
     appendStringInfo(&why, "target \"%s\" holds the %d class label values of init_model", target,
                      classes.k);
+  } else if (plus.init != nullptr && !objective_given && !text_target &&
+             target_kind != ValKind::kBool) {
+    objective_kind = plus.init->objective;  // L2: the init model's, not one inferred
+    appendStringInfo(&why, "init_model's objective; target \"%s\" is numeric", target);
   } else if (text_target) {
     appendStringInfo(&why, "target \"%s\" (%s) has %d distinct values (%s)", target,
                      format_type_be(tatt->atttypid), classes.k, quote_class_list(&classes, 10));
