@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <sstream>
 
 #include "binned_matrix.h"
 #include "metrics.h"
@@ -11,6 +12,35 @@
 #include "unseen_categories.h"
 
 namespace gbdt {
+
+namespace {
+
+std::string fmt_alpha(double v) {
+  std::ostringstream o;
+  o.precision(10);
+  o << v;
+  return o.str();
+}
+
+// Q: a single-quantile init model continues with its own quantile: a list
+// of quantiles (several outputs) or another alpha is an InvalidInput.
+void check_single_quantile(const Model& init, const TrainParams& p) {
+  const std::vector<double> a = model_quantile_alphas(init);
+  if (a.size() != 1)
+    throw InvalidInput("parameter \"init_model\": its quantile_alpha list of " +
+                       std::to_string(a.size()) + " quantiles does not match its 1 output");
+  if (p.quantile_alphas.size() > 1)
+    throw InvalidInput("parameter \"quantile_alpha\" lists " +
+                       std::to_string(p.quantile_alphas.size()) +
+                       " quantiles, but init_model predicts the one quantile " + fmt_alpha(a[0]) +
+                       ": continue it with quantile_alpha = " + fmt_alpha(a[0]) +
+                       " (or leave quantile_alpha out)");
+  if (p.quantile_alpha != a[0])
+    throw InvalidInput("parameter \"quantile_alpha\" = " + fmt_alpha(p.quantile_alpha) +
+                       " differs from init_model's quantile " + fmt_alpha(a[0]));
+}
+
+}  // namespace
 
 void check_validation_params(const TrainParams& p) {
   if (!p.validation_relation.empty() && p.validation_fraction > 0)
@@ -55,6 +85,8 @@ void check_init_model(const Model& init, const std::vector<std::string>& names, 
     p->quantile_alphas = a;
     p->quantile_alpha = a[0];
   }
+  if (init.objective == Objective::kQuantile && init.num_output_group == 1)
+    check_single_quantile(init, *p);
   // Q: the rounds added grow as many parallel trees as the init model's.
   if (p->num_parallel_tree != 1 && p->num_parallel_tree != init.num_parallel_tree)
     throw InvalidInput("parameter \"num_parallel_tree\" = " + std::to_string(p->num_parallel_tree) +

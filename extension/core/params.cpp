@@ -397,7 +397,8 @@ const ParamDef kParams[] = {
      }},
     {"lambdarank_num_pair_per_sample", "", "integer", "an integer in [1, 1000000]",
      "32 for topk, 1 for mean",
-     "`topk`: the truncation (documents at the top); `mean`: the pairs per document",
+     "`topk`: the truncation (documents at the top); `mean`: the pairs per document; a round "
+     "may form at most 4294967296 pairs over all query groups",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
        bool ok = false;
        double v = parse_number_text(kv.value, &ok);

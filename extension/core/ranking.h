@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common.h"
 #include "params.h"
 
 namespace gbdt {
@@ -37,7 +38,9 @@ struct QueryGroups {
   std::vector<uint32_t> rows;
   size_t size() const { return ptr.size() - 1; }
 };
-// From a dense code per row (0 .. G-1, first appearance order).
+// From a dense code per row (0 .. G-1, first appearance order).  Rows
+// without codes (codes null, n > 0: a ranking training given no query
+// groups) are an InvalidInput.
 QueryGroups make_query_groups(const uint32_t* codes, size_t n);
 
 // ---- weights (XGBoost: one weight per query group) ----
@@ -66,12 +69,25 @@ void prepare_ranking(TrainParams* p, const float* labels, size_t n, bool has_gro
 std::string rank_default_metric(const TrainParams& p);
 
 // ---- gradients ----
+// The most document pairs one round may form over all query groups (about
+// 4.3 billion; a round of that many pairs takes minutes on one thread).  A
+// ranking training over real query lists stays below it: 30,000 queries of
+// 300 documents paired in full form 1.35 billion.
+constexpr uint64_t kMaxRankPairsPerRound = uint64_t(1) << 32;
+// The pairs one round forms (LambdaRank's pair loops, counted from the
+// group sizes and labels): topk, each of the first min(k, n) of a group's n
+// documents with every one below it; mean, k partners per document of a
+// group with two relevance levels or more.
+uint64_t rank_pairs_per_round(const QueryGroups& groups, const float* labels, const RankParams& rp);
+
 // LambdaMART gradient and hessian of every row of the groups for the
 // current margins; pairs of topk: each of the first num_pair documents
 // (ranked by margin, ties in row order) with every document below it;
 // mean: num_pair random partners per document from outside its relevance
 // bucket, drawn with a generator seeded by (seed, round, group).  Groups
-// are independent, so the result is the same whatever nthread.
+// are independent, so the result is the same whatever nthread.  A training
+// whose rounds would form more than kMaxRankPairsPerRound pairs is refused
+// (InvalidInput naming lambdarank_num_pair_per_sample).
 class LambdaRank {
  public:
   // `weights`: row weights (null: unweighted), one per group in effect
@@ -82,8 +98,12 @@ class LambdaRank {
   ~LambdaRank();
   LambdaRank(const LambdaRank&) = delete;
   LambdaRank& operator=(const LambdaRank&) = delete;
-  // grad/hess: one double per training row.
-  void gradients(int round, const float* margins, double* grad, double* hess);
+  // grad/hess: one double per training row.  `cancel` is polled on the
+  // calling thread inside the groups' pair loops (and while it waits for
+  // the worker threads, which stop at their next check once it saw a
+  // cancel); throws Cancelled.
+  void gradients(int round, const float* margins, double* grad, double* hess,
+                 const CancelFn& cancel = CancelFn());
 
  private:
   struct Impl;

@@ -2,12 +2,23 @@
 // 3.x semantics: topk / mean pair construction, |delta metric| weighted
 // RankNet pair gradients, score normalization by the margin difference,
 // per-group lambda normalization).  See ranking.h.
+//
+// One round's work is one task per query group; a group's pair loops are
+// O(documents x k) and the largest group may hold most of the rows, so the
+// loops count their pairs and stop early on a cancel (GroupRun, PairCheck
+// below).
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <numeric>
+#include <thread>
 
 #include "gradients.h"
+#include "interruptible.h"
 #include "ranking.h"
 #include "thread_pool.h"
 
@@ -34,6 +45,139 @@ struct PairRng {
   size_t below(size_t n) { return (size_t)((next() >> 11) % (uint64_t)n); }
 };
 
+// Pairs formed between two cancel checks inside a group's loops.
+constexpr size_t kPairBlock = 4096;
+
+// A thread's cancel check inside the pair loops.  The calling thread asks
+// the cancel callback through its CancelPoller; worker threads may not call
+// it and look at the flag the calling thread raises instead.  Either
+// throws Cancelled; the flag is read by both, so a failing worker stops the
+// others too.
+class PairCheck {
+ public:
+  PairCheck(CancelPoller* poller, const CancelFlag* flag) : poller_(poller), flag_(flag) {}
+  void tick(uint64_t pairs) {
+    done_ += pairs;
+    if (done_ < CancelPoller::kDefaultUnitsPerPoll) return;
+    done_ = 0;
+    if (poller_ != nullptr) poller_->poll_now();
+    if (flag_->raised()) throw Cancelled();
+  }
+
+ private:
+  CancelPoller* poller_;
+  const CancelFlag* flag_;
+  uint64_t done_ = 0;
+};
+
+// The groups of one round handed out to the threads (the calling thread and
+// the pool's workers), with the first error of any of them.  Every group
+// claimed is counted done, computed or not, so the calling thread can wait
+// for the workers' groups while it polls the cancel callback: the pool's own
+// join waits without polling, and one group can take minutes.
+class GroupRun {
+ public:
+  explicit GroupRun(size_t n_groups) : n_(n_groups) {}
+  // The next group to compute; false when none is left.  After a failure
+  // the groups left are claimed and counted without being computed.
+  bool claim(size_t* g) {
+    for (;;) {
+      const size_t t = next_.fetch_add(1, std::memory_order_relaxed);
+      if (t >= n_) return false;
+      if (!flag_.raised()) {
+        *g = t;
+        return true;
+      }
+      finished();
+    }
+  }
+  void finished() { done_.fetch_add(1, std::memory_order_release); }
+  // Keeps the first error and stops the other threads (the flag).
+  void fail(std::exception_ptr e) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (!error_) error_ = e;
+    }
+    flag_.raise();
+  }
+  const CancelFlag& flag() const { return flag_; }
+  // Calling thread, after its own groups: waits until every group is done,
+  // polling the cancel callback (a cancel raises the flag, so the workers
+  // stop at their next check).
+  void wait(CancelPoller* poller) {
+    for (int i = 0; done_.load(std::memory_order_acquire) < n_; ++i) {
+      if (!flag_.raised()) {
+        try {
+          poller->poll_now();
+        } catch (...) {
+          fail(std::current_exception());
+        }
+      }
+      // Yield for a while (a worker finishing a small group), then sleep.
+      if (i < 1000)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+  void rethrow() {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  const size_t n_;
+  std::atomic<size_t> next_{0}, done_{0};
+  CancelFlag flag_;
+  std::mutex mu_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+uint64_t rank_pairs_per_round(const QueryGroups& groups, const float* labels,
+                              const RankParams& rp) {
+  const uint64_t k = (uint64_t)std::max(rp.num_pair, 1);
+  uint64_t total = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const uint64_t cnt = groups.ptr[g + 1] - groups.ptr[g];
+    if (rp.topk) {
+      // Each of the first `top` documents with every one below it.
+      const uint64_t top = std::min(cnt, k);
+      total += top * (cnt - 1) - top * (top - 1) / 2;
+      continue;
+    }
+    // mean: k partners per document, when the group has another level.
+    const uint32_t* rows = groups.rows.data() + groups.ptr[g];
+    bool levels = false;
+    for (uint64_t i = 1; i < cnt && !levels; ++i) levels = labels[rows[i]] != labels[rows[0]];
+    if (levels) total += k * cnt;
+  }
+  return total;
+}
+
+namespace {
+
+// Refuses a training whose rounds would form more than
+// kMaxRankPairsPerRound pairs, naming the parameter that sets them.
+void check_pair_budget(Objective obj, const RankParams& rp, const QueryGroups& groups,
+                       const float* labels) {
+  const uint64_t pairs = rank_pairs_per_round(groups, labels, rp);
+  if (pairs <= kMaxRankPairsPerRound) return;
+  size_t largest = 0;
+  for (size_t g = 0; g < groups.size(); ++g)
+    largest = std::max(largest, (size_t)(groups.ptr[g + 1] - groups.ptr[g]));
+  throw InvalidInput(
+      std::string("objective ") + objective_name(obj) + ": one round would form " +
+      std::to_string(pairs) + " document pairs (lambdarank_pair_method " +
+      (rp.topk ? "topk" : "mean") + ", parameter \"lambdarank_num_pair_per_sample\" = " +
+      std::to_string(rp.num_pair) + ", " + std::to_string(groups.size()) +
+      (groups.size() == 1 ? " query group of " : " query groups, the largest of ") +
+      std::to_string(largest) + " rows), more than the " +
+      std::to_string(kMaxRankPairsPerRound) +
+      " a round may form: lower lambdarank_num_pair_per_sample or split the largest query "
+      "groups");
+}
+
 }  // namespace
 
 struct LambdaRank::Impl {
@@ -50,7 +194,8 @@ struct LambdaRank::Impl {
 
   double gain(float y) const { return rp.exp_gain ? std::ldexp(1.0, (int)y) - 1.0 : (double)y; }
 
-  void group(size_t gi, int round, const float* margins, double* grad, double* hess, Scratch* s);
+  void group(size_t gi, int round, const float* margins, double* grad, double* hess, Scratch* s,
+             PairCheck* check);
 };
 
 LambdaRank::LambdaRank(Objective obj, const RankParams& rp, QueryGroups groups,
@@ -63,6 +208,7 @@ LambdaRank::LambdaRank(Objective obj, const RankParams& rp, QueryGroups groups,
   m.labels = labels;
   m.seed = seed;
   const size_t ng = m.groups.size();
+  check_pair_budget(obj, rp, m.groups, labels);
   if (weights != nullptr) {
     // XGBoost 3.x: each group's gradients times its weight and the mean
     // group weight's inverse, G / sum(w).
@@ -102,15 +248,40 @@ LambdaRank::LambdaRank(Objective obj, const RankParams& rp, QueryGroups groups,
 
 LambdaRank::~LambdaRank() { delete impl_; }
 
-void LambdaRank::gradients(int round, const float* margins, double* grad, double* hess) {
+void LambdaRank::gradients(int round, const float* margins, double* grad, double* hess,
+                           const CancelFn& cancel) {
   Impl& m = *impl_;
-  m.pool->run(m.groups.size(), [&](size_t g, int tid) {
-    m.group(g, round, margins, grad, hess, &m.scratch[(size_t)tid]);
-  });
+  CancelPoller poller(cancel);
+  poller.poll_now();
+  GroupRun run(m.groups.size());
+  // One thread's share: groups until none is left; an error (a cancel seen
+  // at a check) is kept by `run` and stops the others.
+  auto groups_of = [&](int tid, CancelPoller* p) {
+    PairCheck check(p, &run.flag());
+    for (size_t g; run.claim(&g);) {
+      try {
+        m.group(g, round, margins, grad, hess, &m.scratch[(size_t)tid], &check);
+      } catch (...) {
+        run.fail(std::current_exception());
+      }
+      run.finished();
+    }
+  };
+  // The workers start on their share (threads 1 ..); the calling thread
+  // computes groups itself (thread 0), then waits for the workers' groups
+  // while it polls; finish() joins them (and runs a share no worker took,
+  // which finds no group left).
+  const std::function<void(size_t, int)> worker = [&](size_t, int tid) { groups_of(tid, nullptr); };
+  const size_t workers = (size_t)m.pool->size() - 1;
+  if (workers > 0) m.pool->start(workers, worker);
+  groups_of(0, &poller);
+  run.wait(&poller);
+  if (workers > 0) m.pool->finish();
+  run.rethrow();
 }
 
 void LambdaRank::Impl::group(size_t gi, int round, const float* margins, double* grad,
-                             double* hess, Scratch* s) {
+                             double* hess, Scratch* s, PairCheck* check) {
   const uint32_t* rows = groups.rows.data() + groups.ptr[gi];
   const size_t cnt = groups.ptr[gi + 1] - groups.ptr[gi];
   s->g.assign(cnt, 0.0);
@@ -122,6 +293,7 @@ void LambdaRank::Impl::group(size_t gi, int round, const float* margins, double*
   std::iota(s->rank.begin(), s->rank.end(), 0u);
   std::stable_sort(s->rank.begin(), s->rank.end(),
                    [&](uint32_t a, uint32_t b) { return mar(a) > mar(b); });
+  check->tick(cnt);
   const bool spread = cnt > 0 && mar(s->rank.front()) != mar(s->rank.back());
 
   if (obj == Objective::kRankMap) {
@@ -191,11 +363,17 @@ void LambdaRank::Impl::group(size_t gi, int round, const float* margins, double*
     sum_lambda += -2.0 * lam;
   };
 
+  // The pairs in a fixed order (the gradient sums are order-sensitive),
+  // counted for the cancel checks in blocks of kPairBlock.
   const size_t np = (size_t)rp.num_pair;
   if (rp.topk) {
     const size_t top = std::min(cnt, np);
     for (size_t i = 0; i < top; ++i)
-      for (size_t j = i + 1; j < cnt; ++j) pair(i, j);
+      for (size_t j0 = i + 1; j0 < cnt; j0 += kPairBlock) {
+        const size_t j1 = std::min(cnt, j0 + kPairBlock);
+        for (size_t j = j0; j < j1; ++j) pair(i, j);
+        check->tick(j1 - j0);
+      }
   } else if (cnt > 1) {
     // Rank positions ordered by relevance (descending, stable): buckets of
     // equal labels; each document gets np partners outside its bucket.
@@ -204,6 +382,7 @@ void LambdaRank::Impl::group(size_t gi, int round, const float* margins, double*
     std::stable_sort(s->by_label.begin(), s->by_label.end(), [&](uint32_t a, uint32_t b) {
       return lab(s->rank[a]) > lab(s->rank[b]);
     });
+    check->tick(cnt);
     PairRng rng{mix64(mix64(seed ^ 0x52414E4B4C414D42ULL) ^ mix64((uint64_t)round + 1)) ^
                 mix64((uint64_t)gi * 0xD1B54A32D192ED03ULL + 7)};
     for (size_t i = 0; i < cnt;) {
@@ -212,12 +391,14 @@ void LambdaRank::Impl::group(size_t gi, int round, const float* margins, double*
       while (j < cnt && lab(s->rank[s->by_label[j]]) == yb) ++j;
       const size_t n_left = i, n_right = cnt - j;
       if (n_left + n_right > 0) {
-        for (size_t rep = 0; rep < np; ++rep)
+        for (size_t rep = 0; rep < np; ++rep) {
           for (size_t p = i; p < j; ++p) {
             size_t r = rng.below(n_left + n_right);
             if (r >= n_left) r += j - i;
             pair(s->by_label[p], s->by_label[r]);
           }
+          check->tick(j - i);
+        }
       }
       i = j;
     }

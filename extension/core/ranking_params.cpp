@@ -103,6 +103,8 @@ void prepare_ranking(TrainParams* p, const float* y, size_t n, bool has_groups,
 }
 
 QueryGroups make_query_groups(const uint32_t* codes, size_t n) {
+  if (codes == nullptr && n > 0)
+    throw InvalidInput("the ranking rows have no query groups (group_column)");
   QueryGroups q;
   uint32_t ng = 0;
   for (size_t i = 0; i < n; ++i) ng = std::max(ng, codes[i] + 1);

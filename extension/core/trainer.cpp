@@ -700,12 +700,20 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.cat_split = CatSplitParams{p.max_cat_to_onehot, p.max_cat_threshold};
   std::unique_ptr<LambdaRank> lambdarank;  // R: ranking gradients on the host
   if (ranking) {
+    // Every caller's path has checked the groups (prepare_ranking); this
+    // keeps a ranking objective without them (one taken from an init
+    // model, say) from ever reaching the gradients.
+    if (in.query_group.size() != n)
+      throw InvalidInput(std::string("objective ") + objective_name(p.objective) +
+                         " needs query groups: pass group_column => the column that identifies "
+                         "the query of each row (params '{\"group_column\": \"qid\"}')");
     lambdarank.reset(new LambdaRank(p.objective, rank_params_of(p),
                                     make_query_groups(in.query_group.data(), n), y, p.seed,
                                     nthread, w));
     LambdaRank* lr = lambdarank.get();
-    bd.external_gradients = [lr](int round, const float* mg, double* g, double* h) {
-      lr->gradients(round, mg, g, h);
+    const CancelFn cancel = hooks.cancel;
+    bd.external_gradients = [lr, cancel](int round, const float* mg, double* g, double* h) {
+      lr->gradients(round, mg, g, h, cancel);
     };
   }
   bd.tree_ext = tree_ext;  // T (resolved above)
@@ -950,6 +958,10 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
                          ": labels must be finite");
   if (!in.query_group.empty() && in.query_group.size() != n_all)
     throw std::logic_error("train_binned: query_group does not match the matrix");
+  check_validation_params(p);
+  // A continued training takes the init model's objective first, so that
+  // the ranking checks below see the objective it will train.
+  if (extras.init_model != nullptr) check_init_model(*extras.init_model, in.feature_names, &p);
   // R: ranking objective, group_column and relevance labels.
   prepare_ranking(&p, in.labels.data(), n_all, !in.query_group.empty(), target_name);
   // R: XGBoost weighs ranking by query group: one weight per group.
@@ -958,8 +970,6 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
                              in.weights.data());
   // The objective is inferred from, and the labels checked on, every row.
   std::vector<double> class_labels;
-  check_validation_params(p);
-  if (extras.init_model != nullptr) check_init_model(*extras.init_model, in.feature_names, &p);
   resolve_objective(in.labels.data(), n_all, target_name, &p, &class_labels);
   if (p.quantile_alphas.size() > 1 && p.objective != Objective::kQuantile)  // Q
     throw InvalidInput("parameter \"quantile_alpha\" lists " +

@@ -22,6 +22,7 @@
 #include "train_load.h"
 #include "train_bounds.h"  // X
 #include "train_groups.h"
+#include "target_classes.h"
 
 #include "continue_training.h"
 #include "model.h"
@@ -298,6 +299,20 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       if (v != nullptr && !param_has(&params, key))
         param_add(&params, key, v, strcmp(key, "aft_loss_distribution_scale") != 0);
     }
+  // R: so does a ranking init_model's group_column (its rounds were trained
+  // on query groups, and so are the rounds added), and Q: a single-quantile
+  // init_model's quantile_alpha (the engine refuses another).
+  const char* carried_group = nullptr;
+  if (plus.init != nullptr && gbdt::objective_info(plus.init->objective).ranking &&
+      !param_has(&params, "group_column") && !param_has(&params, "qid_column")) {
+    carried_group = init_model_param(plus.init, "group_column");
+    if (carried_group != nullptr) param_add(&params, "group_column", carried_group, true);
+  }
+  if (plus.init != nullptr && plus.init->objective == gbdt::Objective::kQuantile &&
+      plus.init->num_output_group == 1 && !param_has(&params, "quantile_alpha")) {
+    const char* v = init_model_param(plus.init, "quantile_alpha");
+    if (v != nullptr) param_add(&params, "quantile_alpha", v, false);
+  }
   bool objective_given = param_has(&params, "objective") || objective != nullptr;
   if (objective != nullptr) param_add(&params, "objective", objective, true);
   if (guc_verbose && !param_has(&params, "verbose") && !param_has(&params, "verbosity"))
@@ -442,7 +457,15 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
     for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
   }
-  if (group_column != nullptr) check_group_column(rel, group_column, target, feat_arr != nullptr, &fs);  // R
+  if (carried_group != nullptr && find_column(rel, group_column) == nullptr)  // R
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("group_column \"%s\" of init_model is not a column of relation \"%s\"",
+                           group_column, rel->name),
+                    errhint("Pass group_column => the column that identifies the query of each "
+                            "row (params '{\"group_column\": \"qid\"}').")));
+  // R: init_model: its features stay features (the group column is none of them).
+  if (group_column != nullptr)
+    check_group_column(rel, group_column, target, feat_arr != nullptr || plus.init != nullptr, &fs);
   ValKind upper_kind = ValKind::kNone;  // X: survival:aft's upper bounds
   if (upper_column != nullptr)  // X: init_model: its features stay features
     upper_kind = check_upper_bound_column(rel, upper_column, target, weight_column,
@@ -480,13 +503,39 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                       errhint("At least one row needs a weight > 0.")));
   }
 
+  // L2: a numeric target continuing a model trained on numeric class values
+  // (labels 0/10/20 trained as classes 0, 1, 2) maps its labels through the
+  // init model's classes, as gbdt_evaluate does; a value that is none of
+  // them is an error naming it and the classes.
+  bool init_values = false;
+  if (plus.init != nullptr && !text_target && target_kind != ValKind::kBool) {
+    TargetClasses tc;
+    target_classes_for_model(rel, target, plus.init, &tc);
+    if (tc.mode == TargetClasses::Mode::kValues) {
+      for (float& y : data->labels) y = target_class(&tc, (Datum)0, y);
+      classes.k = tc.k;
+      classes.values = tc.values;  // class order
+      map_validation_labels(&plus, target, classes);
+      init_values = true;
+    }
+  }
+
   // Numeric labels: the objective's reason, and classes from the distinct
   // values for a classification objective.
   StringInfoData why;
   initStringInfo(&why);
   bool remapped = false;
   const char* objective_text = nullptr;
-  if (text_target) {
+  if (init_values) {
+    objective_kind = plus.init->objective;
+    remapped = true;  // the model keeps the init model's label values
+    appendStringInfo(&why, "target \"%s\" holds the %d class label values of init_model", target,
+                     classes.k);
+  } else if (plus.init != nullptr && !objective_given && !text_target &&
+             target_kind != ValKind::kBool) {
+    objective_kind = plus.init->objective;  // L2: the init model's, not one inferred
+    appendStringInfo(&why, "init_model's objective; target \"%s\" is numeric", target);
+  } else if (text_target) {
     appendStringInfo(&why, "target \"%s\" (%s) has %d distinct values (%s)", target,
                      format_type_be(tatt->atttypid), classes.k, quote_class_list(&classes, 10));
     if (is_binary(objective_kind))
