@@ -78,29 +78,50 @@ void tally_sorted(const float* x, const float* y, size_t n, ValueCheck* c, Cance
 }  // namespace
 
 ValueCheck check_values(const float* x, const float* labels, size_t n, bool allow_sort,
-                        const CancelFn& cancel) {
+                        bool want_determines, const CancelFn& cancel) {
   CancelPoller poll(cancel);
   ValueCheck c;
+  // The range, whether every present value is a whole number, and the
+  // present rows, in blocks between polls.  Every finite float of
+  // magnitude 2^23 or more is a whole number (no call to floor per row).
+  float lo = INFINITY, hi = -INFINITY;
   bool whole = true;
-  bool any = false;
-  for (size_t r = 0; r < n; r++) {
-    poll.tick();
-    const float v = x[r];
-    if (v != v) continue;
-    if (!any) {
-      c.lo = c.hi = v;
-      any = true;
+  size_t present = 0;
+  constexpr size_t kBlock = 4096;
+  for (size_t from = 0; from < n; from += kBlock) {
+    const size_t to = std::min(n, from + kBlock);
+    // No branch per row (missing values come and go at random): a missing
+    // value takes part as lo / hi themselves and as a whole number.
+    bool w = true;
+    for (size_t r = from; r < to; r++) {
+      const float v = x[r];
+      const bool p = v == v;
+      present += p;
+      lo = std::min(lo, p ? v : lo);
+      hi = std::max(hi, p ? v : hi);
+      const float a = p ? std::fabs(v) : 0.0f;
+      const float t = std::min(a, 0x1p23f);  // a >= 2^23: whole; t = 2^23 is
+      w &= (float)(int32_t)t == t;           // whole and fits an int32
     }
-    c.lo = std::min(c.lo, (double)v);
-    c.hi = std::max(c.hi, (double)v);
-    whole &= std::isfinite(v) && std::floor(v) == v;
-    c.present++;
+    whole &= w;
+    poll.tick(to - from);
   }
+  const bool any = present > 0;
+  whole &= std::isfinite(lo) && std::isfinite(hi);
+  c.present = present;
+  c.lo = any ? lo + 0.0f : 0.0;
+  c.hi = any ? hi + 0.0f : 0.0;
   if (!any) {
     c.checked = true;
     return c;
   }
   const double span = c.hi - c.lo + 1.0;
+  // Whole numbers spanning fewer values than kUniqueFraction of the rows
+  // cannot be unique: when that is all the caller asks, no table is needed.
+  if (!want_determines && whole && span < kUniqueFraction * (double)c.present) {
+    c.checked = true;
+    return c;
+  }
   const double max_span = std::max(4.0 * (double)n, 65536.0);
   if (whole && span <= max_span) {
     tally_span(x, labels, n, c.lo, (size_t)span, &c, &poll);

@@ -38,9 +38,11 @@ struct ValueCheck {
 // most max(4 n, 65536) values are counted in tables (O(n + span)); other
 // columns are sorted (O(n log n)) when `allow_sort`, else left unchecked
 // (checked = false).  Labels are never NaN (rows without a target are not
-// loaded).  The loops poll `cancel` (interruptible.h); a cancel throws
-// gbdt::Cancelled.
+// loaded).  Without `want_determines` (the caller asks whether the column
+// is unique only), whole numbers spanning too few values to be unique are
+// not counted (checked, not unique, distinct 0).  The loops poll `cancel`
+// (interruptible.h); a cancel throws gbdt::Cancelled.
 ValueCheck check_values(const float* x, const float* labels, size_t n, bool allow_sort,
-                        const CancelFn& cancel = CancelFn());
+                        bool want_determines = true, const CancelFn& cancel = CancelFn());
 
 }  // namespace gbdt

@@ -496,7 +496,8 @@ void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows
       check_columns(&col, 1, y, m, &checks[f]);
       if (vk.check[f]) {
         try {
-          values[f] = gbdt::check_values(col, y, m, vk.sortable[f], t == 0 ? caller : worker);
+          values[f] = gbdt::check_values(col, y, m, vk.sortable[f], !vk.integer[f],
+                                        t == 0 ? caller : worker);
         } catch (...) {
           stop.raise();  // the other tasks stop at their next poll
           throw;

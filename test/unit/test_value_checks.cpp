@@ -60,6 +60,22 @@ TEST(ValueChecks, DeterminesTheLabel) {
   EXPECT_FALSE(check_values(k.data(), y.data(), k.size(), false).determines);
 }
 
+// Asked for uniqueness only, a column of few values is not counted.
+TEST(ValueChecks, FewValuesSkipTheTables) {
+  std::vector<float> x(1000), y(1000);
+  for (size_t i = 0; i < x.size(); i++) {
+    x[i] = (float)(i % 50);
+    y[i] = (float)(i % 50 < 10);
+  }
+  const ValueCheck u = check_values(x.data(), y.data(), x.size(), false, false);
+  EXPECT_TRUE(u.checked);
+  EXPECT_FALSE(u.unique);
+  EXPECT_EQ(u.distinct, 0u);
+  const ValueCheck d = check_values(x.data(), y.data(), x.size(), false, true);
+  EXPECT_EQ(d.distinct, 50u);
+  EXPECT_TRUE(d.determines);
+}
+
 TEST(ValueChecks, MissingValuesAreNotCounted) {
   std::vector<float> x(400, NAN), y(400, 0.0f);
   EXPECT_TRUE(check_values(x.data(), y.data(), x.size(), false).checked);
@@ -101,5 +117,5 @@ TEST(ValueChecks, CancelStopsTheCheck) {
   std::vector<float> x(1 << 20), y(1 << 20, 0.0f);
   for (size_t i = 0; i < x.size(); i++) x[i] = (float)i * 1e3f;
   const CancelFn cancel = [] { return true; };
-  EXPECT_THROW(check_values(x.data(), y.data(), x.size(), true, cancel), Cancelled);
+  EXPECT_THROW(check_values(x.data(), y.data(), x.size(), true, true, cancel), Cancelled);
 }
