@@ -30,7 +30,8 @@ struct ObjectiveInfo {
   Link link = Link::kIdentity;
   const char* default_metric = "rmse";
   // Labels: the accepted values (null = any finite) and, for the error, what
-  // the labels must be and what to use instead.
+  // the labels must be and what to use instead (label_hint is appended as
+  // is after label_rule: it starts with a space or a semicolon).
   bool (*label_ok)(float y) = nullptr;
   const char* label_rule = "";
   const char* label_hint = "";

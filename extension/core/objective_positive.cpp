@@ -25,7 +25,7 @@ const ObjectiveInfo kObjPoisson = [] {
   o.default_metric = "poisson-nloglik";
   o.label_ok = non_negative;
   o.label_rule = "labels >= 0";
-  o.label_hint = "(counts)";
+  o.label_hint = " (counts)";
   o.base_margin = log_mean;
   o.transform = transform_exp;
   o.xgb_param_object = "poisson_regression_param";

@@ -87,7 +87,7 @@ const ObjectiveInfo kObjSquaredLog = [] {
   o.default_metric = "rmsle";
   o.label_ok = above_minus_one;
   o.label_rule = "labels > -1";
-  o.label_hint = "(log1p of the label must exist); use reg:squarederror for other labels";
+  o.label_hint = " (log1p of the label must exist); use reg:squarederror for other labels";
   o.base_margin = [](const float* y, const float* w, size_t n, const TrainParams& p) {
     return newton_stump(Objective::kSquaredLog, y, w, n, p);
   };

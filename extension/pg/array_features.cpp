@@ -68,6 +68,17 @@ void expand_array(Datum d, bool isnull, ValKind elem, int expected, const char* 
                            "be one-dimensional",
                            col, ARR_NDIM(a))));
   const int n = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
+  // The features are named by subscript from 1 (emb[1] .. emb[L]); an
+  // array numbered from elsewhere ('[0:2]={...}') would put its element
+  // [0] in feature emb[1], in training and scoring alike.
+  if (ARR_NDIM(a) == 1 && ARR_LBOUND(a)[0] != 1)
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+                    errmsg("array column \"%s\" has a row with subscripts %d..%d: feature arrays "
+                           "must start at subscript 1",
+                           col, ARR_LBOUND(a)[0], ARR_LBOUND(a)[0] + n - 1),
+                    errhint("Its features are named %s[1] .. %s[%d]; renumber the arrays from 1, "
+                            "e.g. with a slice (%s[:]) in a view.",
+                            col, col, expected, quote_identifier(col))));
   if (n != expected)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                     errmsg("array column \"%s\" has a row of length %d, expected %d (the length "

@@ -3,7 +3,9 @@
 // (1-based, as SQL subscripts).  Every non-NULL array of the column must
 // have the length of the first one (an error names the column, the row's
 // length and the expected one); a NULL array is L missing values, as are
-// NULL elements.  Scoring finds emb[i] in column emb the same way.
+// NULL elements.  Scoring finds emb[i] in column emb the same way.  An
+// array whose subscripts do not start at 1 is an error (training and
+// scoring), as its element emb[1] would not be feature emb[1].
 #pragma once
 
 #include "pg_includes.h"

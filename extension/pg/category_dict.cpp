@@ -93,12 +93,17 @@ CategoryColumn* make_column(Oid typid, const char* colname, CategoryDict* dict, 
   return c;
 }
 
+// count: the exact number of distinct values, or (at_least) a lower bound:
+// the read stops at the first value past the dictionary's cap, so the
+// message says how far it counted rather than a number the column need
+// not have.
 void report_too_many(const char* colname, size_t count, int limit, bool at_least) {
   ereport(ERROR,
           (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-           errmsg("categorical column \"%s\" has %s%zu distinct values, more than the limit of "
-                  "%d (max_categories)",
-                  colname, at_least ? "more than " : "", count, limit),
+           errmsg("categorical column \"%s\" has %s%zu distinct values%s, more than the limit "
+                  "of %d (max_categories)",
+                  colname, at_least ? "at least " : "", count,
+                  at_least ? " (the read stopped counting there)" : "", limit),
            errhint("Raise max_categories (at most %d), merge rare values into one (e.g. in a "
                    "view), or leave the column out of the features.",
                    gbdt::kMaxCategories)));
@@ -194,7 +199,8 @@ float category_code_text(CategoryColumn* c, const char* p, size_t len) {
   if (code >= 0) return (float)code;
   // Too many values: an error before the dictionary grows without bound
   // (the exact count is reported by train_categories_finalize when lower).
-  if (c->dict->names.size() >= c->cap) report_too_many(c->colname, c->cap, c->limit, true);
+  // The dictionary holds cap values and this one is another.
+  if (c->dict->names.size() >= c->cap) report_too_many(c->colname, c->cap + 1, c->limit, true);
   ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                   errmsg("categorical column \"%s\" has a value of %zu bytes, more than the "
                          "limit of %zu bytes for a category",

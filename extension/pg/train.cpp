@@ -128,6 +128,34 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
   }
 }
 
+// ---- labels ----
+
+// A classification objective (given, or binary:logistic inferred from
+// labels 0/1) on a target with one value on every row: XGBoost trains it
+// without a word (a model that predicts that class everywhere), which is
+// nearly always a mistake upstream, so it is an error naming the target and
+// the value.  Text targets are checked on their classes before the load;
+// a continued training (init_model) may add rows of one class.
+void check_two_classes(const char* target, ValKind kind, const std::vector<float>& y,
+                       bool objective_given, gbdt::Objective objective) {
+  if (y.empty()) return;
+  const float first = y[0];
+  for (float v : y)
+    if (v != first) return;
+  const gbdt::ObjectiveInfo& oi = gbdt::objective_info(objective);
+  const bool classify = oi.binary || oi.multiclass;
+  if (!classify && (objective_given || !(first == 0.0f || first == 1.0f))) return;
+  const char* value = kind == ValKind::kBool ? (first != 0.0f ? "true" : "false")
+                                             : psprintf("%g", (double)first);
+  ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                  errmsg("target column \"%s\" has the single value %s on every row: %s needs "
+                         "at least 2 classes",
+                         target, value,
+                         classify ? gbdt::objective_name(objective) : "binary:logistic"),
+                  errhint("A model of one class predicts it for every row; check the rows the "
+                          "relation returns (a filter or join that kept one class?).")));
+}
+
 // ---- feature resolution ----
 
 // Adds array column `name` (element kind ek) to fs with the length of its
@@ -503,7 +531,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                       errhint("At least one row needs a weight > 0.")));
   }
 
-  // L2: a numeric target continuing a model trained on numeric class values
+  // A numeric target continuing a model trained on numeric class values
   // (labels 0/10/20 trained as classes 0, 1, 2) maps its labels through the
   // init model's classes, as gbdt_evaluate does; a value that is none of
   // them is an error naming it and the classes.
@@ -519,6 +547,9 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       init_values = true;
     }
   }
+
+  if (!text_target && plus.init == nullptr)
+    check_two_classes(target, target_kind, data->labels, objective_given, objective_kind);
 
   // Numeric labels: the objective's reason, and classes from the distinct
   // values for a classification objective.
@@ -609,26 +640,10 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
         i++;
         continue;
       }
-      column_list_add(&left_out, fs.x_names[f], "constant");
+      column_list_add(&left_out, fs.x_names[f],
+                      loaded.identifier[f] != nullptr ? loaded.identifier[f] : "constant");
     }
-    // Columns that copy or nearly equal the target: a WARNING naming them.
-    ColumnList leaks;
-    column_list_init(&leaks);
-    for (int f = 0; f < nf; f++) {
-      const ColumnCheck& c = loaded.checks[f];
-      if (c.near_target)
-        column_list_add(&leaks, fs.x_names[f],
-                        c.equal >= 0.99 ? psprintf("equal to the target on %.1f%% of the rows%s",
-                                                   100.0 * c.equal,
-                                                   loaded.checked_all_rows ? "" : " sampled")
-                                        : psprintf("correlation %.4f with the target", c.corr));
-    }
-    if (leaks.n > 0)
-      ereport(WARNING,
-              (errmsg("gbdt_train: feature column%s nearly equal to the target \"%s\": %s",
-                      leaks.n == 1 ? "" : "s", target, column_list_text(&leaks)),
-               errhint("A feature that copies the target makes a model that cannot be used "
-                       "on new rows; leave it out of features.")));
+    warn_feature_checks(&fs, &loaded, target);
     nf = loaded.n_kept;
     StringInfoData msg;
     initStringInfo(&msg);

@@ -479,6 +479,8 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
   // target checks: the features are the init model's).
   out->checks = (ColumnCheck*)palloc0(sizeof(ColumnCheck) * (nx > 0 ? nx : 1));
   out->checked_all_rows = true;
+  out->values = (gbdt::ValueCheck*)palloc0(sizeof(gbdt::ValueCheck) * (nx > 0 ? nx : 1));
+  out->identifier = (const char**)palloc0(sizeof(char*) * (nx > 0 ? nx : 1));
   out->kept = (int*)palloc(sizeof(int) * (nx > 0 ? nx : 1));
   for (int f = 0; f < nx; f++) out->kept[f] = f;
   out->n_kept = nx;

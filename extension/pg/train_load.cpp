@@ -8,8 +8,10 @@
 #include "array_features.h"
 #include "binned_matrix.h"
 #include "category_dict.h"
+#include "feature_selection.h"
 #include "guard.h"
 #include "gucs.h"
+#include "interruptible.h"
 #include "quantile.h"
 #include "row_columns.h"
 #include "parallel_policy.h"
@@ -447,9 +449,25 @@ void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows
                          LoadResult* out) {
   const int nf = s->nf;
   out->checks = (ColumnCheck*)palloc0(sizeof(ColumnCheck) * (nf > 0 ? nf : 1));
+  out->values = (gbdt::ValueCheck*)palloc0(sizeof(gbdt::ValueCheck) * (nf > 0 ? nf : 1));
+  out->identifier = (const char**)palloc0(sizeof(char*) * (nf > 0 ? nf : 1));
   out->checked_all_rows = all_rows && take >= s->n;
   ColumnCheck* checks = out->checks;
+  gbdt::ValueCheck* values = out->values;
+  // Which features get the value checks (categorical and integer columns),
+  // and which of them may be sorted (feature_selection.h).
+  FeatureValueKinds vk = feature_value_kinds(spec.features);
   run_engine([&] {
+    // The calling thread (task thread 0) polls for a cancel and raises the
+    // flag the workers read.
+    gbdt::CancelFlag stop;
+    const gbdt::CancelFn caller = [&stop] {
+      if (stop.raised()) return true;
+      if (!interrupt_pending()) return false;
+      stop.raise();
+      return true;
+    };
+    const gbdt::CancelFn worker = [&stop] { return stop.raised(); };
     const bool sampled = take < s->n;
     const size_t m = sampled ? take : s->n;
     std::vector<float> labels;
@@ -474,9 +492,21 @@ void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows
         for (size_t i = 0; i < take; i++) b[i] = col[rows[i]];
         col = b.data();
       }
-      check_columns(&col, 1, sampled ? labels.data() : s->labels, m, &checks[f]);
+      const float* y = sampled ? labels.data() : s->labels;
+      check_columns(&col, 1, y, m, &checks[f]);
+      if (vk.check[f]) {
+        try {
+          values[f] = gbdt::check_values(col, y, m, vk.sortable[f], !vk.integer[f],
+                                        t == 0 ? caller : worker);
+        } catch (...) {
+          stop.raise();  // the other tasks stop at their next poll
+          throw;
+        }
+      }
     });
   });
+  for (int f = 0; f < nf; f++)
+    out->identifier[f] = identifier_reason(spec.features, vk, f, values[f], out->checked_all_rows);
   all_rows = out->checked_all_rows;
   out->kept = (int*)palloc(sizeof(int) * (nf > 0 ? nf : 1));
   out->n_kept = 0;
@@ -488,7 +518,8 @@ void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows
     for (int e = 0; e < (arr ? spec.features->widths[i] : 1) && j < nf; e++) in_array[j++] = arr;
   }
   for (int f = 0; f < nf; f++)
-    if (!(spec.drop_constant && all_rows && out->checks[f].constant && !in_array[f]))
+    if (!(spec.drop_constant && all_rows &&
+          (out->checks[f].constant || out->identifier[f] != nullptr) && !in_array[f]))
       out->kept[out->n_kept++] = f;
   if (out->n_kept == 0) {
     for (int f = 0; f < nf; f++) out->kept[f] = f;

@@ -22,6 +22,7 @@
 #include "pg_includes.h"
 
 #include "column_checks.h"
+#include "value_checks.h"
 #include "label_classes.h"
 #include "relation_reader.h"
 #include "train_data.h"
@@ -96,6 +97,13 @@ struct LoadResult {
   bool checked_all_rows;
   int* kept;
   int n_kept;
+  // Per feature: value_checks.h on the same rows for categorical and
+  // integer features (checked false for the others), and why the feature
+  // is an identifier (feature_selection.h identifier_reason; null: it is
+  // not).  The default feature list leaves identifiers out when every row
+  // is checked.
+  gbdt::ValueCheck* values;
+  const char** identifier;
 };
 
 // Loads into `cxt`: the result and every engine object of the load belong

@@ -128,7 +128,7 @@ SELECT is((SELECT gbdt_predict(m, ARRAY[NULL, NULL, NULL]::float8[]) = gbdt_pred
 SELECT is((SELECT array_agg(f->>'name' ORDER BY ord) FROM m_nf, jsonb_array_elements(gbdt_model_info(m)->'features') WITH ORDINALITY a(f, ord)),
           ARRAY['x1', 'x2', 'x4'], 'default features: all columns but the target, in column order');
 SELECT is(jsonb_array_length(gbdt_model_info(gbdt_train('small', 'y_reg', NULL, NULL, '{"num_round": 1}'))->'features'),
-          14, 'default features: every numeric/bool column and the text column (categorical)');
+          12, 'default features: every numeric/bool column but the identifiers id and note (unique per row)');
 
 SELECT * FROM finish();
 ROLLBACK;

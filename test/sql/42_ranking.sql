@@ -69,8 +69,8 @@ SELECT is((SELECT gbdt_model_info(m)->>'objective' FROM rm WHERE k = 'pairwise')
 SELECT is((SELECT gbdt_model_info(m)->>'eval_metric' FROM rm WHERE k = 'map'), 'map@32', 'rank:map trains, default metric map@32');
 SELECT is((SELECT gbdt_model_info(m)->>'objective' FROM rm WHERE k = 'default_obj'), 'rank:ndcg',
           'group_column without an objective: rank:ndcg');
-SELECT is((SELECT jsonb_array_length(gbdt_model_info(m)->'features') FROM rm WHERE k = 'default_obj'), 4,
-          'default features leave out the group column (id, f0, f1, f2; not qid)');
+SELECT is((SELECT jsonb_array_length(gbdt_model_info(m)->'features') FROM rm WHERE k = 'default_obj'), 3,
+          'default features leave out the group column and the unique id (f0, f1, f2; not qid, id)');
 SELECT is((SELECT gbdt_model_info(m)->>'eval_metric' FROM rm WHERE k = 'mean_t1'), 'ndcg',
           'mean pair method: default metric ndcg (no truncation)');
 SELECT is((SELECT (gbdt_model_info(m)->>'base_score')::float8 FROM rm WHERE k = 'ndcg_int'), 0::float8,

@@ -108,7 +108,7 @@ SELECT throws_ok($$SELECT * FROM gbdt_predict_table(pg_temp.m('all'), 'c45f', 'i
 -- Default features take text/enum/bool columns.
 SELECT is((SELECT array_agg(f->>'name' ORDER BY o) FROM jsonb_array_elements(gbdt_model_info(
              gbdt_train('c45', 'y', NULL, NULL, '{"num_round": 2}'))->'features') WITH ORDINALITY a(f, o)),
-          ARRAY['id', 'color', 'v', 'ch', 'm', 'b', 'zip', 'x'], 'default features include the categorical columns');
+          ARRAY['color', 'v', 'ch', 'm', 'b', 'zip', 'x'], 'default features include the categorical columns (not the unique id)');
 
 SELECT ok((SELECT bool_and(categories <@ ARRAY['red', 'blue', 'green'] AND threshold IS NULL)
            AND count(*) > 0 FROM gbdt_trees(pg_temp.m('all')) WHERE feature = 'color' AND categories IS NOT NULL),
