@@ -62,6 +62,8 @@ GBDT_TESTS_16=${GBDT_TESTS_16:-"test/sql/01_type.sql test/sql/02_train_predict.s
   test/sql/61_model_compression.sql test/sql/67_model_bytes_servers.sql"}
 if [ "$GBDT_PG" = all ]; then
   all_rc=0 all_lines=()
+  GBDT_REFERENCE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gbdt-reference.XXXXXX")
+  export GBDT_REFERENCE_DIR
   for major in 15 18 16; do
     t0=$(date +%s)
     GBDT_PG=$major bash "$ROOT/scripts/test.sh"
@@ -69,6 +71,7 @@ if [ "$GBDT_PG" = all ]; then
     [ "$rc" = 0 ] || all_rc=1
     all_lines+=("$(printf '  PostgreSQL %-4s %-5s %4d s' "$major" "$([ "$rc" = 0 ] && echo PASS || echo FAIL)" $(( $(date +%s) - t0 )))")
   done
+  rm -rf "$GBDT_REFERENCE_DIR"
   echo
   echo "================ gbdt test summary, every server ================"
   printf '%s\n' "${all_lines[@]}"
@@ -283,8 +286,17 @@ banner "XGBoost reference (test/parity/reference.py)"
 DATA_DIR=$GBDT_CLUSTER_DIR/parity
 # shellcheck source=scripts/lib-testdata.sh
 source "$ROOT/scripts/lib-testdata.sh"
-if testdata_reference "$DATA_DIR" "$SHARED"; then
+# GBDT_REFERENCE_DIR (set by GBDT_PG=all): the first server's run keeps its
+# reference files there and the later runs copy them (the same data, the
+# same XGBoost: the same files) instead of training XGBoost again.
+if [ -n "${GBDT_REFERENCE_DIR:-}" ] && [ -f "$GBDT_REFERENCE_DIR/.complete" ]; then
+  mkdir -p "$DATA_DIR" && cp -a "$GBDT_REFERENCE_DIR/." "$DATA_DIR/"
+  record "xgboost reference" ok "copied from $GBDT_REFERENCE_DIR"
+elif testdata_reference "$DATA_DIR" "$SHARED"; then
   record "xgboost reference" ok
+  if [ -n "${GBDT_REFERENCE_DIR:-}" ]; then
+    cp -a "$DATA_DIR/." "$GBDT_REFERENCE_DIR/" && touch "$GBDT_REFERENCE_DIR/.complete"
+  fi
 else
   record "xgboost reference" FAIL
 fi
