@@ -61,7 +61,30 @@ NO_INSTALLCHECK = 1
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-override CXXFLAGS := $(filter-out -O0 -O1 -O3 -g%,$(CXXFLAGS)) $(GBDT_CXXFLAGS)
+# ==== PostgreSQL majors (15-18): flags and headers of the chosen server ====
+# The server's CFLAGS/CXXFLAGS are those of the compiler it was built with:
+# a server built with a newer GCC (the PyPI builds of 16 and 18: GCC 14)
+# passes flags this machine's gcc/g++ refuse (-fexcess-precision=standard is
+# C-only in g++ 12, -Wmissing-variable-declarations is new in GCC 14).  Each
+# flag is tried with the compiler that gets it, after the flags kept before
+# it (-Werror=format-security needs the -Wformat before it); refused ones are
+# dropped.  When the whole list is accepted (Debian's 15) one try settles it.
+accepted_flags = $(shell try() { echo 'int x;' | $(1) "$$@" -fsyntax-only -x $(3) - >/dev/null 2>&1; }; \
+  set -- $(2); if try "$$@"; then echo "$$*"; else kept=; \
+  for f; do try $$kept "$$f" && kept="$$kept $$f"; done; echo "$$kept"; fi)
+override CFLAGS := $(call accepted_flags,$(CC),$(CFLAGS),c)
+override CXXFLAGS := $(call accepted_flags,$(CXX),$(filter-out -O0 -O1 -O3 -g%,$(CXXFLAGS)),c++) $(GBDT_CXXFLAGS)
+
+# The server the glue was last built against (its pg_config's version and
+# include dir), rewritten when it changes: the glue's objects are then
+# compiled again against the new server's headers.
+PG_SERVER_STAMP := build/pg-server
+PG_SERVER_NOW := $(shell $(PG_CONFIG) --version) $(shell $(PG_CONFIG) --includedir-server)
+ifneq ($(shell cat $(PG_SERVER_STAMP) 2>/dev/null),$(PG_SERVER_NOW))
+  $(shell mkdir -p build && echo '$(PG_SERVER_NOW)' > $(PG_SERVER_STAMP))
+endif
+$(PG_OBJS): $(PG_SERVER_STAMP)
+# ==== end of PostgreSQL majors ====
 
 CONTROL_VERSION := $(shell sed -n "s/^default_version *= *'\(.*\)'.*/\1/p" $(EXTENSION).control)
 ifneq ($(CONTROL_VERSION),$(EXTVERSION))

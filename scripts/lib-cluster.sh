@@ -10,6 +10,9 @@
 # unix socket inside the temp dir only (listen_addresses=''), so it never clashes
 # with another server's TCP port.  Clients connect as role `postgres` (trust auth).
 
+# The server's bin dir (initdb, pg_ctl, createdb, psql): scripts/test.sh sets
+# it to the tree of the major under test (GBDT_PG, scripts/fetch-pg.sh);
+# otherwise that of the pg_config on PATH.
 GBDT_PG_BINDIR=${GBDT_PG_BINDIR:-$(pg_config --bindir)}
 GBDT_CLUSTER_DIR=${GBDT_CLUSTER_DIR:-}
 

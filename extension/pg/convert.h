@@ -107,8 +107,8 @@ inline double datum_to_double(Datum d, ValKind k) {
 
 // Raises the error for a non-finite value (infinity, or a finite value
 // outside the float4 range) of column `colname`.
-void report_nonfinite(const char* colname, bool is_target, Datum d, ValKind k, double v)
-    pg_attribute_noreturn();
+GBDT_NORETURN void report_nonfinite(const char* colname, bool is_target, Datum d, ValKind k,
+                                  double v);
 
 // Strings inside a model (feature names, ...) are UTF-8 whatever the
 // database encoding (the model validator checks it).  These convert at the

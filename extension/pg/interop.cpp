@@ -155,7 +155,7 @@ static Datum model_by_name(FunctionCallInfo fcinfo, char* name, Datum name_text)
   Snapshot snap = ActiveSnapshotSet() ? GetActiveSnapshot() : nullptr;
 
   RegistryCache* c = (RegistryCache*)fl->fn_extra;
-  if (c != nullptr && c->valid && snap != nullptr && c->lxid == MyProc->lxid &&
+  if (c != nullptr && c->valid && snap != nullptr && c->lxid == GBDT_MY_LXID &&
       c->curcid == snap->curcid && c->xmin == snap->xmin && c->xmax == snap->xmax &&
       c->xcnt == snap->xcnt && c->xip_hash == snapshot_hash(snap) && strcmp(c->name, name) == 0)
     PG_RETURN_DATUM(c->value);
@@ -214,7 +214,7 @@ static Datum model_by_name(FunctionCallInfo fcinfo, char* name, Datum name_text)
   SPI_finish();
 
   if (snap != nullptr) {
-    c->lxid = MyProc->lxid;
+    c->lxid = GBDT_MY_LXID;
     c->curcid = snap->curcid;
     c->xmin = snap->xmin;
     c->xmax = snap->xmax;

@@ -13,6 +13,7 @@ extern "C" {
 #include "access/tupdesc.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -33,5 +34,6 @@ extern "C" {
 #include "utils/numeric.h"
 #include "utils/rel.h"
 #include "utils/typcache.h"
+#include "pg_compat.h"  // the differences between PostgreSQL majors
 }
 #pragma GCC diagnostic pop

@@ -69,7 +69,7 @@ RelInfo* open_rel_info(Oid relid) {
   // then SELECT on the relation.  Column privileges are enough: the query
   // itself checks the columns it reads.
   Oid user = GetUserId();
-  if (pg_namespace_aclcheck(nsp, user, ACL_USAGE) != ACLCHECK_OK)
+  if (gbdt_namespace_aclcheck(nsp, user, ACL_USAGE) != ACLCHECK_OK)
     aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_SCHEMA, get_namespace_name(nsp));
   if (pg_class_aclcheck(relid, user, ACL_SELECT) != ACLCHECK_OK &&
       pg_attribute_aclcheck_all(relid, user, ACL_SELECT, ACLMASK_ANY) != ACLCHECK_OK)

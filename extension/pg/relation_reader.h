@@ -44,7 +44,7 @@ double estimated_rows(const RelInfo* rel);
 Form_pg_attribute find_column(const RelInfo* rel, const char* name, int* hint = nullptr);
 
 // Error: column "x" of relation "t" does not exist.
-void report_missing_column(const RelInfo* rel, const char* name) pg_attribute_noreturn();
+GBDT_NORETURN void report_missing_column(const RelInfo* rel, const char* name);
 
 struct CategoryColumn;  // category_dict.h
 

@@ -491,7 +491,7 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
 void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& data,
                               TrainPlus* plus, MemoryContext cxt) {
   if (plus->validation_relation == nullptr) return;
-  List* names = stringToQualifiedNameList(plus->validation_relation);
+  List* names = gbdt_qualified_name_list(plus->validation_relation);
   Oid relid = RangeVarGetRelid(makeRangeVarFromNameList(names), AccessShareLock, true);
   if (!OidIsValid(relid))
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),

@@ -1,0 +1,42 @@
+// Differences between the PostgreSQL majors gbdt supports (15, 16, 17, 18),
+// in one place: the glue calls these names and never tests PG_VERSION_NUM
+// itself.  Included by pg_includes.h after PostgreSQL's headers.
+//
+//   gbdt_namespace_aclcheck(nsp, role, mode)  privilege check on a schema:
+//       pg_namespace_aclcheck up to 15; 16 replaced the per-class functions
+//       with object_aclcheck(class, object, role, mode).
+//   gbdt_qualified_name_list(str)  "a.b" -> List of String names, raising on
+//       a syntax error: 16 gave stringToQualifiedNameList an escontext
+//       argument (NULL: errors are raised as before).
+//   GBDT_MY_LXID  this backend's local transaction id: 17 moved it from
+//       MyProc->lxid into MyProc->vxid.lxid.
+//   GBDT_NORETURN  marks a function that never returns: 18 removed the
+//       postfix pg_attribute_noreturn() for the prefix pg_noreturn; the glue
+//       is C++, so the standard prefix attribute [[noreturn]] serves every
+//       major.
+#pragma once
+
+#ifndef PG_VERSION_NUM
+#error "pg_compat.h is included by pg_includes.h, after postgres.h"
+#endif
+
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000
+#error "gbdt supports PostgreSQL 15, 16, 17 and 18"
+#endif
+
+#if PG_VERSION_NUM >= 160000
+#define gbdt_namespace_aclcheck(nsp, role, mode) \
+  object_aclcheck(NamespaceRelationId, (nsp), (role), (mode))
+#define gbdt_qualified_name_list(str) stringToQualifiedNameList((str), NULL)
+#else
+#define gbdt_namespace_aclcheck(nsp, role, mode) pg_namespace_aclcheck((nsp), (role), (mode))
+#define gbdt_qualified_name_list(str) stringToQualifiedNameList((str))
+#endif
+
+#if PG_VERSION_NUM >= 170000
+#define GBDT_MY_LXID (MyProc->vxid.lxid)
+#else
+#define GBDT_MY_LXID (MyProc->lxid)
+#endif
+
+#define GBDT_NORETURN [[noreturn]]
