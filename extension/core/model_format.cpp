@@ -235,7 +235,7 @@ std::vector<std::pair<uint32_t, std::vector<uint8_t>>> model_sections(const Mode
   return out;
 }
 
-void read_section(uint32_t tag, Reader& r, Model* m) {
+void read_section(uint32_t tag, Reader& r, Model* m, MemoryBudget* budget) {
   switch (tag) {
     case kSectionCategories: {
       uint32_t nf = r.pod<uint32_t>("categories");
@@ -247,6 +247,9 @@ void read_section(uint32_t tag, Reader& r, Model* m) {
           bad("feature " + std::to_string(f) + " has " + std::to_string(nc) +
               " categories, more than the limit of " + std::to_string(kMaxCategories));
         r.need((size_t)nc * 4, "categories");
+        if (budget)
+          budget->charge((double)nc * 2 * (sizeof(std::string) + 16), "the model's category names",
+                         "score a model with fewer categories");
         m->categories[f].reserve(nc);
         for (uint32_t c = 0; c < nc; ++c) m->categories[f].push_back(r.str("category"));
       }
@@ -540,8 +543,11 @@ std::vector<uint8_t> serialize_model(const Model& m) {
   return w.buf;
 }
 
-Model deserialize_model(const uint8_t* data, size_t len) {
+Model deserialize_model(const uint8_t* data, size_t len) { return deserialize_model(data, len, nullptr); }
+
+Model deserialize_model(const uint8_t* data, size_t len, MemoryBudget* budget) {
   if (len < 8 + 4 + 8 + 8) bad("model data too short (" + std::to_string(len) + " bytes)");
+  if (budget) budget->charge((double)len, "the decoded model", "score a smaller model");
   if (std::memcmp(data, kMagic, 8) != 0) bad("not a gbdt model (bad magic)");
   Reader h(data + 8, len - 8);
   uint32_t version = h.pod<uint32_t>("version");
@@ -611,7 +617,7 @@ Model deserialize_model(const uint8_t* data, size_t len) {
       uint64_t slen = r.pod<uint64_t>("section length");
       r.need((size_t)slen, "section");
       Reader sr(r.here(), (size_t)slen);
-      read_section(tag, sr, &m);
+      read_section(tag, sr, &m, budget);
       if (sr.left() != 0) bad("trailing bytes in model section " + std::to_string(tag));
       r.skip((size_t)slen);
     }

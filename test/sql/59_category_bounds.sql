@@ -5,11 +5,11 @@
 --    few MB;
 --  - a split category past the model encoder's categories is an error
 --    naming the tree, node and feature; a small gbdt.max_memory refuses an
---    import that needs more;
+--    import, or a decode, that needs more;
 --  - a text value never seen in training scores as NULL does, also where
 --    missing values go right.
 BEGIN;
-SELECT plan(8);
+SELECT plan(9);
 
 -- The crafted model: 30 trees, each a chain of 200 categorical splits.
 CREATE FUNCTION pg_temp.crafted(ntrees int, nsplit int, codes int[], enc boolean) RETURNS jsonb
@@ -50,6 +50,13 @@ CREATE TABLE m59 AS SELECT gbdt_import(j) AS m FROM j59;
 -- Now: 2 codes a split, plus the 65536 decimal names of the codes 0 .. 65535.
 SELECT cmp_ok(octet_length(m::text), '<', 4000000,
               'it imports into a model of a few MB, not 2048 words a split') FROM m59;
+-- Decoding it for scoring counts against gbdt.max_memory too (its 1.1 MB
+-- of bytes exceed 1MB; a model is decoded once per session, so first).
+SET LOCAL gbdt.max_memory = '1MB';
+SELECT throws_like($$SELECT gbdt_predict(m, ARRAY[0]::float8[]) FROM m59$$,
+                   '%decoding a gbdt model needs more memory than gbdt.max_memory%',
+                   'decoding a model counts against gbdt.max_memory before it allocates');
+RESET gbdt.max_memory;
 SELECT is(gbdt_predict(m, ARRAY[0]::float8[]) <> gbdt_predict(m, ARRAY[7]::float8[]), true,
           'the stored code lists still send codes 0 and 65535 right, 7 left') FROM m59;
 
