@@ -179,6 +179,7 @@ void write_tree(std::ostringstream& o, const Tree& t, int id, int num_feature, f
 
 std::string export_xgboost_json(const Model& m) {
   validate_model(m);
+  check_xgb_export_size(m);
   const int K = m.num_output_group;
   const int d = m.n_features();
   const ObjectiveInfo& oi = objective_info(m.objective);

@@ -30,6 +30,25 @@ bool xgb_mirrored_node(const Tree& t, int32_t n) {
   return !t.is_leaf(n) && t.is_categorical(n) && t.default_left[n] == 0;
 }
 
+void check_xgb_export_size(const Model& m) {
+  size_t total = 0;
+  for (const Tree& t : m.trees)
+    for (int32_t n = 0; t.has_categorical() && n < t.num_nodes(); ++n) {
+      if (t.is_leaf(n) || !t.is_categorical(n)) continue;
+      size_t size = 0;
+      t.for_each_cat_code(n, [&size](uint32_t) { ++size; });
+      const int f = t.feature[n];
+      const size_t nf = f >= 0 && (size_t)f < m.categories.size() ? m.categories[f].size() : 0;
+      total += xgb_mirrored_node(t, n) ? (nf > size ? nf - size : 0) : size;
+    }
+  if (total > kMaxExportCategoryCodes)
+    throw ResourceError("gbdt_export: the model's categorical splits would write " +
+                        std::to_string(total) + " category codes, more than the limit of " +
+                        std::to_string(kMaxExportCategoryCodes) +
+                        " (splits whose missing values go right are written with the "
+                        "complement of their set)");
+}
+
 void write_xgb_tree_categories(std::ostringstream& o, const Tree& t,
                                const std::vector<uint32_t>& ncat) {
   std::vector<int32_t> cats, nodes, segments, sizes;

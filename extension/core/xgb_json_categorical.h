@@ -33,6 +33,14 @@ namespace gbdt {
 // missing values go right.
 bool xgb_mirrored_node(const Tree& t, int32_t n);
 
+// The category codes an export writes (a mirrored node's complement may be
+// far longer than its set: a set of 2 codes on a feature of 65536
+// categories writes 65534).  Exporting more than kMaxExportCategoryCodes
+// (about 7 bytes of JSON each) is a ResourceError naming the count, before
+// any text is made.
+constexpr size_t kMaxExportCategoryCodes = (size_t)1 << 26;
+void check_xgb_export_size(const Model& m);
+
 // ,"categories":[..],"categories_nodes":[..],"categories_segments":[..],
 // "categories_sizes":[..], (with the separators shown; empty arrays for a
 // tree without categorical splits).  ncat[f]: feature f's number of

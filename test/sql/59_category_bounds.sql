@@ -9,7 +9,7 @@
 --  - a text value never seen in training scores as NULL does, also where
 --    missing values go right.
 BEGIN;
-SELECT plan(9);
+SELECT plan(13);
 
 -- The crafted model: 30 trees, each a chain of 200 categorical splits.
 CREATE FUNCTION pg_temp.crafted(ntrees int, nsplit int, codes int[], enc boolean) RETURNS jsonb
@@ -60,6 +60,12 @@ RESET gbdt.max_memory;
 SELECT is(gbdt_predict(m, ARRAY[0]::float8[]) <> gbdt_predict(m, ARRAY[7]::float8[]), true,
           'the stored code lists still send codes 0 and 65535 right, 7 left') FROM m59;
 
+-- Exported, its splits (missing right) would be written mirrored with the
+-- complement of {0, 65535}: 6000 x 65534 codes, refused before any text.
+SELECT throws_like($$SELECT gbdt_export(m) FROM m59$$,
+                   '%would write 393204000 category codes, more than the limit%',
+                   'an export that would write too many category codes is refused');
+
 SELECT throws_like($$SELECT gbdt_import(pg_temp.crafted(1, 2, ARRAY[1, 9], true))$$,
                    '%tree 0 node 0: category 9 of feature "c" is past its 4 categories%',
                    'a split category past the encoder''s categories is an error naming tree, node and feature');
@@ -83,6 +89,19 @@ SELECT is(gbdt_predict(m, r), gbdt_predict(m, s), 'an unseen color scores as NUL
 FROM t59, (SELECT 'purple'::text AS color, 0.5::float8 AS x) r, (SELECT NULL::text AS color, 0.5::float8 AS x) s;
 SELECT is(gbdt_predict(m, ARRAY[4, 0.5]::float8[]), gbdt_predict(m, ARRAY[NULL, 0.5]::float8[]),
           'code n (past the categories) scores as missing') FROM t59;
+
+-- A model stored by 0.2 (format version 2, bit fields; trained on the
+-- table c59 above but 400 rows, 2 rounds of depth 2; 4 categorical splits
+-- send missing right).  0.2 scored code 0 as 0.3565114736557007, NULL as
+-- -0.272990882396698 and the unseen code 4 as 1.2394490242004395 (left at
+-- every categorical split); now the unseen code scores as NULL.
+CREATE TABLE o59 AS SELECT 'gbdt1:R0JEVE1ETAACAAAAcQQAAAAAAAAAAAAAAQAAADMzM6BH4do/AQAAADMzM6BH4do/AgAAAAUAAABjb2xvcgMBAAAAeAAAAAAAAwAAAAAAAAAEAAAADgAAAA4AAAAAAIA/AAAAQAAAQEAAAIBAzczMPc3MTD6amZk+zczMPgAAAD+amRk/MzMzP83MTD9mZmY/pWdmPwIAAAAAAAAAAAAAAAIAAAACAAAAAAAAAAAAAAAFAAAAAQAAAP////8DAAAA//////////8FAAAAAgAAAP////8EAAAA//////////8FAAAA/////wAAAAAAAAAAAgAAAAIAAAAFAAAAAAAAAP////8AAAAA//////////8FAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAFAAAAAACAPwAAAAAAAIA/AAAAAAAAAAAFAAAAAAAAAAAFAAAAqiV1Lkpe9j49ViW+99UYvThZ0L4FAAAA9oOtQwAAAADogMtCAAAAAAAAAAAFAAAAAAAAAAAAeUAAAAAAAABZQAAAAAAAwHJAAAAAAAAAaUAAAAAAAABZQAUAAAABAAAA/////wMAAAD//////////wUAAAACAAAA/////wQAAAD//////////wUAAAD/////AAAAAAAAAAACAAAAAgAAAAUAAAAAAAAA/////wAAAAD//////////wUAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAUAAAAAAIA/AAAAAAAAgD8AAAAAAAAAAAUAAAAAAAAAAAUAAADA0+c3ijCtPuBg6L0lbda8e3aSvgUAAACfditDAAAAAC83SUIAAAAAAAAAAAUAAAAAAAAAAAB5QAAAAAAAAFlAAAAAAADAckAAAAAAAABpQAAAAAAAAFlADQAAAAkAAABvYmplY3RpdmUQAAAAcmVnOnNxdWFyZWRlcnJvcgMAAABldGETAAAAMC4yOTk5OTk5OTk5OTk5OTk5OQkAAABtYXhfZGVwdGgBAAAAMhAAAABtaW5fY2hpbGRfd2VpZ2h0AQAAADEGAAAAbGFtYmRhAQAAADEFAAAAYWxwaGEBAAAAMAUAAABnYW1tYQEAAAAwDgAAAG1heF9kZWx0YV9zdGVwAQAAADAHAAAAbWF4X2JpbgMAAAAyNTYJAAAAc3Vic2FtcGxlAQAAADEQAAAAY29sc2FtcGxlX2J5dHJlZQEAAAAxCQAAAG51bV9yb3VuZAEAAAAyBAAAAHNlZWQBAAAAMJABAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQAAABybXNlAQAAAKE55i3CvuE/AAAAAP////8CAAAAAQAAAC0AAAAAAAAAAgAAAAQAAAAFAAAAYmxhY2sEAAAAYmx1ZQUAAABncmVlbgMAAAByZWQAAAAAAwAAAGIAAAAAAAAABQAAAAEAAQAABgAAAAAAAAABAAAAAQAAAAIAAAACAAAAAgAAAAIAAAAHAAAABAAAAAUAAAABAAEAAAYAAAAAAAAAAQAAAAEAAAACAAAAAgAAAAIAAAACAAAABwAAAAQAAACdZY0z8fJZKw=='::gbdt_model AS m;
+SELECT is(gbdt_predict(m, ARRAY[0, 0.5]::float8[]), 0.3565114736557007::float8,
+          'a model stored by 0.2 loads and scores a seen category as before') FROM o59;
+SELECT is(gbdt_predict(m, ARRAY[NULL, 0.5]::float8[]), -0.272990882396698::float8,
+          'and NULL as before') FROM o59;
+SELECT is(gbdt_predict(m, ARRAY[4, 0.5]::float8[]), -0.272990882396698::float8,
+          'and an unseen category as NULL (0.2: 1.2394490242004395)') FROM o59;
 
 SELECT * FROM finish();
 ROLLBACK;
