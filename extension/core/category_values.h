@@ -50,24 +50,11 @@ struct CategoryCodes {
       }
     }
   }
-
-  // x itself when no categorical value of the row needs it, else a copy in
-  // *buf with mark_missing applied.
-  const float* row(const float* x, size_t d, std::vector<float>* buf) const {
-    bool any = false;
-    for (size_t i = 0; i < feature.size() && !any; ++i) {
-      const float v = x[feature[i]];
-      any = v == v && !(v >= 0.0f && v < count[i]);
-    }
-    if (!any) return x;
-    buf->assign(x, x + d);
-    mark_missing(buf->data(), 1, d);
-    return buf->data();
-  }
 };
 
-// CategoryCodes(m).row(x, d, buf) without building the lists (one row of
-// a model scored once).
+// x itself when no categorical value of the row needs it, else a copy in
+// *buf with the values that are not codes made missing (one row, without
+// building CategoryCodes' lists).
 inline const float* row_with_codes(const Model& m, const float* x, std::vector<float>* buf) {
   const size_t d = (size_t)m.n_features();
   bool any = false;
