@@ -78,6 +78,25 @@ GBDT_HD bool cat_goes_right(const uint32_t* bits, uint32_t nwords, float v) {
   return ((bits[c >> 5] >> (c & 31)) & 1u) != 0;
 }
 
+// split_type of a categorical node whose set is stored as its codes
+// (Tree::split_type; 1: a bit field).
+constexpr uint8_t kCatList = 2;
+
+// Whether the (non-missing) value v goes RIGHT at a categorical node whose
+// set is the strictly increasing codes codes[0 .. n): the same decision as
+// cat_goes_right on the bit field of those codes.
+GBDT_HD bool cat_list_goes_right(const uint32_t* codes, uint32_t n, float v) {
+  if (!(v >= 0.0f) || !(v < 4294967296.0f) || n == 0) return false;
+  const uint32_t c = (uint32_t)v;  // truncation toward zero
+  uint32_t lo = 0, hi = n;         // binary search for c in codes[lo .. hi)
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (codes[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && codes[lo] == c;
+}
+
 struct CatSplitParams {
   int max_cat_to_onehot;  // one-hot splits below this many value bins
   int max_cat_threshold;  // at most this many categories in a partition set

@@ -9,6 +9,7 @@
 #include "multi_quantile.h"
 #include "objective.h"
 #include "thread_pool.h"
+#include "category_values.h"
 #include "unseen_categories.h"
 
 namespace gbdt {
@@ -136,8 +137,10 @@ std::vector<float> init_model_margins(const Model& init, const ColumnInput& x, i
   std::vector<float> out(n * (size_t)K);
   auto work = [&](size_t lo, size_t hi, int) {
     std::vector<float> row(d);
+    const CategoryCodes codes(init);  // unseen categories missing, as in scoring
     for (size_t r = lo; r < hi; ++r) {
       for (size_t f = 0; f < d; ++f) row[f] = x.columns[f][r];
+      codes.mark_missing(row.data(), 1, d);
       float* a = &out[r * K];
       for (int k = 0; k < K; ++k) a[k] = (float)init.base_margin[k];
       for (size_t t = 0; t < init.trees.size(); ++t)
@@ -168,6 +171,15 @@ void init_model_validation(const Model& init, const ValidationRows& v,
     for (int k = 0; k < K; ++k) acc[i * K + k] = (float)init.base_margin[k];
   std::vector<double> pred(acc.size());
   const bool floats = !v.x.empty();
+  // The floats with unseen categories missing, as in scoring (category_values.h).
+  const CategoryCodes codes(init);
+  std::vector<float> coded;
+  const float* vx = v.x.data();
+  if (floats && !codes.empty()) {
+    coded = v.x;
+    codes.mark_missing(coded.data(), n, (size_t)d);
+    vx = coded.data();
+  }
   const int rounds = init.num_rounds();
   for (int r = 0; r < rounds; ++r) {
     const int tpr = init.trees_per_round();  // Q: K * num_parallel_tree
@@ -176,7 +188,7 @@ void init_model_validation(const Model& init, const ValidationRows& v,
       const Tree& tr = init.trees[t];
       const int g = init.tree_group[t];
       for (size_t i = 0; i < n; ++i) {
-        const int32_t leaf = floats ? tr.leaf_of(&v.x[i * d])
+        const int32_t leaf = floats ? tr.leaf_of(vx + i * (size_t)d)
                                     : v.matrix.leaf_of_row(tr, i, missing_bin.data());
         acc[i * K + g] += tr.value[leaf];
       }

@@ -30,9 +30,10 @@ inline std::string format_bytes(double b) {
 
 class MemoryBudget {
  public:
-  // limit 0 = unlimited; limit_name names the setting in messages.
-  MemoryBudget(double limit, std::string limit_name)
-      : limit_(limit), name_(std::move(limit_name)) {}
+  // limit 0 = unlimited; limit_name names the setting in messages, activity
+  // what is charged ("gbdt training", "gbdt_import").
+  MemoryBudget(double limit, std::string limit_name, std::string activity = "gbdt training")
+      : limit_(limit), name_(std::move(limit_name)), activity_(std::move(activity)) {}
 
   // Whether `bytes` more fit (then they are counted).
   bool try_charge(double bytes) {
@@ -44,7 +45,7 @@ class MemoryBudget {
   // Counts `bytes` or throws: "<what> brings it to <total>; <hint>".
   void charge(double bytes, const std::string& what, const std::string& hint) {
     if (try_charge(bytes)) return;
-    throw MemoryLimitExceeded("gbdt training needs more memory than " + name_ + " = " +
+    throw MemoryLimitExceeded(activity_ + " needs more memory than " + name_ + " = " +
                               format_bytes(limit_) + ": " + what + " (" + format_bytes(bytes) +
                               ") brings it to " + format_bytes(used_ + bytes) + "; " + hint);
   }
@@ -56,6 +57,7 @@ class MemoryBudget {
  private:
   double limit_;
   std::string name_;
+  std::string activity_;
   double used_ = 0, peak_ = 0;
 };
 

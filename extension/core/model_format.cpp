@@ -24,7 +24,11 @@ namespace gbdt {
 namespace {
 
 constexpr char kMagic[8] = {'G', 'B', 'D', 'T', 'M', 'D', 'L', '\0'};
-constexpr uint32_t kFormatVersion = 2;
+// Version 3: version 2 whose trees may hold category sets stored as code
+// lists (Tree split_type kCatList, imported models only); written only for
+// such a model, so that earlier builds refuse it by its version (they know
+// split types 0 and 1) and every other model keeps its version 1 or 2 bytes.
+constexpr uint32_t kFormatVersion = 3;
 
 // Version 2 sections.  Tags are never reused; an unknown tag is an error.
 enum SectionTag : uint32_t {
@@ -188,6 +192,13 @@ bool any_categorical_split(const Model& m) {
   return false;
 }
 
+bool any_category_list(const Model& m) {
+  for (const Tree& t : m.trees)
+    for (uint8_t k : t.split_type)
+      if (k == kCatList) return true;
+  return false;
+}
+
 // The version 2 sections a model needs, as (tag, bytes); empty for a
 // model that version 1 holds.
 std::vector<std::pair<uint32_t, std::vector<uint8_t>>> model_sections(const Model& m) {
@@ -224,7 +235,7 @@ std::vector<std::pair<uint32_t, std::vector<uint8_t>>> model_sections(const Mode
   return out;
 }
 
-void read_section(uint32_t tag, Reader& r, Model* m) {
+void read_section(uint32_t tag, Reader& r, Model* m, MemoryBudget* budget) {
   switch (tag) {
     case kSectionCategories: {
       uint32_t nf = r.pod<uint32_t>("categories");
@@ -236,6 +247,9 @@ void read_section(uint32_t tag, Reader& r, Model* m) {
           bad("feature " + std::to_string(f) + " has " + std::to_string(nc) +
               " categories, more than the limit of " + std::to_string(kMaxCategories));
         r.need((size_t)nc * 4, "categories");
+        if (budget)
+          budget->charge((double)nc * 2 * (sizeof(std::string) + 16), "the model's category names",
+                         "score a model with fewer categories");
         m->categories[f].reserve(nc);
         for (uint32_t c = 0; c < nc; ++c) m->categories[f].push_back(r.str("category"));
       }
@@ -266,6 +280,42 @@ void read_section(uint32_t tag, Reader& r, Model* m) {
     default:
       bad("unsupported model section " + std::to_string(tag) +
           " (written by a newer version of gbdt?)");
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// A categorical node's set holds codes of its feature's categories only:
+// a bit field of at most max(kCatSetWords, ceil(n / 32)) words (what
+// training writes for n categories) without a bit at n or past it, or a
+// code list (kCatList) strictly increasing below n.  So a model's sets take
+// no more than its categories allow, whatever the bytes claim.
+void validate_category_set(const Model& m, const Tree& t, int32_t n, const std::string& at) {
+  const int f = t.feature[n];
+  const size_t ncat = (size_t)f < m.categories.size() ? m.categories[f].size() : 0;
+  const uint32_t lo = t.cat_offset[n], hi = t.cat_offset[n + 1];
+  const std::string node = at + " node " + std::to_string(n) + " (feature \"" +
+                           printable(m.feature_names[f]) + "\", " + std::to_string(ncat) +
+                           " categories)";
+  if (t.split_type[n] == kCatList) {
+    if (hi - lo > ncat) bad(node + ": more codes in its category set than categories");
+    for (uint32_t i = lo; i < hi; ++i)
+      if (t.cat_bits[i] >= ncat || (i > lo && t.cat_bits[i] <= t.cat_bits[i - 1]))
+        bad(node + ": category list not increasing below the number of categories");
+    return;
+  }
+  const size_t max_words = std::max<size_t>((size_t)kCatSetWords, (ncat + 31) / 32);
+  if (hi - lo > max_words)
+    bad(node + ": category set of " + std::to_string(hi - lo) + " words, more than " +
+        std::to_string(max_words) + " for its categories");
+  for (uint32_t w = lo; w < hi; ++w) {
+    const size_t first = (size_t)(w - lo) * 32;  // the code of the word's bit 0
+    if (first + 32 <= ncat) continue;
+    const uint32_t allowed = first >= ncat ? 0u : (uint32_t)((1ull << (ncat - first)) - 1);
+    if (t.cat_bits[w] & ~allowed)
+      bad(node + ": category set holds a code past its categories");
   }
 }
 
@@ -392,15 +442,18 @@ void validate_model(const Model& m) {
           t.cat_offset[nn] != t.cat_bits.size())
         bad(at + ": categorical split arrays do not match the nodes");
       for (size_t n = 0; n < nn; ++n) {
-        if (t.split_type[n] > 1) bad(at + ": bad split type");
-        if (t.cat_offset[n + 1] < t.cat_offset[n] ||
-            t.cat_offset[n + 1] - t.cat_offset[n] > (uint32_t)(kMaxCategories / 32))
-          bad(at + ": bad category set of node " + std::to_string(n));
-        if (t.split_type[n] == 1 &&
-            (t.left[n] < 0 || t.feature[n] < 0 || t.feature[n] >= d ||
-             m.feature_types[t.feature[n]] != FeatureType::kCategorical))
+        if (t.split_type[n] > kCatList) bad(at + ": bad split type");
+        if (t.cat_offset[n + 1] < t.cat_offset[n]) bad(at + ": bad category set of node " + std::to_string(n));
+        if (t.split_type[n] == 0) {
+          if (t.cat_offset[n + 1] != t.cat_offset[n])
+            bad(at + ": numeric split of node " + std::to_string(n) + " has a category set");
+          continue;
+        }
+        if (t.left[n] < 0 || t.feature[n] < 0 || t.feature[n] >= d ||
+            m.feature_types[t.feature[n]] != FeatureType::kCategorical)
           bad(at + ": categorical split of node " + std::to_string(n) +
               " is not on a categorical feature");
+        validate_category_set(m, t, (int32_t)n, at);
       }
     } else if (!t.cat_offset.empty() || !t.cat_bits.empty()) {
       bad(at + ": category sets without categorical splits");
@@ -483,15 +536,18 @@ std::vector<uint8_t> serialize_model(const Model& m) {
 
   Writer w;
   w.buf.insert(w.buf.end(), kMagic, kMagic + 8);
-  w.pod<uint32_t>(sections.empty() ? 1u : kFormatVersion);
+  w.pod<uint32_t>(sections.empty() ? 1u : any_category_list(m) ? 3u : 2u);
   w.pod<uint64_t>((uint64_t)p.buf.size());
   w.buf.insert(w.buf.end(), p.buf.begin(), p.buf.end());
   w.pod<uint64_t>(fnv1a(w.buf.data(), w.buf.size()));
   return w.buf;
 }
 
-Model deserialize_model(const uint8_t* data, size_t len) {
+Model deserialize_model(const uint8_t* data, size_t len) { return deserialize_model(data, len, nullptr); }
+
+Model deserialize_model(const uint8_t* data, size_t len, MemoryBudget* budget) {
   if (len < 8 + 4 + 8 + 8) bad("model data too short (" + std::to_string(len) + " bytes)");
+  if (budget) budget->charge((double)len, "the decoded model", "score a smaller model");
   if (std::memcmp(data, kMagic, 8) != 0) bad("not a gbdt model (bad magic)");
   Reader h(data + 8, len - 8);
   uint32_t version = h.pod<uint32_t>("version");
@@ -561,12 +617,13 @@ Model deserialize_model(const uint8_t* data, size_t len) {
       uint64_t slen = r.pod<uint64_t>("section length");
       r.need((size_t)slen, "section");
       Reader sr(r.here(), (size_t)slen);
-      read_section(tag, sr, &m);
+      read_section(tag, sr, &m, budget);
       if (sr.left() != 0) bad("trailing bytes in model section " + std::to_string(tag));
       r.skip((size_t)slen);
     }
   }
   if (r.left() != 0) bad("trailing bytes after the model");
+  if (version < 3 && any_category_list(m)) bad("category lists in a model of format version " + std::to_string(version));
   validate_model(m);
   return m;
 }

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <thread>
 
+#include "category_values.h"
 #include "cpu_features.h"
 #include "model.h"
 #include "objective.h"
@@ -81,6 +82,8 @@ inline void lockstep_leaves(const Tree* tr, size_t cnt, const float* x, int32_t*
 
 void predict_margin_row(const Model& m, const float* x, double* out, int rounds,
                         const CancelFn& cancel) {
+  std::vector<float> codes;  // the row with unseen categories missing (category_values.h)
+  if (!m.categories.empty()) x = row_with_codes(m, x, &codes);
   const int K = m.num_output_group;
   size_t ntrees = m.trees.size();
   if (rounds > 0) ntrees = std::min(ntrees, (size_t)rounds * (size_t)m.trees_per_round());
@@ -180,8 +183,10 @@ struct CatFlatNode {
   int32_t left;   // node index within the tree (self for a leaf)
   int32_t right;
   uint32_t off;   // categorical: first word of the code set in cat_bits
-  uint32_t words; // categorical: words of the code set (0: numeric or leaf)
+  uint32_t words; // categorical: words of the code set (0: numeric or leaf), | kListFlag
+                  // when they are a code list (Tree::is_cat_list)
 };
+constexpr uint32_t kListFlag = 0x80000000u;
 
 struct FlatForest {
   std::vector<FlatNode> nodes;
@@ -190,6 +195,7 @@ struct FlatForest {
   std::vector<int32_t> leaf_min;  // min depth of a leaf of each tree (the first level with pass-through nodes)
   bool perfect = false;         // every tree is in perf (depth <= kMaxPerfectDepth)
   bool categorical = false;     // some tree has categorical splits: the cat layout below
+  bool cat_lists = false;       // some categorical set is a code list: only CatStep walks them
   std::vector<PerfNode> perf;
   std::vector<uint32_t> perf_start;
   // The features the perfect layout's first two levels test most often
@@ -206,6 +212,9 @@ struct FlatForest {
   // nodes carry kCatFlag in fdl, their code sets at cat_bits[perf_cat_off[i]
   // .. + perf_cat_words[i]) (parallel to perf; 0 words elsewhere).
   std::vector<uint32_t> perf_cat_off, perf_cat_words;
+  // The categorical features: values that are not codes are made missing
+  // in a copy of each block before the kernels see it (category_values.h).
+  CategoryCodes codes;
 };
 
 void place_perfect(const Tree& tr, int32_t nd, size_t pos, int level, int depth, PerfNode* out) {
@@ -281,6 +290,7 @@ void flatten_perfect(const Model& m, size_t ntrees, FlatForest* ff) {
 void flatten_categorical(const Model& m, size_t ntrees, FlatForest* ff) {
   ff->cat.resize(ff->nodes.size());
   ff->cat_bits.clear();
+  ff->cat_lists = false;
   for (size_t t = 0; t < ntrees; ++t) {
     const Tree& tr = m.trees[t];
     CatFlatNode* out = ff->cat.data() + ff->start[t];
@@ -292,6 +302,10 @@ void flatten_categorical(const Model& m, size_t ntrees, FlatForest* ff) {
         n.fdl |= kCatFlag;
         n.off = (uint32_t)ff->cat_bits.size();
         n.words = tr.cat_offset[i + 1] - tr.cat_offset[i];
+        if (tr.is_cat_list(i)) {
+          n.words |= kListFlag;
+          ff->cat_lists = true;
+        }
         ff->cat_bits.insert(ff->cat_bits.end(), tr.cat_bits.begin() + tr.cat_offset[i],
                             tr.cat_bits.begin() + tr.cat_offset[i + 1]);
       }
@@ -377,7 +391,13 @@ void flatten(const Model& m, size_t ntrees, FlatForest* ff) {
     ff->categorical |= tr.has_categorical();
   }
   if (ff->categorical) flatten_categorical(m, ntrees, ff);
-  flatten_perfect(m, ntrees, ff);
+  ff->codes = CategoryCodes(m);
+  // The vector kernels test bit fields only: a forest with a code list
+  // scores through CatStep (score_chunk), without the perfect layout.
+  if (ff->categorical && ff->cat_lists)
+    ff->perfect = false;
+  else
+    flatten_perfect(m, ntrees, ff);
   if (ff->categorical && ff->perfect) flatten_perfect_categorical(m, ntrees, ff);
 }
 
@@ -405,9 +425,14 @@ struct CatStep {
     const unsigned dl = n.fdl >> 31;
     const unsigned cat = (n.fdl >> 30) & 1u;
     const unsigned lt = v < n.thr;
-    const bool in_range = v >= 0.0f && v < 32.0f * (float)n.words;
-    const uint32_t c = (uint32_t)(in_range ? v : 0.0f);
-    const unsigned in_set = in_range & ((bits[n.off + (c >> 5)] >> (c & 31)) & 1u);
+    unsigned in_set;
+    if (n.words & kListFlag) {  // a code list (imported sets only): binary search
+      in_set = cat_list_goes_right(bits + n.off, n.words & ~kListFlag, v) ? 1u : 0u;
+    } else {
+      const bool in_range = v >= 0.0f && v < 32.0f * (float)n.words;
+      const uint32_t c = (uint32_t)(in_range ? v : 0.0f);
+      in_set = in_range & ((bits[n.off + (c >> 5)] >> (c & 31)) & 1u);
+    }
     const unsigned left_val = (cat & (in_set ^ 1u)) | ((cat ^ 1u) & lt);
     const unsigned go_left = ((nan & dl) | (~nan & left_val)) & 1u;
     return (&n.left)[go_left ^ 1u];
@@ -899,6 +924,12 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
   for (size_t i = 0; i < rows; ++i)
     for (int k = 0; k < K; ++k) a[i * K + k] = (float)m.base_margin[k];
   const int kern = g_kernel.load(std::memory_order_relaxed);
+  std::vector<float> coded;  // the block with unseen categories missing
+  if (!ff.codes.empty()) {
+    coded.assign(xb, xb + rows * (size_t)d);
+    ff.codes.mark_missing(coded.data(), rows, (size_t)d);
+    xb = coded.data();
+  }
   // The block in chunks of rows that fit in a core's L1 cache (kChunkBytes,
   // at least one step of the kernel: 32 rows, 64 with AVX-512): the kernels
   // go tree by tree over their rows, so on wide rows (500 features: 2 kB

@@ -26,6 +26,13 @@ struct Tree {
   // c % 32): a category code in the set goes RIGHT, every other code
   // (including codes never seen in training) goes LEFT, missing follows
   // default_left (XGBoost's rule).  cat_offset has num_nodes() + 1 entries.
+  // split_type[n] == 2 (kCatList) stores the same kind of set compactly as
+  // its codes, strictly increasing, in cat_bits[cat_offset[n] ..
+  // cat_offset[n + 1]): imported sets of a few codes spread over many
+  // categories (a dense field would take a word per 32 codes up to the
+  // largest).  Training makes bit fields only.  A model's scoring treats a
+  // value that is not a code of the feature's categories as missing before
+  // any node sees it (category_values.h).
   // Training writes split_bin 0 at a categorical node (threshold: the
   // feature's first cut, never read by a categorical decision).
   std::vector<uint8_t> split_type;
@@ -38,10 +45,27 @@ struct Tree {
   bool is_leaf(int32_t n) const { return left[n] < 0; }
 
   bool is_categorical(int32_t n) const { return !split_type.empty() && split_type[n] != 0; }
+  // Whether node n's set is a code list (kCatList) rather than a bit field.
+  bool is_cat_list(int32_t n) const { return !split_type.empty() && split_type[n] == kCatList; }
 
   // Whether the non-missing value v goes right at categorical node n.
   bool cat_right(int32_t n, float v) const {
-    return cat_goes_right(cat_bits.data() + cat_offset[n], cat_offset[n + 1] - cat_offset[n], v);
+    const uint32_t* seg = cat_bits.data() + cat_offset[n];
+    const uint32_t len = cat_offset[n + 1] - cat_offset[n];
+    return split_type[n] == kCatList ? cat_list_goes_right(seg, len, v) : cat_goes_right(seg, len, v);
+  }
+
+  // Calls fn(code) for every code of categorical node n's set, ascending.
+  template <typename Fn>
+  void for_each_cat_code(int32_t n, Fn fn) const {
+    const uint32_t lo = cat_offset[n], hi = cat_offset[n + 1];
+    if (split_type[n] == kCatList) {
+      for (uint32_t i = lo; i < hi; ++i) fn(cat_bits[i]);
+      return;
+    }
+    for (uint32_t w = lo; w < hi; ++w)
+      for (uint32_t bits = cat_bits[w]; bits != 0; bits &= bits - 1)
+        fn((w - lo) * 32u + (uint32_t)__builtin_ctz(bits));
   }
 
   // The decision of split node n for value v (NaN = missing): the one rule
@@ -114,9 +138,10 @@ struct Tree {
   }
 
   // Makes split node n categorical with the code set words[0 .. nwords)
-  // (creating the categorical arrays on the first one).  The words go in
+  // (creating the categorical arrays on the first one); kind kCatList:
+  // words are the set's codes, strictly increasing.  The words go in
   // at cat_offset[n], so nodes may be split in any order.
-  void set_categorical(int32_t n, const uint32_t* words, uint32_t nwords) {
+  void set_categorical(int32_t n, const uint32_t* words, uint32_t nwords, uint8_t kind = 1) {
     if (split_type.empty()) {
       split_type.assign(left.size(), 0);
       cat_offset.assign(left.size() + 1, 0);
@@ -126,7 +151,7 @@ struct Tree {
     cat_bits.erase(cat_bits.begin() + at, cat_bits.begin() + at + old);
     cat_bits.insert(cat_bits.begin() + at, words, words + nwords);
     for (size_t i = (size_t)n + 1; i < cat_offset.size(); ++i) cat_offset[i] = cat_offset[i] - old + nwords;
-    split_type[n] = 1;
+    split_type[n] = kind;
   }
 
   int32_t add_node(int32_t parent_id, float node_value, double node_cover) {

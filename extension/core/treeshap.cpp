@@ -8,6 +8,7 @@
 // "one" fraction: d known), and w, the permutation weight of the subsets of
 // the path's features of each size.
 #include "treeshap.h"
+#include "category_values.h"
 
 #include <algorithm>
 #include <cmath>
@@ -221,6 +222,8 @@ void TreeShap::tree_pass(int ti, const float* x, double* phi_k, Scratch& s, int 
 
 void TreeShap::contributions(const float* x, double* phi, Scratch& s,
                              const CancelFn& cancel) const {
+  std::vector<float> codes;  // unseen categories missing, as in scoring (category_values.h)
+  if (!m_.categories.empty()) x = row_with_codes(m_, x, &codes);
   const int W = width();
   std::fill(phi, phi + (size_t)K_ * W, 0.0);
   for (int k = 0; k < K_; ++k)
@@ -234,6 +237,8 @@ void TreeShap::contributions(const float* x, double* phi, Scratch& s,
 
 void TreeShap::interactions(const float* x, double* out, Scratch& s,
                             const CancelFn& cancel) const {
+  std::vector<float> codes;  // unseen categories missing, as in scoring (category_values.h)
+  if (!m_.categories.empty()) x = row_with_codes(m_, x, &codes);
   const int W = width();
   const size_t KW = (size_t)K_ * W;
   std::vector<double> phi(KW), on(KW), off(KW);

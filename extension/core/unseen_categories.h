@@ -1,11 +1,11 @@
-// Continued training with categorical features (init_model): the rows are
-// coded with the init model's dictionaries, so a value the init model has
-// not seen has the code "unseen" (>= its number of categories n, the code
-// scoring gives it).  The init model's cuts have no bin for it: binned as
-// it is, it would fall into the last category's bin (bin_of clamps).  The
-// init model's trees send it left at every categorical split (its margins
-// come from the floats, as gbdt_predict scores it); in the histograms of
-// the new rounds it counts as missing, the one bin that stands for no
+// Continued training with categorical features (init_model), and the
+// validation rows of a training: the rows are coded with the model's
+// dictionaries, so a value the model has not seen has the code "unseen"
+// (>= its number of categories n, the code scoring gives it).  The cuts
+// have no bin for it: binned as it is, it would fall into the last
+// category's bin (bin_of clamps).  Scoring treats it as missing
+// (category_values.h), and so do the histograms and the validation
+// metrics: its bin is the missing bin, the one bin that stands for no
 // category.
 #pragma once
 #include <string>

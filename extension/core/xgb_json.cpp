@@ -129,19 +129,22 @@ void write_float_array(std::ostringstream& o, const char* name, const std::vecto
 
 using xgb_json_detail::write_int_array;
 
-void write_tree(std::ostringstream& o, const Tree& t, int id, int num_feature, float shift) {
+void write_tree(std::ostringstream& o, const Tree& t, int id, int num_feature, float shift,
+                const std::vector<uint32_t>& ncat) {
   const int32_t nn = t.num_nodes();
   std::vector<int32_t> left(nn), right(nn), parents(nn), split_indices(nn);
   std::vector<int> split_type(nn, 0), default_left(nn);
   std::vector<float> cond(nn), base_weights(nn), loss(nn), hess(nn);
   for (int32_t n = 0; n < nn; ++n) {
     const bool leaf = t.is_leaf(n);
-    left[n] = leaf ? -1 : t.left[n];
-    right[n] = leaf ? -1 : t.right[n];
+    // A mirrored categorical node (xgb_json_categorical.h) swaps its children.
+    const bool mirrored = xgb_mirrored_node(t, n);
+    left[n] = leaf ? -1 : mirrored ? t.right[n] : t.left[n];
+    right[n] = leaf ? -1 : mirrored ? t.left[n] : t.right[n];
     parents[n] = t.parent[n] < 0 ? 2147483647 : t.parent[n];
     split_indices[n] = leaf ? 0 : t.feature[n];
-    if (!leaf && t.has_categorical()) split_type[n] = t.split_type[n];
-    default_left[n] = leaf ? 0 : (t.default_left[n] ? 1 : 0);
+    if (!leaf && t.is_categorical(n)) split_type[n] = 1;  // a bit field or a code list alike
+    default_left[n] = leaf ? 0 : (t.default_left[n] || mirrored ? 1 : 0);
     float v = shift != 0.0f ? shift + t.value[n] : t.value[n];
     base_weights[n] = v;
     cond[n] = leaf ? v : t.threshold[n];
@@ -150,7 +153,7 @@ void write_tree(std::ostringstream& o, const Tree& t, int id, int num_feature, f
   }
   o << '{';
   write_float_array(o, "base_weights", base_weights);
-  write_xgb_tree_categories(o, t);
+  write_xgb_tree_categories(o, t, ncat);
   write_int_array(o, "default_left", default_left);
   o << ",\"id\":" << id << ',';
   write_int_array(o, "left_children", left);
@@ -176,6 +179,7 @@ void write_tree(std::ostringstream& o, const Tree& t, int id, int num_feature, f
 
 std::string export_xgboost_json(const Model& m) {
   validate_model(m);
+  check_xgb_export_size(m);
   const int K = m.num_output_group;
   const int d = m.n_features();
   const ObjectiveInfo& oi = objective_info(m.objective);
@@ -245,10 +249,12 @@ std::string export_xgboost_json(const Model& m) {
   o << "],\"tree_info\":[";
   for (size_t i = 0; i < m.trees.size(); ++i) o << (i ? "," : "") << m.tree_group[i];
   o << "],\"trees\":[";
+  std::vector<uint32_t> ncat((size_t)d, 0);  // categories per feature (mirrored nodes)
+  for (int f = 0; f < d && f < (int)m.categories.size(); ++f) ncat[f] = (uint32_t)m.categories[f].size();
   for (size_t i = 0; i < m.trees.size(); ++i) {
     if (i) o << ',';
     float s = (int)i == first_tree[m.tree_group[i]] ? shift[m.tree_group[i]] : 0.0f;
-    write_tree(o, m.trees[i], (int)i, d, s);
+    write_tree(o, m.trees[i], (int)i, d, s, ncat);
   }
   o << "]";
   write_xgb_cats(o, m);
@@ -370,8 +376,13 @@ std::vector<float> parse_base_score(const JsonRef& v) {
 
 }  // namespace
 
-Model import_xgboost_json(const std::string& json) {
+Model import_xgboost_json(const std::string& json) { return import_xgboost_json(json, {}); }
+
+Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
+  CancelPoller poll(lim.cancel);
+  poll.poll_now();
   JsonDoc doc(json);
+  poll.poll_now();
   JsonRef root = doc.root();
   if (!root.is_object()) malformed("the top level is not an object");
   JsonRef learner = need(root, "learner", "the model");
@@ -536,13 +547,18 @@ Model import_xgboost_json(const std::string& json) {
     bool has_lo = lo.valid() && lo.is_array() && lo.size() == nn;
     bool has_sh = sh.valid() && sh.is_array() && sh.size() == nn;
     bool has_st = st.valid() && st.is_array() && st.size() == nn;
-    const std::vector<std::vector<int32_t>> cat_sets = read_xgb_tree_categories(tj, nn, at);
+    // The tree's node arrays (about 45 bytes a node) before they are made;
+    // charged for the rest of the import, as the model keeps them.
+    if (lim.budget)
+      lim.budget->charge((double)nn * 45.0, "the imported trees' nodes", "import a smaller model");
+    const std::vector<std::vector<int32_t>> cat_sets = read_xgb_tree_categories(tj, nn, at, &poll);
     std::vector<std::vector<int32_t>> new_sets;  // by new node id
 
     // Reachable nodes from the root, renumbered in their original order
     // (drops nodes deleted by pruning).
     std::vector<int64_t> L(nn), R(nn);
     for (size_t n = 0; n < nn; ++n) {
+      poll.tick();
       L[n] = as_int(lc.at(n), at + " left_children");
       R[n] = as_int(rc.at(n), at + " right_children");
       if ((L[n] < 0) != (R[n] < 0)) malformed(at + ": node " + std::to_string(n) + " has one child");
@@ -601,7 +617,7 @@ Model import_xgboost_json(const std::string& json) {
         t.parent[t.left[n]] = n;
         t.parent[t.right[n]] = n;
       }
-    set_tree_category_sets(&t, new_sets);
+    set_tree_category_sets(&t, new_sets, lim, &poll);
     m.trees.push_back(std::move(t));
     m.tree_group.push_back((int32_t)g);
   }
@@ -609,7 +625,7 @@ Model import_xgboost_json(const std::string& json) {
     malformed(std::to_string(m.trees.size()) + " trees is not a multiple of " +
               std::to_string(K) + " classes");
 
-  finish_imported_categories(&m, categorical, read_xgb_cats(gm, d));
+  finish_imported_categories(&m, categorical, read_xgb_cats(gm, d), lim, &poll);
 
   // Bin cuts from the split thresholds: per feature the sorted distinct
   // thresholds plus one cut above them, so that threshold == cut[split_bin].
@@ -619,7 +635,7 @@ Model import_xgboost_json(const std::string& json) {
   std::vector<std::vector<float>> th((size_t)d);
   for (const Tree& t : m.trees)
     for (int32_t n = 0; n < t.num_nodes(); ++n)
-      if (!t.is_leaf(n) && !(t.has_categorical() && t.split_type[n] == 1))
+      if (!t.is_leaf(n) && !t.is_categorical(n))
         th[t.feature[n]].push_back(t.threshold[n]);
   m.cuts.ptr.assign(1, 0);
   for (int f = 0; f < d; ++f) {

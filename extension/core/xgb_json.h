@@ -3,6 +3,7 @@
 #include <string>
 
 #include "model.h"
+#include "xgb_json_categorical.h"
 
 namespace gbdt {
 
@@ -22,5 +23,9 @@ std::string export_xgboost_json(const Model& m);
 // dart, vector leaves, other objectives) throws
 // InvalidInput saying what is not supported.
 Model import_xgboost_json(const std::string& json);
+// The same within lim (xgb_json_categorical.h): the model's arrays charged
+// to lim.budget before they are made (MemoryLimitExceeded when over), and
+// lim.cancel polled in every loop over the input (Cancelled).
+Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim);
 
 }  // namespace gbdt

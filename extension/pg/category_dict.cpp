@@ -178,7 +178,7 @@ int32_t category_lookup(CategoryColumn* c, const char* p, size_t len) {
   if (len > gbdt::kMaxStringBytes) return c->building ? -1 : (int32_t)dict->names.size();
   const int32_t found = find_code(dict, p, len);
   if (found >= 0) return found;
-  if (!c->building) return (int32_t)dict->names.size();  // unseen: goes left
+  if (!c->building) return (int32_t)dict->names.size();  // unseen: scored as missing
   if (dict->names.size() >= c->cap) return -1;
   const std::string_view key(p, len);
   dict->store.emplace_back(key);

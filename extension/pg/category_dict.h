@@ -12,8 +12,8 @@
 //
 // Scoring: the model's category names (Model::categories) are looked up
 // in a hash map built once per decoded model (model_type.cpp's cache).  A
-// value the model has not seen gets code n (the number of categories: no
-// split sends it right, XGBoost's rule); NULL is missing (NaN).
+// value the model has not seen gets code n (the number of categories),
+// which scoring treats as missing like NULL (NaN): category_values.h.
 //
 // Values are compared as their text (boolean: "false"/"true"; integers:
 // decimal; char(n) without trailing spaces, as (col)::text; enum: label)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "guard.h"
+#include "module.h"
 #include "model_type.h"
 
 #include "model.h"
@@ -71,7 +72,13 @@ Datum gbdt_import(PG_FUNCTION_ARGS) {
   struct varlena* result = nullptr;
   EngineError err;
   catch_engine(&err, [&] {
-    gbdt::Model m = gbdt::import_xgboost_json(std::string(text));
+    // The model's arrays count against gbdt.max_memory before they are
+    // made, and a long import stops at a cancel.
+    gbdt::MemoryBudget budget(max_memory_bytes(), "gbdt.max_memory", "gbdt_import");
+    gbdt::XgbImportLimits lim;
+    lim.budget = &budget;
+    lim.cancel = cancel_callback();
+    gbdt::Model m = gbdt::import_xgboost_json(std::string(text), lim);
     result = bytes_to_varlena_nothrow(gbdt::serialize_model(m));
   });
   if (err.kind == EngineErrKind::kInvalidInput &&

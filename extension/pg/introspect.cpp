@@ -34,25 +34,24 @@ Datum gbdt_model_info(PG_FUNCTION_ARGS) {
 //   feature text, threshold float8, default_left bool, left_child int,
 //   right_child int, leaf_value float8, gain float8, cover float8,
 //   categories text[])
-// A categorical split (Tree::split_type 1) has a NULL threshold and lists
+// A categorical split (Tree::is_categorical) has a NULL threshold and lists
 // the categories that go right; the 0.1 declaration has no categories
 // column (the library serves both until ALTER EXTENSION UPDATE).
 namespace {
 Datum right_categories(const gbdt::Model* m, const gbdt::Tree& tr, int32 n, int f) {
-  const uint32_t lo = tr.cat_offset[n], hi = tr.cat_offset[n + 1];
   const std::vector<std::string>* names =
       f >= 0 && (size_t)f < m->categories.size() ? &m->categories[f] : nullptr;
+  // The set's codes (a bit field or a code list, tree.h), counted first.
+  size_t total = 0;
+  tr.for_each_cat_code(n, [&total](uint32_t) { ++total; });
   int count = 0;
-  Datum* elems = (Datum*)palloc(sizeof(Datum) * ((hi - lo) * 32 + 1));
-  for (uint32_t w = lo; w < hi; w++)
-    for (int b = 0; b < 32; b++) {
-      if (!((tr.cat_bits[w] >> b) & 1u)) continue;
-      const size_t code = (size_t)(w - lo) * 32 + b;
-      const char* name = names != nullptr && code < names->size()
-                             ? model_to_server_string((*names)[code].c_str())
-                             : psprintf("%zu", code);
-      elems[count++] = CStringGetTextDatum(name);
-    }
+  Datum* elems = (Datum*)palloc(sizeof(Datum) * (total + 1));
+  tr.for_each_cat_code(n, [&](uint32_t code) {
+    const char* name = names != nullptr && code < names->size()
+                           ? model_to_server_string((*names)[code].c_str())
+                           : psprintf("%u", code);
+    elems[count++] = CStringGetTextDatum(name);
+  });
   return PointerGetDatum(construct_array(elems, count, TEXTOID, -1, false, TYPALIGN_INT));
 }
 }  // namespace
@@ -92,7 +91,7 @@ Datum gbdt_trees(PG_FUNCTION_ARGS) {
         else
           nulls[3] = true;
         values[4] = Float8GetDatum((double)tr.threshold[n]);
-        if (tr.has_categorical() && tr.split_type[n] == 1) {
+        if (tr.is_categorical(n)) {
           nulls[4] = true;
           if (has_cat_column) {
             values[11] = right_categories(m, tr, n, f);

@@ -5,6 +5,8 @@
 
 #include "category_dict.h"
 #include "guard.h"
+#include "module.h"
+#include "model_format.h"
 
 namespace gbdt_pg {
 
@@ -32,7 +34,9 @@ gbdt::ModelCacheEntry* model_cache_acquire(const struct varlena* stored) {
   ErrorStyle style{ERRCODE_DATA_CORRUPTED, ERRCODE_DATA_CORRUPTED, "invalid gbdt_model: "};
   run_engine(
       [&] {
-        std::unique_ptr<gbdt::Model> m(new gbdt::Model(gbdt::deserialize_model(data, len)));
+        // The decoded model counts against gbdt.max_memory before it is made.
+        gbdt::MemoryBudget budget(max_memory_bytes(), "gbdt.max_memory", "decoding a gbdt model");
+        std::unique_ptr<gbdt::Model> m(new gbdt::Model(gbdt::deserialize_model(data, len, &budget)));
         if (g_cache == nullptr) g_cache = new gbdt::ModelCache(kModelCacheEntries, kModelCacheBytes);
         ModelCategories* cats = build_model_categories(*m);  // once per decoded model
         // The dictionaries hold about the category names again.

@@ -579,21 +579,10 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
       upper_bounds_take(ex->upper, &o->validation->labels_upper);  // X
     if (ex != nullptr && ex->groups != nullptr)  // R
       group_coder_take(ex->groups, &o->validation->query_group);
-    // A category never seen in training (code n) goes left at every
-    // categorical split, as in scoring: its bin is n + 1 (past the missing
-    // bin n), in no split's set.  When bin n + 1 does not fit the matrix's
-    // entries (n >= 255 with 1-byte entries: the 255 bins of an earlier
-    // build's model, whose last bin stands for the rest) the rows keep the
-    // training's binning.
-    gbdt::BinnedMatrix& mx = o->validation->matrix;
-    const size_t max_bin = mx.wide ? 65535 : 255;
-    for (int f = 0; f < nf && f < (int)data.categories.size(); f++) {
-      const size_t n = data.categories[f].size();
-      if (n == 0 || n + 1 > max_bin || data.cuts.nbins(f) != (int)n) continue;
-      const float* col = s.cols[f];
-      for (size_t r = 0; r < s.n; r++)
-        if (col[r] >= (float)n) mx.set(r, f, (uint32_t)(n + 1));
-    }
+    // A category never seen in training (code n) is missing, as in scoring
+    // (category_values.h): its rows get the feature's missing bin.
+    gbdt::bin_unseen_categories_as_missing(data.categories, data.cuts, columns_of(s),
+                                           &o->validation->matrix);
   });
   plus->validation = o->validation;
   run_engine([&] { delete_model_categories(*mc); });

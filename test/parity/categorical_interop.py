@@ -23,7 +23,16 @@ column with 60 levels and NULLs) plus two floats; train/test split by row.
    predictions (the categorical split fields survive the round trip), and,
    when the engine makes categorical splits (gbdt_trees of the SQL model
    lists categories), gbdt_predict_table on the text columns equals XGBoost.
-4. Informative: held-out RMSE / AUC of the SQL models vs XGBoost
+4. Unseen categories (category_values.h): held-out rows whose city, color,
+   grade or size was never seen in training (one unseen value per row, in
+   turn).  gbdt treats such a value as missing (NULL); XGBoost gets it as
+   NaN from a DataFrame coded with the model's categories, and as the code
+   n (past the categories) from a numeric array.  Both must agree with
+   gbdt_predict_table within --tol on the exported models (whose trees
+   hold one-hot and partition splits with missing values left and right:
+   each kind is counted and must occur), and the DataFrame way on the
+   imported XGBoost model.
+5. Informative: held-out RMSE / AUC of the SQL models vs XGBoost
    enable_categorical with the same parameters.
 
 Exits non-zero when a check fails; prints "categorical interop overall ...".
@@ -156,7 +165,7 @@ def export_checks(df, args, failures, non_ascii):
         ok &= as_text(test)[c].isna().to_numpy() | as_text(test)[c].isin(seen[c]).to_numpy()
     test = test[ok]
 
-    psql("DROP TABLE IF EXISTS cat_train, cat_test; DROP TYPE IF EXISTS cat_size; "
+    psql("DROP TABLE IF EXISTS cat_train, cat_test, cat_unseen; DROP TYPE IF EXISTS cat_size; "
          "CREATE TYPE cat_size AS ENUM ('S', 'M', 'L', 'XL')")
     load(train, "cat_train")
     load(test, "cat_test")
@@ -199,6 +208,89 @@ def export_checks(df, args, failures, non_ascii):
             failures.append(f"export {name}: max |diff| {diff:.3g} > {args.tol}")
 
     return train, test, seen, sql_pred, overall
+
+
+UNSEEN = {"city": "city_never_seen", "color": "purple", "grade": "Z", "size": "XXL"}
+
+
+def unseen_rows(test, seed=3):
+    """Copies of the held-out rows with one categorical value replaced by a
+    value training never saw (column in turn), ids offset by 10**6."""
+    rows = test.copy()
+    cols = list(UNSEEN)
+    for i, idx in enumerate(rows.index):
+        c = cols[i % len(cols)]
+        rows.at[idx, c] = UNSEEN[c]
+    rows["id"] = rows["id"] + 10 ** 6
+    return rows
+
+
+def codes_matrix(df, orders):
+    """Numeric codes: a category's index in the model's order, code n for an
+    unseen value, NaN for NULL."""
+    t = as_text(df)
+    cols = []
+    for c in FEATS:
+        if c in orders:
+            idx = {v: i for i, v in enumerate(orders[c])}
+            cols.append([np.nan if v is None or (isinstance(v, float) and np.isnan(v))
+                         else float(idx.get(v, len(orders[c]))) for v in t[c]])
+        else:
+            cols.append(t[c].astype(float).tolist())
+    return np.array(cols, dtype=np.float64).T
+
+
+def split_kinds(model_sql):
+    """Categorical nodes of a model by kind: one-hot (one category on a
+    feature with fewer than 4, max_cat_to_onehot) or partition, and
+    where missing values go."""
+    rows = psql("SELECT t.feature, cardinality(t.categories), t.default_left FROM (" + model_sql +
+                ") s(m), gbdt_trees(s.m) t WHERE t.categories IS NOT NULL")
+    info = json.loads(psql(f"SELECT gbdt_model_info(({model_sql}))")[0])
+    ncat = {f["name"]: f.get("categories") or 0 for f in info["features"]}
+    kinds = {"one-hot": 0, "partition": 0, "missing left": 0, "missing right": 0}
+    for r in rows:
+        f, size, dl = r.split("\t")
+        kinds["one-hot" if ncat[f] < 4 and int(size) == 1 else "partition"] += 1
+        kinds["missing left" if dl == "t" else "missing right"] += 1
+    return kinds
+
+
+def unseen_checks(train, test, args, failures, orders_of):
+    """4: rows with unseen categories, exported SQL models vs XGBoost."""
+    rows = unseen_rows(test)
+    psql("ALTER TYPE cat_size ADD VALUE IF NOT EXISTS 'XXL'")
+    load(rows, "cat_unseen")
+    overall = 0.0
+    tmp = tempfile.mkdtemp()
+    for name in ("reg", "bin"):
+        model_sql = f"SELECT m FROM cat_models WHERE name = '{name}'"
+        kinds = split_kinds(model_sql)
+        for k, v in kinds.items():
+            if v == 0:
+                failures.append(f"unseen {name}: the model has no categorical split of kind {k}")
+        j = json.loads(psql(f"SELECT gbdt_export(m) FROM cat_models WHERE name = '{name}'")[0])
+        path = os.path.join(tmp, f"{name}.json")
+        with open(path, "w") as f:
+            json.dump(j, f)
+        b = xgb.Booster(model_file=path)
+        orders = orders_of
+        pdb = db_predictions(model_sql, "cat_unseen")
+        pd_arr = np.array([pdb[i] for i in rows["id"]])
+        px_nan = b.predict(xgb.DMatrix(frame(rows, orders), enable_categorical=True))
+        px_code = b.predict(xgb.DMatrix(codes_matrix(rows, orders), feature_names=FEATS,
+                                        feature_types=["c"] * len(CATS) + ["float"] * len(NUMS),
+                                        enable_categorical=True))
+        # The same rows with the unseen value as NULL: gbdt's rule says equal.
+        d_nan = float(np.max(np.abs(px_nan - pd_arr)))
+        d_code = float(np.max(np.abs(px_code - pd_arr)))
+        overall = max(overall, d_nan, d_code)
+        print(f"unseen {name}: {len(rows)} rows, split kinds {kinds}; max |diff| vs XGBoost "
+              f"{d_nan:.3g} (DataFrame, NaN), {d_code:.3g} (codes >= n)")
+        for what, dv in (("DataFrame", d_nan), ("codes", d_code)):
+            if not dv <= args.tol:
+                failures.append(f"unseen {name} ({what}): max |diff| {dv:.3g} > {args.tol}")
+    return rows, overall
 
 
 def wide_checks(args, failures):
@@ -279,6 +371,10 @@ def main():
         df = make_data(args.rows, non_ascii=non_ascii)
         train, test, seen, sql_pred, d = export_checks(df, args, failures, non_ascii)
         overall = max(overall, d)
+    # 4 (export): the ASCII models of the last pass.
+    orders = {c: expected_order(as_text(train)[c].tolist()) for c in CATS}
+    unseen, d = unseen_checks(train, test, args, failures, orders)
+    overall = max(overall, d)
     engine_cat = psql("SELECT count(*) FROM cat_models c, gbdt_trees(c.m) t "
                       "WHERE t.categories IS NOT NULL")[0] != "0"
     tmp = tempfile.mkdtemp()
@@ -324,9 +420,19 @@ def main():
         print("import: scoring the imported model in SQL not checked: this engine makes no "
               "categorical splits yet (gbdt_trees of the SQL models lists no categories)")
 
+    # 4 (import): the imported XGBoost model on the unseen rows, XGBoost
+    # given them as NaN (its DataFrame coded with its own categories).
+    pdb = db_predictions("SELECT m FROM cat_models WHERE name = 'imported'", "cat_unseen")
+    pxu = bx.predict(xgb.DMatrix(frame(unseen, train_orders), enable_categorical=True))
+    diff = float(np.max(np.abs(np.array([pdb[i] for i in unseen["id"]]) - pxu)))
+    overall = max(overall, diff)
+    print(f"unseen import: gbdt_predict_table vs XGBoost (NaN), max |diff| {diff:.3g}")
+    if not diff <= args.tol:
+        failures.append(f"unseen import: max |diff| {diff:.3g} > {args.tol}")
+
     overall = max(overall, wide_checks(args, failures))
 
-    # 4: informative quality comparison.
+    # 5: informative quality comparison.
     rmse_db = float(np.sqrt(np.mean((sql_pred["reg"] - test["y"].to_numpy()) ** 2)))
     rmse_x = float(np.sqrt(np.mean((px - test["y"].to_numpy()) ** 2)))
     bxb = xgb.train(dict(xparams, objective="binary:logistic"),
@@ -337,7 +443,7 @@ def main():
     print(f"held-out RMSE: gbdt {rmse_db:.4f}, xgboost enable_categorical {rmse_x:.4f}; "
           f"AUC: gbdt {auc(yb, sql_pred['bin']):.4f}, xgboost {auc(yb, pxb):.4f} (informative)")
 
-    psql("DROP TABLE cat_train, cat_test, cat_models; DROP TYPE cat_size")
+    psql("DROP TABLE cat_train, cat_test, cat_unseen, cat_models; DROP TYPE cat_size")
     for f in failures:
         print("FAIL:", f)
     print(f"categorical interop overall max |diff| {overall:.3g}, {len(failures)} failures")
