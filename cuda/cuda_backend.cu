@@ -68,7 +68,35 @@ std::string cuda_err(cudaError_t e) {
     }                                                                                       \
   } while (0)
 
-#define GBDT_CUDA_LAUNCHED() GBDT_CUDA_CHECK(cudaGetLastError())
+// GBDT_CUDA_DEBUG=1 (environment): synchronize after every kernel launch,
+// so that a kernel failing while it runs is named (without it the failure
+// surfaces at the next synchronization, after later launches).
+bool debug_sync() {
+  static const bool on = [] {
+    const char* e = std::getenv("GBDT_CUDA_DEBUG");
+    return e && *e && std::strcmp(e, "0") != 0;
+  }();
+  return on;
+}
+
+// After each launch: a launch-configuration error names the kernel; in debug
+// mode the kernel's execution is waited for and checked too.
+void check_launch() {
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("gbdt CUDA backend: launch of ") + cuda::last_kernel() +
+                             " failed: " + cuda_err(e));
+  if (debug_sync()) {
+    e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw std::runtime_error(std::string("gbdt CUDA backend: kernel ") + cuda::last_kernel() +
+                               " failed while running (GBDT_CUDA_DEBUG): " + cuda_err(e));
+    }
+  }
+}
+
+#define GBDT_CUDA_LAUNCHED() check_launch()
 
 std::string mib(size_t b) {
   std::ostringstream o;
@@ -144,10 +172,13 @@ struct LNode {
   GradSum sum;
 };
 
-// Feature group whose histogram slots fit the shared-memory budget.
+// Feature group whose histogram slots fit the shared-memory budget; or one
+// feature with more slots than that (`global`: its tasks add straight into
+// the global-memory histogram, so any category count trains).
 struct FeatGroup {
   int f_begin, f_end;
   uint32_t s_begin, s_end;
+  bool global = false;
 };
 
 struct Sizes {
@@ -281,7 +312,15 @@ class CudaBackend final : public TreeBackend {
   }
 
  private:
-  void sync() { GBDT_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  void sync() {
+    cudaError_t e = cudaStreamSynchronize(stream_);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw std::runtime_error(std::string("gbdt CUDA backend: cudaStreamSynchronize failed: ") +
+                               cuda_err(e) + " (last kernel launched: " + cuda::last_kernel() +
+                               "; GBDT_CUDA_DEBUG=1 names the failing one)");
+    }
+  }
 
   // ---- setup: sizes, memory estimate, allocation ----
   void setup(const BoostData& d) {
@@ -354,7 +393,8 @@ class CudaBackend final : public TreeBackend {
         g.s_end = s_end;
         ++g.f_end;
       }
-      max_group_slots = std::max(max_group_slots, g.s_end - g.s_begin);
+      g.global = g.s_end - g.s_begin > max_slots;  // one feature, too wide for shared memory
+      if (!g.global) max_group_slots = std::max(max_group_slots, g.s_end - g.s_begin);
       groups_.push_back(g);
       f = g.f_end;
     }
@@ -564,7 +604,7 @@ class CudaBackend final : public TreeBackend {
         const uint32_t nslots = g.s_end - g.s_begin;
         for (uint32_t s = b.begin; s < b.end; s += (uint32_t)rpt) {
           uint32_t e = (uint32_t)std::min<size_t>(b.end, (size_t)s + rpt);
-          int use_shared = (size_t)(e - s) * gw >= (size_t)nslots ? 1 : 0;
+          int use_shared = !g.global && (size_t)(e - s) * gw >= (size_t)nslots ? 1 : 0;
           tasks_.push_back(HistTask{s, e, b.slot, g.f_begin, g.f_end, g.s_begin, g.s_end, use_shared});
         }
       }
