@@ -234,8 +234,21 @@ inline long long __double_as_longlong(double d) {
   std::memcpy(&v, &d, 8);
   return v;
 }
+namespace gbdt_emu {
+// Fault injection for testing the failure reports (GBDT_EMU_FAULT_ATOMIC=N:
+// the N-th 64-bit atomicAdd of the process adds 2^56 too many).
+inline long long& fault_countdown() {
+  static long long v = [] {
+    const char* e = std::getenv("GBDT_EMU_FAULT_ATOMIC");
+    return e && *e ? std::atoll(e) : -1LL;
+  }();
+  return v;
+}
+}  // namespace gbdt_emu
 inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
   unsigned long long o = *p;
+  long long& c = gbdt_emu::fault_countdown();
+  if (c >= 0 && c-- == 0) v += 1ULL << 56;
   *p = o + v;
   return o;
 }
