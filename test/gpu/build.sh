@@ -90,7 +90,19 @@ fi
 wait
 [ -f "$FAIL" ] && { echo "build.sh: FAILED: $(tr '\n' ' ' <"$FAIL")"; exit 1; }
 
-# Programs.
+# Programs: relinked when older than their source, an object or a header.
+NEWEST_OBJ=$(newest "$BACKEND" "${CORE_OBJS[@]}")
+prog_stale() {  # program, source
+  [ -f "$1" ] || return 0
+  local p; p=$(stat -c %Y "$1")
+  [ "$p" -lt "$(stat -c %Y "$2")" ] || [ "$p" -lt "$ALL_HDR" ] || [ "$p" -lt "$NEWEST_OBJ" ]
+}
+if ! prog_stale $OUTD/gpu_test test/gpu/gpu_equality.cpp && ! prog_stale $OUTD/gpu_bench test/gpu/gpu_bench.cpp &&
+   ! prog_stale $OUTD/gpu_mathbits test/gpu/gpu_mathbits.cu; then
+  echo "build.sh: up to date"
+  echo "build.sh: ok"
+  exit 0
+fi
 if [ "$EMU" = 1 ]; then
   EF="$CXXFLAGS -DGBDT_CUDA_EMULATION -Itest/gpu/emu -Icuda"
   run_job gpu_test $CXX $EF -o $OUTD/gpu_test test/gpu/gpu_equality.cpp "$BACKEND" "${CORE_OBJS[@]}" &
