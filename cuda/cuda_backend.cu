@@ -1020,7 +1020,7 @@ class CudaBackend final : public TreeBackend {
       }
       if (dn.size() > d_tree_.size()) {
         d_tree_.alloc(dn.size(), "tree");
-        d_tree_sets_.alloc(dn.size(), "categorical split sets");
+        d_tree_sets_.alloc(dn.size() * (size_t)set_w_, "categorical split sets");  // set_w_ words a node
       }
       upload(d_tree_.get(), dn.data(), dn.size(), stream_);
       if (!tsets.empty()) upload(d_tree_sets_.get(), tsets.data(), tsets.size(), stream_);

@@ -14,7 +14,7 @@
 # NVCC, CUDA_HOME, CUDA_ARCHS (default sm_90).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 2
 EMU=0
 [ "${1:-}" = "--emulate" ] && EMU=1
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}

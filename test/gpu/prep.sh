@@ -6,6 +6,7 @@
 #
 #   .carry/data/*.tsv.gz   the shared data files of the equality cases
 #                          (higgs_7k, multiclass_7k; from $GBDT_SHARED/data)
+#   .carry/commit          the commit prepared (summary.txt names it)
 #   .carry/whl/*.whl       XGBoost's CUDA 13 build for the benchmark:
 #                          xgboost-cu13==3.3.0 from PyPI (about 56.5 MiB; the
 #                          full `xgboost` wheel, 131.7 MB, would not fit).  Its
@@ -30,6 +31,8 @@ if [ "${1:-}" != "--no-wheel" ] && ! ls "$C"/whl/xgboost_cu13-3.3.0-*.whl >/dev/
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
     -d "$C/whl" xgboost-cu13==3.3.0
 fi
+# The commit the run tests (the device's copy has no .git): for summary.txt.
+git rev-parse --short HEAD >"$C/commit"
 tracked=$(git ls-files -z | xargs -0 stat -c %s 2>/dev/null | awk '{s+=$1} END {print s+0}')
 untracked=$(git ls-files -z --others --exclude-standard | xargs -0 -r stat -c %s | awk '{s+=$1} END {print s+0}')
 carry=$(du -sb "$C" | cut -f1)

@@ -38,8 +38,10 @@
 # else $GBDT_SHARED/data.  Exit status: the number of failed stages.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 2
 SELF="$ROOT/test/gpu/run.sh"
+# The CUDA toolkit's and the driver's tools, where a bare image keeps them.
+export PATH=$PATH:/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer:/usr/local/nvidia/bin
 
 # ---- one stage, run in its own process under `timeout` (see main below) ----
 if [ "${1:-}" = "__stage" ]; then
@@ -81,7 +83,7 @@ export MODE BIN WORK ROOT LOGS="$WORK/logs" DATA="$WORK/data"
 T0=$(date +%s)
 SUMMARY=$WORK/summary.txt
 {
-  echo "gbdt GPU run ($MODE), $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), deadline ${DEADLINE} s"
+  echo "gbdt GPU run ($MODE), $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null || cat test/gpu/.carry/commit 2>/dev/null || echo '?'), deadline ${DEADLINE} s"
   printf '%-10s %-22s %7s  %s\n' stage verdict seconds note
 } >"$SUMMARY"
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The stages of test/gpu/run.sh (sourced by it, one stage per process).
 # Environment from run.sh: MODE (device | emulation), BIN (programs), ROOT,
 # LOGS, DATA, WORK, STAGE_BUDGET (seconds this stage may take).  Exit: 0 ok,
