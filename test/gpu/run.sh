@@ -76,7 +76,7 @@ declare -A LIMIT=([tools]=20 [build]=180 [mathbits]=40 [quick]=150 [memcheck]=90
 
 OUT=${OUT:-$ROOT/test/gpu/results/$(date -u +%Y%m%dT%H%M%SZ)}
 WORK=${WORK:-/tmp/gbdt_gpu_run}
-rm -rf "$WORK/logs"
+rm -rf "$WORK/logs" "$WORK/bench.json" "$WORK/bench_parts.json"
 mkdir -p "$OUT" "$WORK/logs" "$WORK/data"
 if [ "$MODE" = emulation ]; then BIN=$ROOT/build/gpu/emu; else BIN=$ROOT/build/gpu/bin; fi
 export MODE BIN WORK ROOT LOGS="$WORK/logs" DATA="$WORK/data"
