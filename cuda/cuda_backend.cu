@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "diagnose.cuh"
 #include "gradients.h"
 #include "ranking_external.h"
 #include "kernels.cuh"
@@ -68,7 +69,35 @@ std::string cuda_err(cudaError_t e) {
     }                                                                                       \
   } while (0)
 
-#define GBDT_CUDA_LAUNCHED() GBDT_CUDA_CHECK(cudaGetLastError())
+// GBDT_CUDA_DEBUG=1 (environment): synchronize after every kernel launch,
+// so that a kernel failing while it runs is named (without it the failure
+// surfaces at the next synchronization, after later launches).
+bool debug_sync() {
+  static const bool on = [] {
+    const char* e = std::getenv("GBDT_CUDA_DEBUG");
+    return e && *e && std::strcmp(e, "0") != 0;
+  }();
+  return on;
+}
+
+// After each launch: a launch-configuration error names the kernel; in debug
+// mode the kernel's execution is waited for and checked too.
+void check_launch() {
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("gbdt CUDA backend: launch of ") + cuda::last_kernel() +
+                             " failed: " + cuda_err(e));
+  if (debug_sync()) {
+    e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw std::runtime_error(std::string("gbdt CUDA backend: kernel ") + cuda::last_kernel() +
+                               " failed while running (GBDT_CUDA_DEBUG): " + cuda_err(e));
+    }
+  }
+}
+
+#define GBDT_CUDA_LAUNCHED() check_launch()
 
 std::string mib(size_t b) {
   std::ostringstream o;
@@ -144,10 +173,13 @@ struct LNode {
   GradSum sum;
 };
 
-// Feature group whose histogram slots fit the shared-memory budget.
+// Feature group whose histogram slots fit the shared-memory budget; or one
+// feature with more slots than that (`global`: its tasks add straight into
+// the global-memory histogram, so any category count trains).
 struct FeatGroup {
   int f_begin, f_end;
   uint32_t s_begin, s_end;
+  bool global = false;
 };
 
 struct Sizes {
@@ -240,6 +272,7 @@ class CudaBackend final : public TreeBackend {
   void boost_round(int round, const std::vector<uint8_t>& feature_mask,
                    std::vector<Tree>* out) override {
     auto t0 = Clock::now();
+    round_ = round;
     if (data_.external_gradients)
       external_gradients(round);  // R: ranking
     else
@@ -267,7 +300,6 @@ class CudaBackend final : public TreeBackend {
     for (int f = 0; f < nf_; ++f)
       if (is_cat_[f]) fmask_num_[f] = 0;
     upload(d_fmask_.get(), fmask_num_.data(), (size_t)nf_, stream_);
-    round_ = round;
     fmask_host_ = feature_mask;  // T: the node masks sample the whole mask
     if (mono_) upload(d_mono_.get(), data_.tree_ext.monotone.data(), (size_t)nf_, stream_);
     sync();
@@ -281,7 +313,15 @@ class CudaBackend final : public TreeBackend {
   }
 
  private:
-  void sync() { GBDT_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  void sync() {
+    cudaError_t e = cudaStreamSynchronize(stream_);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw std::runtime_error(std::string("gbdt CUDA backend: cudaStreamSynchronize failed: ") +
+                               cuda_err(e) + " (last kernel launched: " + cuda::last_kernel() +
+                               "; GBDT_CUDA_DEBUG=1 names the failing one)");
+    }
+  }
 
   // ---- setup: sizes, memory estimate, allocation ----
   void setup(const BoostData& d) {
@@ -354,7 +394,8 @@ class CudaBackend final : public TreeBackend {
         g.s_end = s_end;
         ++g.f_end;
       }
-      max_group_slots = std::max(max_group_slots, g.s_end - g.s_begin);
+      g.global = g.s_end - g.s_begin > max_slots;  // one feature, too wide for shared memory
+      if (!g.global) max_group_slots = std::max(max_group_slots, g.s_end - g.s_begin);
       groups_.push_back(g);
       f = g.f_end;
     }
@@ -529,6 +570,55 @@ class CudaBackend final : public TreeBackend {
         data_.objective, d_margins_.get(), d_labels_.get(), w, n_, K_, data_.grad, d_quant_.get(),
         d_gpair_.get());
     GBDT_CUDA_LAUNCHED();
+    if (diagnose_) diag_gradients();
+  }
+
+  // ---- GBDT_CUDA_DIAGNOSE=1: each stage against the host's computation ----
+  bool diagnose_ = [] {
+    const char* e = std::getenv("GBDT_CUDA_DIAGNOSE");
+    return e && *e && std::strcmp(e, "0") != 0;
+  }();
+  int cur_k_ = 0;
+  std::vector<uint32_t> diag_before_;  // rows before the level's partition
+
+  [[noreturn]] void diag_fail(const std::string& what) {
+    throw std::runtime_error("gbdt CUDA backend diagnose: the device and the host part at " + what +
+                             " (round " + std::to_string(round_) + ", group " +
+                             std::to_string(cur_k_) + ")");
+  }
+  template <class T>
+  std::vector<T> fetch(const T* src, size_t n) {
+    std::vector<T> v(n);
+    download(v.data(), src, n, stream_);
+    sync();
+    return v;
+  }
+  void diag_gradients() {
+    const std::vector<float> m = fetch(d_margins_.get(), n_ * (size_t)K_);
+    const std::vector<GradSum> g = fetch(d_gpair_.get(), n_ * (size_t)K_);
+    const std::string w = diagnose::gradients(data_, m, K_, quant_, g);
+    if (!w.empty()) diag_fail(w);
+  }
+  // Histograms of level nodes [first, first + count) (slots 0..count-1 of
+  // hist) from their rows, and their best splits (out) when the host can
+  // enumerate them alone (numeric features, one mask, no bounds).
+  void diag_level(const std::vector<LNode>& level, size_t first, size_t count, const GradSum* hist,
+                  const Quantizer& q, const SplitCandidate* out) {
+    const std::vector<uint32_t> rows = fetch(d_row_.get(), ns_);
+    const std::vector<GradSum> gp = fetch(gp_, n_);
+    const std::vector<GradSum> dh = fetch(hist, count * (size_t)T_);
+    for (size_t i = 0; i < count; ++i) {
+      const LNode& ln = level[first + i];
+      const std::string node = "depth " + std::to_string(cur_depth_) + " node " + std::to_string(ln.id);
+      const std::vector<GradSum> hh = diagnose::host_histogram(*data_.matrix, off_, rows.data(), ln.begin,
+                                                               ln.end, gp.data(), T_);
+      std::string w = diagnose::histogram(node, hh, dh.data() + i * (size_t)T_, off_, nf_);
+      if (w.empty() && !node_masks_ && !mono_ && ncat_ == 0)
+        w = diagnose::split(node, diagnose::host_best_split(hh.data(), ln.sum, off_, nbins_,
+                                                            fmask_num_.data(), data_.split, q),
+                            out[i]);
+      if (!w.empty()) diag_fail(w);
+    }
   }
 
   // Exclusive scan of d_flags_[0..count] into d_scan_.
@@ -564,7 +654,7 @@ class CudaBackend final : public TreeBackend {
         const uint32_t nslots = g.s_end - g.s_begin;
         for (uint32_t s = b.begin; s < b.end; s += (uint32_t)rpt) {
           uint32_t e = (uint32_t)std::min<size_t>(b.end, (size_t)s + rpt);
-          int use_shared = (size_t)(e - s) * gw >= (size_t)nslots ? 1 : 0;
+          int use_shared = !g.global && (size_t)(e - s) * gw >= (size_t)nslots ? 1 : 0;
           tasks_.push_back(HistTask{s, e, b.slot, g.f_begin, g.f_end, g.s_begin, g.s_end, use_shared});
         }
       }
@@ -715,6 +805,7 @@ class CudaBackend final : public TreeBackend {
 
   void build_tree(int k, Tree* tree) {
     gp_ = d_gpair_.get() + (size_t)k * n_;
+    cur_k_ = k;
     if (lossguide_) return build_tree_lossguide(k, tree);  // G
     const Quantizer& q = quant_[k];
     const SplitParams& sp = data_.split;
@@ -752,6 +843,7 @@ class CudaBackend final : public TreeBackend {
         auto ts = Clock::now();
         evaluate(level, 0, L, d_hist_[cur].get(), q, best.data());
         t_split_ += since(ts);
+        if (diagnose_) diag_level(level, 0, L, d_hist_[cur].get(), q, best.data());
       } else {
         // Chunked: build each node's histogram directly, cap_ nodes at a time.
         for (size_t c0 = 0; c0 < L; c0 += cap_) {
@@ -766,6 +858,7 @@ class CudaBackend final : public TreeBackend {
           auto ts = Clock::now();
           evaluate(level, c0, cn, d_hist_[0].get(), q, best.data() + c0);
           t_split_ += since(ts);
+          if (diagnose_) diag_level(level, c0, cn, d_hist_[0].get(), q, best.data() + c0);
         }
       }
       // Host: split nodes in level order, leaves.
@@ -799,6 +892,7 @@ class CudaBackend final : public TreeBackend {
       auto tp = Clock::now();
       std::vector<int32_t> sids(nsplit);
       for (size_t i = 0; i < nsplit; ++i) sids[i] = (int32_t)split_idx[i];
+      if (diagnose_) diag_before_ = fetch(d_row_.get(), ns);
       upload(d_part_.get(), pn.data(), L, stream_);
       upload(d_split_ids_.get(), sids.data(), nsplit, stream_);
       if (!psets.empty()) upload(d_part_sets_.get(), psets.data(), psets.size(), stream_);
@@ -827,6 +921,18 @@ class CudaBackend final : public TreeBackend {
       d_row_.swap(d_row_tmp_);
       d_slot_.swap(d_slot_tmp_);
       t_part_ += since(tp);
+      if (diagnose_) {
+        const std::vector<uint32_t> after = fetch(d_row_.get(), ns);
+        for (size_t j = 0; j < nsplit; ++j) {
+          const PartNode& p = pn[split_idx[j]];
+          const std::string w = diagnose::partition(
+              "depth " + std::to_string(depth) + " node " + std::to_string(level[split_idx[j]].id),
+              *data_.matrix, diag_before_.data(), after.data(), p.begin, p.end, p.feature, p.bin,
+              p.default_left, p.nbins, p.cat >= 0 ? psets.data() + (size_t)p.cat * set_w_ : nullptr,
+              set_w_, nleft[j]);
+          if (!w.empty()) diag_fail(w);
+        }
+      }
 
       // Children, in the CPU's order.
       auto th = Clock::now();
@@ -914,7 +1020,7 @@ class CudaBackend final : public TreeBackend {
       }
       if (dn.size() > d_tree_.size()) {
         d_tree_.alloc(dn.size(), "tree");
-        d_tree_sets_.alloc(dn.size(), "categorical split sets");
+        d_tree_sets_.alloc(dn.size() * (size_t)set_w_, "categorical split sets");  // set_w_ words a node
       }
       upload(d_tree_.get(), dn.data(), dn.size(), stream_);
       if (!tsets.empty()) upload(d_tree_sets_.get(), tsets.data(), tsets.size(), stream_);

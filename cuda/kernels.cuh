@@ -25,12 +25,24 @@
 
 #include <cub/cub.cuh>
 
+namespace gbdt {
+namespace cuda {
+// Name of the kernel launched last (GBDT_LAUNCH records it), for the error
+// messages: a failed launch, or a failure found at the next synchronization.
+inline const char*& last_kernel() {
+  static const char* k = "(none)";
+  return k;
+}
+}  // namespace cuda
+}  // namespace gbdt
+
 // Kernel launch: GBDT_LAUNCH(kernel, grid, block, shared_bytes, stream)(args...).
 #if defined(GBDT_CUDA_EMULATION)
-#define GBDT_LAUNCH(k, g, b, s, st) ::gbdt_emu::launcher(k, (unsigned)(g), (unsigned)(b), (size_t)(s))
+#define GBDT_LAUNCH(k, g, b, s, st) \
+  (::gbdt::cuda::last_kernel() = #k), ::gbdt_emu::launcher(k, (unsigned)(g), (unsigned)(b), (size_t)(s))
 #define GBDT_DYNAMIC_SHARED(T, name) T* name = (T*)::gbdt_emu::dyn_smem().data()
 #else
-#define GBDT_LAUNCH(k, g, b, s, st) k<<<(g), (b), (s), (st)>>>
+#define GBDT_LAUNCH(k, g, b, s, st) (::gbdt::cuda::last_kernel() = #k), k<<<(g), (b), (s), (st)>>>
 #define GBDT_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
 #endif
 

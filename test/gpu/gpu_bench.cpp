@@ -3,7 +3,7 @@
 //   build/gpu_bench [--rows 1000000,10000000] [--features 28] [--rounds 500]
 //                   [--depth 8] [--eta 0.1] [--max_bin 256] [--missing 0.02]
 //                   [--backends cuda,cpu] [--cpu-max-rounds N] [--nthread N]
-//                   [--dump DIR] [--json FILE]
+//                   [--dump DIR] [--json FILE] [--warmup] [--max-seconds S]
 //
 // For each size: generates a deterministic Higgs-like binary data set (the
 // formula of ../shared/tools/gen_synth.py, with counter-based uniforms) with
@@ -17,8 +17,14 @@
 //
 // --cpu-max-rounds N: the CPU backend runs only N rounds (its time is then
 // also given scaled to --rounds, marked "extrapolated").
+// --warmup: a small CUDA training first, outside the timings (context, first
+// kernel loads).  --max-seconds S: each backend stops boosting after S
+// seconds (the rounds run and seconds per round are reported), so a run fits
+// a device lease.  The models are compared over the CPU's rounds (the first
+// trees of the CUDA model against the CPU's model, byte for byte).
 // --dump DIR: writes DIR/bench_<rows>.{train,test}.{x,y}.f32 (row-major
 // float32, NaN = missing) for test/gpu/xgb_gpu_bench.py.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -27,6 +33,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend.h"
@@ -66,8 +73,10 @@ Data make_data(size_t first, size_t n, int d, double missing, uint64_t seed) {
   D.y.resize(n);
   std::vector<double> w((size_t)d * 8);
   for (size_t i = 0; i < w.size(); ++i) w[i] = unif(seed, i) * 2.0 - 1.0;
+  // Rows are independent draws: filled by threads in chunks (same values).
+  auto fill = [&](size_t i0, size_t i1) {
   std::vector<double> x((size_t)d);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = i0; i < i1; ++i) {
     const uint64_t r = first + i;
     for (int f = 0; f < d; ++f) {
       double u1 = unif(seed + 1 + 2 * (uint64_t)f, r), u2 = unif(seed + 2 + 2 * (uint64_t)f, r);
@@ -88,6 +97,11 @@ Data make_data(size_t first, size_t n, int d, double missing, uint64_t seed) {
       D.cols[f][i] = v;
     }
   }
+  };
+  const size_t nt = std::max<size_t>(1, std::min<size_t>(std::thread::hardware_concurrency(), n / 65536 + 1));
+  std::vector<std::thread> th;
+  for (size_t t = 0; t < nt; ++t) th.emplace_back(fill, n * t / nt, n * (t + 1) / nt);
+  for (auto& t : th) t.join();
   return D;
 }
 
@@ -113,11 +127,12 @@ std::vector<std::string> split_csv(const std::string& s) {
 
 struct Result {
   std::string backend;
-  int rounds = 0;
+  int rounds = 0;           // rounds run (fewer than asked when --max-seconds stopped it)
   double seconds = 0;       // boosting loop incl. init (transfer)
   double auc = NAN;
   std::vector<std::pair<std::string, double>> phases;
   std::vector<uint8_t> model_bytes;
+  gbdt::Model model;
   std::string error;
 };
 
@@ -126,7 +141,8 @@ struct Result {
 int main(int argc, char** argv) {
   std::vector<size_t> sizes = {1000000, 10000000};
   int d = 28, rounds = 500, depth = 8, max_bin = 256, cpu_max_rounds = 0, nthread = 0;
-  double eta = 0.1, missing = 0.02;
+  double eta = 0.1, missing = 0.02, max_seconds = 0;
+  bool warmup = false;
   std::vector<std::string> backends = {"cuda", "cpu"};
   std::string dump_dir, json_path;
   for (int i = 1; i < argc; ++i) {
@@ -151,6 +167,8 @@ int main(int argc, char** argv) {
     else if (a == "--cpu-max-rounds") cpu_max_rounds = std::stoi(next());
     else if (a == "--nthread") nthread = std::stoi(next());
     else if (a == "--dump") dump_dir = next();
+    else if (a == "--max-seconds") max_seconds = std::stod(next());
+    else if (a == "--warmup") warmup = true;
     else if (a == "--json") json_path = next();
     else {
       std::cerr << "gpu_bench: unknown argument " << a << " (see the header of test/gpu/gpu_bench.cpp)\n";
@@ -164,6 +182,38 @@ int main(int argc, char** argv) {
       std::cout << "gpu_bench: no usable CUDA device; SKIPPED\n";
       return 77;
     }
+  // --warmup: the CUDA context, the kernels' first loads and the allocator
+  // are set up on a small training outside the timings.
+  if (warmup)
+    for (const std::string& b : backends)
+      if (b == "cuda") {
+        auto tw = Clock::now();
+        Data w = make_data(0, 4096, d, missing, 7);
+        gbdt::ColumnInput ci;
+        ci.n_rows = w.n;
+        for (auto& c : w.cols) ci.columns.push_back(c.data());
+        gbdt::Cuts cuts = gbdt::compute_cuts(ci, max_bin, nthread);
+        gbdt::BinnedMatrix bm = gbdt::bin_matrix(ci, cuts, nthread);
+        gbdt::BoostData bd;
+        bd.matrix = &bm;
+        bd.cuts = &cuts;
+        bd.labels = w.y.data();
+        bd.n_rows = w.n;
+        bd.objective = gbdt::Objective::kLogistic;
+        bd.split = gbdt::SplitParams{1.0, 0.0, 0.0, 1.0, 0.0, eta};
+        bd.max_depth = depth;
+        bd.nthread = nthread;
+        auto be = gbdt::make_cuda_backend(bd);
+        be->init(bd, std::vector<float>(w.n, 0.0f));
+        std::vector<uint8_t> mask((size_t)d, 1);
+        for (int r = 0; r < 3; ++r) {
+          std::vector<gbdt::Tree> t;
+          be->boost_round(r, mask, &t);
+        }
+        std::vector<float> mg;
+        be->margins(&mg);
+        std::printf("warm-up (CUDA context, 3 rounds on 4096 rows): %.3f s\n", since(tw));
+      }
   std::ostringstream js;
   js << "[";
   bool first_json = true;
@@ -234,7 +284,12 @@ int main(int argc, char** argv) {
         m.feature_types.assign((size_t)d, gbdt::FeatureType::kFloat);
         m.class_labels = {0.0, 1.0};
         std::vector<uint8_t> mask((size_t)d, 1);
-        for (int r = 0; r < res.rounds; ++r) {
+        const int asked = res.rounds;
+        for (int r = 0; r < asked; ++r) {
+          if (max_seconds > 0 && r > 0 && since(t0) > max_seconds) {
+            res.rounds = r;  // stopped by --max-seconds: seconds per round stays valid
+            break;
+          }
           std::vector<gbdt::Tree> trees;
           be->boost_round(r, mask, &trees);
           for (auto& t : trees) {
@@ -251,6 +306,7 @@ int main(int argc, char** argv) {
         gbdt::predict_batch(m, xte.data(), te.n, pred.data(), nthread);
         res.auc = gbdt::compute_metric("auc", m.objective, 1, pred.data(), te.y.data(), te.n);
         res.model_bytes = gbdt::serialize_model(m);
+        res.model = std::move(m);
       } catch (const std::exception& e) {
         res.error = e.what();
       }
@@ -268,23 +324,35 @@ int main(int argc, char** argv) {
     }
     const Result* rc = nullptr;
     const Result* rg = nullptr;
+    int models_equal = -1, equal_rounds = 0;  // -1: not compared
     for (auto& r : results) {
       if (r.backend == "cpu" && r.error.empty()) rc = &r;
       if (r.backend == "cuda" && r.error.empty()) rg = &r;
     }
     if (rc && rg) {
-      double cpu_full = rc->seconds * rounds / rc->rounds;
-      std::printf("speedup cuda vs cpu backend: %.2fx%s\n", cpu_full / rg->seconds,
-                  rc->rounds < rounds ? " (cpu extrapolated)" : "");
-      if (rc->rounds == rg->rounds)
-        std::printf("models byte-identical: %s\n", rc->model_bytes == rg->model_bytes ? "yes" : "NO");
+      std::printf("speedup cuda vs cpu backend (seconds per round): %.2fx\n",
+                  (rc->seconds / std::max(1, rc->rounds)) / (rg->seconds / std::max(1, rg->rounds)));
+      // The models over the rounds both ran (the CPU may run fewer:
+      // --cpu-max-rounds; either may be stopped by --max-seconds).
+      equal_rounds = std::min(rc->rounds, rg->rounds);
+      auto prefix = [equal_rounds](gbdt::Model m) {
+        m.trees.resize((size_t)equal_rounds);
+        m.tree_group.resize((size_t)equal_rounds);
+        return gbdt::serialize_model(m);
+      };
+      models_equal = prefix(rg->model) == prefix(rc->model) ? 1 : 0;
+      std::printf("models byte-identical over the first %d rounds: %s\n", equal_rounds,
+                  models_equal ? "yes" : "NO");
     }
     for (auto& r : results) {
       js << (first_json ? "" : ",") << "\n  {\"rows\": " << n << ", \"features\": " << d
          << ", \"backend\": \"" << r.backend << "\", \"rounds\": " << r.rounds
          << ", \"depth\": " << depth << ", \"binning_s\": " << t_bin;
       if (r.error.empty()) {
-        js << ", \"seconds\": " << r.seconds << ", \"auc\": " << r.auc << ", \"phases\": {";
+        js << ", \"seconds\": " << r.seconds << ", \"seconds_per_round\": "
+           << (r.rounds ? r.seconds / r.rounds : 0.0) << ", \"auc\": " << r.auc
+           << ", \"models_equal\": " << models_equal << ", \"equal_rounds\": " << equal_rounds
+           << ", \"phases\": {";
         for (size_t i = 0; i < r.phases.size(); ++i)
           js << (i ? ", " : "") << "\"" << r.phases[i].first << "\": " << r.phases[i].second;
         js << "}";

@@ -311,6 +311,12 @@ std::vector<Case> all_cases() {
     i = add("cat1000_n20k_d6_miss2_wide_subsample", 20000, 6, 0.02, O::kSquaredError, 1, 6, 256, 4,
             {{"subsample", "0.8"}, {"max_cat_threshold", "64"}}, true);
     cs[i].cat_levels = 1000;
+    // Global-memory histograms: a feature of 15,000 categories needs 240 KB
+    // of histogram slots, more than a block's shared memory (227 KB opt-in
+    // on H100/H200), so its histogram tasks add into global memory.
+    i = add("cat15000_n40k_d4_global_hist", 40000, 4, 0.02, O::kLogistic, 1, 5, 256, 3,
+            {{"max_cat_threshold", "64"}}, true);
+    cs[i].cat_levels = 15000;
     i = add("cat3000_n30k_d6_wide_binary_chunked", 30000, 6, 0.02, O::kLogistic, 1, 6, 256, 3,
             {{"max_cat_threshold", "300"}}, true);
     cs[i].cat_levels = 3000;
@@ -673,28 +679,58 @@ std::string default_data_dir() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, list = false, no_files = false;
+  bool quick = false, not_quick = false, list = false, no_files = false;
   size_t max_rows = 0;
   std::string filter, data_dir = default_data_dir();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") quick = true;
+    else if (a == "--not-quick") not_quick = true;
     else if (a == "--list") list = true;
     else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
     else if (a == "--data" && i + 1 < argc) data_dir = argv[++i];
     else if (a == "--max-rows" && i + 1 < argc) max_rows = (size_t)std::stoull(argv[++i]);
     else if (a == "--no-files") no_files = true;
     else {
-      std::cerr << "usage: gpu_test [--quick] [--filter SUBSTR] [--max-rows N] [--no-files] [--list] [--data DIR]\n";
+      std::cerr << "usage: gpu_test [--quick | --not-quick] [--filter SUBSTR[,SUBSTR...]] [--max-rows N]"
+                   " [--no-files] [--list] [--data DIR]\n";
+      return 2;
+    }
+  }
+  // --filter: a case runs when its name contains one of the comma-separated
+  // substrings; each substring must match some case (a misspelt filter in
+  // a device script must not silently test nothing).
+  std::vector<std::string> filters;
+  for (size_t p = 0; !filter.empty() && p <= filter.size();) {
+    size_t q = filter.find(',', p);
+    if (q == std::string::npos) q = filter.size();
+    if (q > p) filters.push_back(filter.substr(p, q - p));
+    p = q + 1;
+  }
+  auto matches = [&](const std::string& name) {
+    if (filters.empty()) return true;
+    for (const std::string& f : filters)
+      if (name.find(f) != std::string::npos) return true;
+    return false;
+  };
+  for (const std::string& f : filters) {
+    bool any = false;
+    for (const Case& c : all_cases()) any |= c.name.find(f) != std::string::npos;
+    if (!any) {
+      std::cerr << "gpu_test: --filter " << f << " matches no case\n";
       return 2;
     }
   }
   std::vector<Case> cases;
   for (const Case& c : all_cases())
-    if ((!quick || c.quick) && (filter.empty() || c.name.find(filter) != std::string::npos) &&
+    if ((!quick || c.quick) && (!not_quick || !c.quick) && matches(c.name) &&
         (max_rows == 0 || (c.file.empty() ? c.n : 7000) <= max_rows) &&
         (!no_files || c.file.empty()))
       cases.push_back(c);
+  if (cases.empty() && !list) {
+    std::cerr << "gpu_test: the options select no case\n";
+    return 2;
+  }
   if (list) {
     for (const Case& c : cases) std::cout << c.name << "\n";
     return 0;

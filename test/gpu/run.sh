@@ -1,147 +1,139 @@
 #!/usr/bin/env bash
-# GPU checks of the gbdt CUDA backend, on a machine with an NVIDIA GPU
-# (compute capability 8.0 or newer).  From the repository root:
+# The GPU checks of the gbdt CUDA backend as one run sized to a device lease
+# (a bare machine: no PostgreSQL, no network; ~15 minutes of device time a
+# session, at most 10 a command, 8 files back from $OUT).  From the
+# repository root:
 #
-#   bash test/gpu/run.sh            # build, equality test, sanitizers, benchmark
-#   bash test/gpu/run.sh STAGE...   # only some: build test sanitize bench
+#   bash test/gpu/run.sh [--emulate] [--deadline SECONDS] [STAGE...]
 #
-# Stages:
-#   build     make CUDA=on build/gpu_test build/gpu_bench (PostgreSQL not needed).
-#             Skipped, with the prebuilt binaries used, when nvcc is absent and
-#             build/gpu_test exists (build on a dev machine, copy build/).
-#   test      build/gpu_test: CPU-vs-CUDA byte-identical models on all cases.
-#   sanitize  compute-sanitizer memcheck (--quick cases), racecheck and
-#             initcheck (small cases).
-#   bench     build/gpu_bench on 1M and 10M x 28 (500 rounds, depth 8, eta 0.1,
-#             256 bins), CPU backend too (on 10M: 50 rounds, extrapolated), and
-#             XGBoost device='cuda' on the same data when python3 can import
-#             xgboost (test/gpu/xgb_gpu_bench.py).
+# Stages, in priority order (each with its own timeout, all under one global
+# deadline, default 520 s; a stage that would start past the deadline is
+# reported "not run (deadline)"):
+#   tools      nvidia-smi, nvcc, g++, libcudart_static.a, compute-sanitizer,
+#              python3 + numpy, the carried data and wheel
+#   build      test/gpu/build.sh: sm_90 device code only, no make needed
+#   mathbits   gpu_mathbits: the shared math (det_math.h, gradients.h) on the
+#              device vs the host, bit for bit
+#   quick      gpu_test --quick: CPU-vs-CUDA byte-identical models, small cases
+#   memcheck racecheck initcheck synccheck
+#              compute-sanitizer on chosen small cases (a sanitizer error is
+#              told apart from an equality failure)
+#   full       gpu_test --not-quick: the remaining cases (up to 2M rows)
+#   bench      gbdt CUDA vs XGBoost device=cuda (test/gpu/bench.sh)
+# On the first equality mismatch the failing case is rerun with
+# GBDT_CUDA_DEBUG=1 (synchronize after every launch, name the kernel) and
+# GBDT_CUDA_DIAGNOSE=1 (stage-by-stage comparison with the host's
+# computation: gradients, histograms, split, partition).
 #
-# Environment: OUT (results directory; default test/gpu/results/<UTC time>),
-# GBDT_SHARED (directory holding data/, default ../shared), BENCH_ROWS
-# (default "1000000 10000000"), BENCH_ROUNDS (500), CPU_ROUNDS_10M (50).
-# Exit status: 0 all stages passed, 77 no usable CUDA device (tests skipped),
-# else the number of failed stages.
+# --emulate: every stage here, without a GPU: the programs are built against
+# the CPU emulation (test/gpu/emu); stages that need the device's own tools
+# (compute-sanitizer, nvidia-smi) say "skipped (emulation)" after running
+# their cases unsanitized, and the benchmark is shrunk.
+#
+# Output: $OUT (default test/gpu/results/<UTC time>) gets summary.txt (one
+# line per stage: verdict, seconds, note), logs.tar.gz (every stage's log,
+# each cut to its first and last 200 KB) and bench.json when the benchmark
+# ran: at most 3 files.  Logs and scratch data live in $WORK (default
+# /tmp/gbdt_gpu_run), never under $OUT.  Data: test/gpu/.carry (prep.sh),
+# else $GBDT_SHARED/data.  Exit status: the number of failed stages.
 set -uo pipefail
-
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 2
+SELF="$ROOT/test/gpu/run.sh"
+# The CUDA toolkit's and the driver's tools, where a bare image keeps them.
+export PATH=$PATH:/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer:/usr/local/nvidia/bin
+
+# ---- one stage, run in its own process under `timeout` (see main below) ----
+if [ "${1:-}" = "__stage" ]; then
+  # shellcheck source=test/gpu/stages.sh
+  source "$ROOT/test/gpu/stages.sh"
+  "stage_$2"
+  exit $?
+fi
+
+MODE=device
+DEADLINE=${GBDT_GPU_DEADLINE:-520}
+STAGES=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --emulate) MODE=emulation ;;
+    --deadline) DEADLINE=$2; shift ;;
+    -h|--help) sed -n '2,40p' "$SELF"; exit 0 ;;
+    *) STAGES+=("$1") ;;
+  esac
+  shift
+done
+ALL=(tools build mathbits quick memcheck racecheck initcheck synccheck full bench)
+[ ${#STAGES[@]} -eq 0 ] && STAGES=("${ALL[@]}")
+for s in "${STAGES[@]}"; do
+  case " ${ALL[*]} " in *" $s "*) ;; *) echo "run.sh: unknown stage $s (stages: ${ALL[*]})"; exit 2 ;; esac
+done
+# Per-stage timeouts (seconds); each is also cut to the time left.
+declare -A LIMIT=([tools]=20 [build]=180 [mathbits]=40 [quick]=150 [memcheck]=90 [racecheck]=75
+                  [initcheck]=60 [synccheck]=60 [full]=150 [bench]=330)
+# Emulation: the kernels run on this CPU, the sanitizer stages only list their cases.
+[ "$MODE" = emulation ] && LIMIT+=([build]=300 [quick]=240 [full]=150 [bench]=120)
+
 OUT=${OUT:-$ROOT/test/gpu/results/$(date -u +%Y%m%dT%H%M%SZ)}
-mkdir -p "$OUT"
-export GBDT_SHARED=${GBDT_SHARED:-$ROOT/../shared}
-BENCH_ROWS=${BENCH_ROWS:-"1000000 10000000"}
-BENCH_ROUNDS=${BENCH_ROUNDS:-500}
-CPU_ROUNDS_10M=${CPU_ROUNDS_10M:-50}
-STAGES=("$@")
-[ ${#STAGES[@]} -eq 0 ] && STAGES=(build test sanitize bench)
-want() { local s; for s in "${STAGES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+WORK=${WORK:-/tmp/gbdt_gpu_run}
+rm -rf "$WORK/logs" "$WORK/bench.json" "$WORK/bench_parts.json"
+mkdir -p "$OUT" "$WORK/logs" "$WORK/data"
+if [ "$MODE" = emulation ]; then BIN=$ROOT/build/gpu/emu; else BIN=$ROOT/build/gpu/bin; fi
+export MODE BIN WORK ROOT LOGS="$WORK/logs" DATA="$WORK/data"
+T0=$(date +%s)
+SUMMARY=$WORK/summary.txt
+{
+  echo "gbdt GPU run ($MODE), $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null || cat test/gpu/.carry/commit 2>/dev/null || echo '?'), deadline ${DEADLINE} s"
+  printf '%-10s %-22s %7s  %s\n' stage verdict seconds note
+} >"$SUMMARY"
+
 failed=0
-skipped=0
-banner() { echo; echo "==== $* ===="; }
-log() { echo "$*" | tee -a "$OUT/summary.txt"; }
-
-banner "host"
-{ date -u; uname -a; nvidia-smi 2>&1 | head -15 || true; } | tee "$OUT/host.txt"
-
-NVCC=$(command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
-
-if want build; then
-  banner "build"
-  if [ -n "$NVCC" ]; then
-    if make -j"$(nproc)" CUDA=on build/gpu_test build/gpu_bench >"$OUT/build.log" 2>&1; then
-      log "build: ok"
-    else
-      tail -30 "$OUT/build.log"
-      log "build: FAILED (see $OUT/build.log)"
-      failed=$((failed + 1))
-    fi
-  elif [ -x build/gpu_test ]; then
-    log "build: no nvcc here; using the prebuilt build/gpu_test and build/gpu_bench"
-  else
-    log "build: FAILED: no nvcc and no prebuilt build/gpu_test"
-    failed=$((failed + 1))
+for s in "${STAGES[@]}"; do
+  left=$((DEADLINE - ($(date +%s) - T0) - 10))  # 10 s kept for packing up
+  lim=${LIMIT[$s]}
+  [ "$left" -lt "$lim" ] && lim=$left
+  if [ "$lim" -lt 5 ]; then
+    printf '%-10s %-22s %7s  %s\n' "$s" "not run (deadline)" 0 "" | tee -a "$SUMMARY"
+    continue
   fi
-fi
-
-if want test; then
-  banner "test: CPU vs CUDA equality"
-  ./build/gpu_test 2>&1 | tee "$OUT/gpu_test.log"
-  rc=${PIPESTATUS[0]}
-  if [ "$rc" = 0 ]; then log "test: ok ($(grep -c '^PASS' "$OUT/gpu_test.log") cases byte-identical)"
-  elif [ "$rc" = 77 ]; then log "test: SKIPPED (no usable CUDA device)"; skipped=1
-  else log "test: FAILED (exit $rc; see $OUT/gpu_test.log)"; failed=$((failed + 1)); fi
-fi
-
-if want sanitize; then
-  banner "sanitize"
-  CS=$(command -v compute-sanitizer 2>/dev/null || ls /usr/local/cuda/bin/compute-sanitizer \
-       /usr/local/cuda/compute-sanitizer/compute-sanitizer 2>/dev/null | head -1 || true)
-  if [ -z "$CS" ]; then
-    log "sanitize: FAILED: compute-sanitizer not found (CUDA toolkit)"
-    failed=$((failed + 1))
-  else
-    run_cs() {  # tool, log name, gpu_test args...
-      local tool=$1 name=$2
-      shift 2
-      "$CS" --tool "$tool" --error-exitcode 99 ./build/gpu_test "$@" >"$OUT/$name.log" 2>&1
-      local rc=$?
-      tail -5 "$OUT/$name.log"
-      if [ "$rc" = 0 ]; then log "sanitize $name: ok"
-      elif [ "$rc" = 77 ]; then log "sanitize $name: SKIPPED (no device)"; skipped=1
-      else log "sanitize $name: FAILED (exit $rc; see $OUT/$name.log)"; failed=$((failed + 1)); fi
-    }
-    run_cs memcheck memcheck --quick
-    run_cs racecheck racecheck --filter n1000_d10_miss50_bin2
-    run_cs initcheck initcheck --filter n100_d1_
+  echo "==== $s (timeout ${lim} s) ===="
+  rm -f "$LOGS/$s.note"
+  t=$(date +%s)
+  STAGE_BUDGET=$lim timeout -k 5 "$lim" bash "$SELF" __stage "$s" >"$LOGS/$s.log" 2>&1
+  rc=$?
+  dt=$(($(date +%s) - t))
+  case $rc in
+    0) v=ok ;;
+    77) v=skipped ;;
+    78) v="skipped (emulation)" ;;
+    124|137) v="TIMEOUT (${lim} s)"; failed=$((failed + 1)) ;;
+    *) v="FAILED (exit $rc)"; failed=$((failed + 1)) ;;
+  esac
+  note=$(head -c 300 "$LOGS/$s.note" 2>/dev/null | tr '\n' ' ')
+  printf '%-10s %-22s %7s  %s\n' "$s" "$v" "$dt" "$note" | tee -a "$SUMMARY"
+  tail -3 "$LOGS/$s.log" | sed 's/^/    /'
+  # Without a build nothing else can run.
+  if [ "$s" = build ] && [ "$rc" != 0 ]; then
+    for r in "${STAGES[@]}"; do
+      case $r in tools|build) ;; *) printf '%-10s %-22s %7s\n' "$r" "not run (no build)" 0 | tee -a "$SUMMARY" ;; esac
+    done
+    break
   fi
-fi
+done
+echo "total $(($(date +%s) - T0)) s, $failed stage(s) failed" >>"$SUMMARY"
 
-if want bench; then
-  banner "bench"
-  DATA=$OUT/bench_data
-  mkdir -p "$DATA"
-  have_xgb=0
-  python3 -c "import xgboost, numpy" 2>/dev/null && have_xgb=1
-  for rows in $BENCH_ROWS; do
-    extra=()
-    [ "$rows" -ge 10000000 ] && extra=(--cpu-max-rounds "$CPU_ROUNDS_10M")
-    dump=()
-    [ "$have_xgb" = 1 ] && dump=(--dump "$DATA")
-    ./build/gpu_bench --rows "$rows" --rounds "$BENCH_ROUNDS" --depth 8 --eta 0.1 --max_bin 256 \
-        "${extra[@]}" "${dump[@]}" --json "$OUT/gpu_bench_$rows.json" 2>&1 | tee "$OUT/gpu_bench_$rows.log"
-    rc=${PIPESTATUS[0]}
-    if [ "$rc" = 0 ]; then log "bench $rows: ok"
-    elif [ "$rc" = 77 ]; then log "bench $rows: SKIPPED (no device)"; skipped=1; continue
-    else log "bench $rows: FAILED (exit $rc)"; failed=$((failed + 1)); continue; fi
-    if [ "$have_xgb" = 1 ]; then
-      python3 test/gpu/xgb_gpu_bench.py "$DATA" --rows "$rows" --device cuda --rounds "$BENCH_ROUNDS" \
-          --depth 8 --eta 0.1 --max_bin 256 --json "$OUT/xgb_$rows.json" 2>&1 | tee "$OUT/xgb_$rows.log"
-      if [ "${PIPESTATUS[0]}" = 0 ]; then
-        python3 - "$OUT/gpu_bench_$rows.json" "$OUT/xgb_$rows.json" <<'EOF' | tee -a "$OUT/summary.txt"
-import json, sys
-ours = {r["backend"]: r for r in json.load(open(sys.argv[1])) if "seconds" in r}
-x = json.load(open(sys.argv[2]))
-if "cuda" in ours:
-    g = ours["cuda"]
-    t = g["seconds"] + g["binning_s"]
-    print("bench %d: gbdt cuda %.2f s (binning %.2f + boosting %.2f), AUC %.5f; "
-          "xgboost cuda %.2f s (QuantileDMatrix %.2f + train %.2f), AUC %.5f; "
-          "xgboost/gbdt time ratio %.2f" % (g["rows"], t, g["binning_s"], g["seconds"], g["auc"],
-          x["total_s"], x["quantile_dmatrix_s"], x["train_s"], x["auc"], x["total_s"] / t))
-EOF
-      else
-        log "bench $rows: xgboost run FAILED"
-        failed=$((failed + 1))
-      fi
-      rm -f "$DATA"/bench_"$rows".*
-    else
-      log "bench $rows: xgboost not importable by python3; XGBoost comparison not run"
-    fi
-  done
-fi
-
-banner "summary ($OUT)"
-cat "$OUT/summary.txt" 2>/dev/null
-if [ "$failed" -gt 0 ]; then exit "$failed"; fi
-if [ "$skipped" = 1 ]; then exit 77; fi
-exit 0
+# Pack up: summary, one tarball of the logs (each cut to 400 KB), bench.json.
+for f in "$LOGS"/*; do
+  [ -f "$f" ] || continue
+  if [ "$(stat -c %s "$f")" -gt 409600 ]; then
+    { head -c 204800 "$f"; printf '\n[... cut by run.sh ...]\n'; tail -c 204800 "$f"; } >"$f.cut" && mv "$f.cut" "$f"
+  fi
+done
+cp "$SUMMARY" "$LOGS/summary.txt"
+tar -czf "$OUT/logs.tar.gz" -C "$WORK" logs
+cp "$SUMMARY" "$OUT/summary.txt"
+[ -f "$WORK/bench.json" ] && cp "$WORK/bench.json" "$OUT/bench.json"
+echo
+cat "$SUMMARY"
+echo "results: $OUT ($(ls "$OUT" | tr '\n' ' '))"
+exit "$failed"

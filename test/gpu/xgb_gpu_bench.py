@@ -59,6 +59,8 @@ def main():
     ap.add_argument("--max_bin", type=int, default=256)
     ap.add_argument("--nthread", type=int, default=0)
     ap.add_argument("--json")
+    ap.add_argument("--max-seconds", type=float, default=0,
+                    help="stop training after this many seconds (rounds run are reported)")
     a = ap.parse_args()
 
     import xgboost as xgb
@@ -83,8 +85,22 @@ def main():
     t0 = time.perf_counter()
     dtrain = xgb.QuantileDMatrix(xtr, label=ytr, max_bin=a.max_bin)
     t_dm = time.perf_counter() - t0
+    callbacks = []
+    if a.max_seconds > 0:
+        class StopAfter(xgb.callback.TrainingCallback):
+            """Stops boosting once --max-seconds have passed."""
+
+            def __init__(self, start, limit):
+                super().__init__()
+                self.start, self.limit = start, limit
+
+            def after_iteration(self, model, epoch, evals_log):
+                return time.perf_counter() - self.start > self.limit
+
     t1 = time.perf_counter()
-    bst = xgb.train(params, dtrain, a.rounds)
+    if a.max_seconds > 0:
+        callbacks.append(StopAfter(t1, a.max_seconds))
+    bst = xgb.train(params, dtrain, a.rounds, callbacks=callbacks)
     # Force completion of the asynchronous GPU work.
     bst.save_raw()
     t_train = time.perf_counter() - t1
@@ -97,6 +113,8 @@ def main():
         "features": a.features,
         "rounds": a.rounds,
         "depth": a.depth,
+        "rounds_run": bst.num_boosted_rounds(),
+        "seconds_per_round": t_train / max(1, bst.num_boosted_rounds()),
         "quantile_dmatrix_s": t_dm,
         "train_s": t_train,
         "total_s": t_dm + t_train,

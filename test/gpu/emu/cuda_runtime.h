@@ -21,6 +21,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #define GBDT_CUDA_EMULATION_ACTIVE 1
@@ -53,10 +54,12 @@ inline Idx& gdim() { static Idx v; return v; }
 
 // ---- runtime API ----
 typedef int cudaError_t;
+// The codes of the real runtime (driver_types.h) for the errors emulated.
 enum : int {
   cudaSuccess = 0,
-  cudaErrorMemoryAllocation = 2,
   cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidConfiguration = 9,
 };
 typedef void* cudaStream_t;
 enum cudaMemcpyKind {
@@ -86,7 +89,30 @@ inline size_t mem_total() {
   const char* e = std::getenv("GBDT_EMU_DEVICE_MIB");
   return (e ? (size_t)std::atoll(e) : 16384) << 20;
 }
-inline size_t& dyn_smem_limit() { static size_t v = 48 * 1024; return v; }
+// Shared memory per block of the emulated device (an H100/H200): 48 KiB
+// without opting in, up to sharedMemPerBlockOptin (227 KiB; GBDT_EMU_SMEM_KIB)
+// for a kernel whose cudaFuncAttributeMaxDynamicSharedMemorySize was raised.
+constexpr size_t kDefaultSmem = 48 * 1024;
+inline size_t smem_optin() {
+  const char* e = std::getenv("GBDT_EMU_SMEM_KIB");  // small values force feature groups
+  return (e ? (size_t)std::atoll(e) : 227) * 1024;
+}
+// Per kernel: its raised dynamic shared-memory limit (default kDefaultSmem).
+inline std::vector<std::pair<const void*, size_t>>& smem_limits() {
+  static std::vector<std::pair<const void*, size_t>> v;
+  return v;
+}
+inline size_t dyn_smem_limit(const void* k) {
+  for (auto& kv : smem_limits())
+    if (kv.first == k) return kv.second;
+  return kDefaultSmem;
+}
+// The runtime's per-thread "last error": set by a failed launch, returned
+// and reset by cudaGetLastError (launch-configuration errors are not sticky).
+inline int& last_error() { static int v = 0; return v; }
+inline void set_error(int e) {
+  if (last_error() == 0) last_error() = e;
+}
 inline std::vector<unsigned char>& dyn_smem() { static std::vector<unsigned char> v; return v; }
 struct Alloc {
   size_t bytes;
@@ -94,13 +120,24 @@ struct Alloc {
 }  // namespace gbdt_emu
 
 inline const char* cudaGetErrorString(cudaError_t e) {
-  return e == cudaSuccess ? "no error" : e == cudaErrorMemoryAllocation ? "out of memory" : "invalid value";
+  return e == cudaSuccess                     ? "no error"
+         : e == cudaErrorMemoryAllocation     ? "out of memory"
+         : e == cudaErrorInvalidConfiguration ? "invalid configuration argument"
+                                              : "invalid argument";
 }
 inline const char* cudaGetErrorName(cudaError_t e) {
-  return e == cudaSuccess ? "cudaSuccess"
-         : e == cudaErrorMemoryAllocation ? "cudaErrorMemoryAllocation" : "cudaErrorInvalidValue";
+  return e == cudaSuccess                     ? "cudaSuccess"
+         : e == cudaErrorMemoryAllocation     ? "cudaErrorMemoryAllocation"
+         : e == cudaErrorInvalidConfiguration ? "cudaErrorInvalidConfiguration"
+                                              : "cudaErrorInvalidValue";
 }
-inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+inline cudaError_t cudaGetLastError() {
+  int e = gbdt_emu::last_error();
+  gbdt_emu::last_error() = 0;
+  return e;
+}
+inline cudaError_t cudaPeekAtLastError() { return gbdt_emu::last_error(); }
+inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
 inline cudaError_t cudaGetDeviceCount(int* n) {
   *n = 1;
   return cudaSuccess;
@@ -121,9 +158,8 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int) {
   std::memset(p, 0, sizeof *p);
   std::strcpy(p->name, "gbdt CPU emulation of a CUDA device");
   p->totalGlobalMem = gbdt_emu::mem_total();
-  p->sharedMemPerBlock = 48 * 1024;
-  const char* e = std::getenv("GBDT_EMU_SMEM_KIB");  // small values force feature groups
-  p->sharedMemPerBlockOptin = (e ? (size_t)std::atoll(e) : 227) * 1024;
+  p->sharedMemPerBlock = gbdt_emu::kDefaultSmem;
+  p->sharedMemPerBlockOptin = gbdt_emu::smem_optin();
   p->multiProcessorCount = 4;
   p->major = 9;
   p->minor = 0;
@@ -134,9 +170,21 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, F*) {
   a->sharedSizeBytes = 0;
   return cudaSuccess;
 }
+// As the device: a dynamic shared-memory limit above the opt-in maximum
+// (minus the kernel's static shared memory, 0 here) is an invalid value.
 template <class F>
-cudaError_t cudaFuncSetAttribute(F*, cudaFuncAttribute, int v) {
-  gbdt_emu::dyn_smem_limit() = (size_t)v;
+cudaError_t cudaFuncSetAttribute(F* k, cudaFuncAttribute a, int v) {
+  if (a != cudaFuncAttributeMaxDynamicSharedMemorySize || v < 0 ||
+      (size_t)v > gbdt_emu::smem_optin()) {
+    gbdt_emu::set_error(cudaErrorInvalidValue);
+    return cudaErrorInvalidValue;
+  }
+  for (auto& kv : gbdt_emu::smem_limits())
+    if (kv.first == (const void*)k) {
+      kv.second = (size_t)v;
+      return cudaSuccess;
+    }
+  gbdt_emu::smem_limits().push_back({(const void*)k, (size_t)v});
   return cudaSuccess;
 }
 inline cudaError_t cudaMemGetInfo(size_t* free_b, size_t* total_b) {
@@ -186,8 +234,21 @@ inline long long __double_as_longlong(double d) {
   std::memcpy(&v, &d, 8);
   return v;
 }
+namespace gbdt_emu {
+// Fault injection for testing the failure reports (GBDT_EMU_FAULT_ATOMIC=N:
+// the N-th 64-bit atomicAdd of the process adds 2^56 too many).
+inline long long& fault_countdown() {
+  static long long v = [] {
+    const char* e = std::getenv("GBDT_EMU_FAULT_ATOMIC");
+    return e && *e ? std::atoll(e) : -1LL;
+  }();
+  return v;
+}
+}  // namespace gbdt_emu
 inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
   unsigned long long o = *p;
+  long long& c = gbdt_emu::fault_countdown();
+  if (c >= 0 && c-- == 0) v += 1ULL << 56;
   *p = o + v;
   return o;
 }
@@ -387,10 +448,19 @@ struct Launcher {
   unsigned grid, block;
   size_t smem;
   template <class... A>
+  // Launch-configuration errors as the device reports them: the kernel does
+  // not run and cudaGetLastError returns the error (an empty grid or block,
+  // more than 1024 threads or 2^31-1 blocks: invalid configuration; dynamic
+  // shared memory above the kernel's limit: invalid argument).
   void operator()(A... a) const {
-    if (grid == 0 || block == 0) throw std::logic_error("emulation: launch with an empty grid or block");
-    if (smem > dyn_smem_limit() && smem > 48 * 1024)
-      throw std::logic_error("emulation: dynamic shared memory above the kernel's limit");
+    if (grid == 0 || block == 0 || block > 1024 || grid > 0x7fffffffu) {
+      set_error(cudaErrorInvalidConfiguration);
+      return;
+    }
+    if (smem > dyn_smem_limit((const void*)k)) {
+      set_error(cudaErrorInvalidValue);
+      return;
+    }
     dyn_smem().assign(smem + 16, 0xA5);
     bool fib = false;
     for (const void* f : fiber_kernels())
