@@ -45,8 +45,11 @@ int find_name_by_bytes(char* const* names, const int* by_bytes, int k, const cha
 
 void text_label_classes(const RelInfo* rel, const char* target, LabelClasses* out) {
   const char* col = quote_identifier(target);
+  // The type is qualified: this runs under the caller's search path, where
+  // a schema listed before pg_catalog could hold a domain named text whose
+  // CHECK runs its author's code with the caller's rights.
   char* q = psprintf(
-      "SELECT (s.c)::text AS label FROM (SELECT DISTINCT %s AS c FROM %s WHERE %s IS NOT NULL) s "
+      "SELECT (s.c)::pg_catalog.text AS label FROM (SELECT DISTINCT %s AS c FROM %s WHERE %s IS NOT NULL) s "
       "ORDER BY s.c LIMIT %d",
       col, rel->qualname, col, gbdt::kMaxClasses + 1);
   MemoryContext caller = CurrentMemoryContext;

@@ -7,8 +7,12 @@
 --  * The length of an array feature column is that of its first non-empty
 --    array: an empty array in the first row must not make the column look
 --    empty (left out of the default features) while later rows hold values.
+--  * The reader's and the label query's casts name pg_catalog.text: a
+--    schema listed before pg_catalog in the caller's search path may hold a
+--    domain named text, whose CHECK would run its author's code with the
+--    caller's rights (a superuser's).
 BEGIN;
-SELECT plan(7);
+SELECT plan(8);
 
 CREATE TYPE pg_temp.cl_label AS ENUM ('a', 'b', 'c');
 CREATE TEMP TABLE cl AS
@@ -53,6 +57,27 @@ SELECT i, (i % 2)::float8 AS y, (i % 3)::float8 AS x,
 FROM generate_series(1, 200) i;
 SELECT is(gbdt_model_info(gbdt_train('ea2', 'y', NULL, NULL, '{"num_round": 2}'))->'features',
           '[{"name": "x", "type": "float"}]'::jsonb, 'a column of only NULL and empty arrays is still left out');
+
+CREATE ROLE gbdt_cl_mallory NOLOGIN;
+CREATE SCHEMA gbdt_cl AUTHORIZATION gbdt_cl_mallory;
+SET LOCAL ROLE gbdt_cl_mallory;
+CREATE SEQUENCE gbdt_cl.calls;
+CREATE FUNCTION gbdt_cl.planted(pg_catalog.text) RETURNS bool LANGUAGE sql
+  AS $$ SELECT pg_catalog.nextval('gbdt_cl.calls') > 0 $$;
+CREATE DOMAIN gbdt_cl.text AS pg_catalog.text CHECK (gbdt_cl.planted(VALUE));
+-- An inheritance parent: the rows are read through the SQL query.
+CREATE TABLE gbdt_cl.t AS
+SELECT i, (i % 2)::float8 AS y, CASE WHEN i % 2 = 0 THEN 'p' ELSE 'n' END AS lab,
+       (i % 3)::pg_catalog.text AS c, (i % 7)::float8 AS x
+FROM generate_series(1, 200) i;
+CREATE TABLE gbdt_cl.t_child () INHERITS (gbdt_cl.t);
+RESET ROLE;
+SET LOCAL search_path = gbdt_cl, pg_catalog, public;
+SELECT public.gbdt_train('gbdt_cl.t', 'lab', ARRAY['x', 'c'], NULL, '{"num_round": 1}') IS NOT NULL;
+SELECT public.gbdt_train('gbdt_cl.t', 'y', ARRAY['x'], 'rank:ndcg', '{"num_round": 1, "group_column": "c"}') IS NOT NULL;
+RESET search_path;
+SELECT is((SELECT is_called FROM gbdt_cl.calls), false,
+          'a superuser''s training never casts to a domain named text planted before pg_catalog');
 
 SELECT * FROM finish();
 ROLLBACK;
