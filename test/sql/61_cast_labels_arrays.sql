@@ -7,12 +7,14 @@
 --  * The length of an array feature column is that of its first non-empty
 --    array: an empty array in the first row must not make the column look
 --    empty (left out of the default features) while later rows hold values.
+--  * A partition's identity column is an identifier like its parent's: the
+--    default features leave it out (its sequence belongs to the parent).
 --  * The reader's and the label query's casts name pg_catalog.text: a
 --    schema listed before pg_catalog in the caller's search path may hold a
 --    domain named text, whose CHECK would run its author's code with the
 --    caller's rights (a superuser's).
 BEGIN;
-SELECT plan(8);
+SELECT plan(10);
 
 CREATE TYPE pg_temp.cl_label AS ENUM ('a', 'b', 'c');
 CREATE TEMP TABLE cl AS
@@ -57,6 +59,19 @@ SELECT i, (i % 2)::float8 AS y, (i % 3)::float8 AS x,
 FROM generate_series(1, 200) i;
 SELECT is(gbdt_model_info(gbdt_train('ea2', 'y', NULL, NULL, '{"num_round": 2}'))->'features',
           '[{"name": "x", "type": "float"}]'::jsonb, 'a column of only NULL and empty arrays is still left out');
+
+CREATE TEMP TABLE cl_part (i int GENERATED ALWAYS AS IDENTITY, y float8, x float8)
+  PARTITION BY RANGE (x);
+CREATE TEMP TABLE cl_part_low PARTITION OF cl_part FOR VALUES FROM (0) TO (3);
+CREATE TEMP TABLE cl_part_high PARTITION OF cl_part FOR VALUES FROM (3) TO (100);
+INSERT INTO cl_part (y, x) SELECT g % 2, g % 7 FROM generate_series(0, 500) g;
+CREATE TEMP VIEW cl_part_view AS SELECT i AS key, y, x FROM cl_part_low;
+SELECT is(gbdt_model_info(gbdt_train('cl_part_low', 'y', NULL, NULL, '{"num_round": 1}'))->'features',
+          '[{"name": "x", "type": "float"}]'::jsonb,
+          'a partition''s identity column is left out of the default features');
+SELECT is(gbdt_model_info(gbdt_train('cl_part_view', 'y', NULL, NULL, '{"num_round": 1}'))->'features',
+          '[{"name": "x", "type": "float"}]'::jsonb,
+          'so is the column of a view returning it');
 
 CREATE ROLE gbdt_cl_mallory NOLOGIN;
 CREATE SCHEMA gbdt_cl AUTHORIZATION gbdt_cl_mallory;
