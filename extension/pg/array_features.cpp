@@ -39,9 +39,13 @@ int first_array_length(const RelInfo* rel, const char* col) {
   const char* q = quote_identifier(col);
   // Fully qualified: this runs under the caller's search path (a C function
   // has no SET clause), where another role's public.cardinality could sit.
+  // Empty arrays are passed over: an empty first row must not make the
+  // column look empty (left out of the default features) when later rows
+  // hold values; the reader refuses the empty rows of a kept column.
   char* sql = psprintf(
-      "SELECT coalesce(pg_catalog.cardinality(%s), 0) FROM %s WHERE %s IS NOT NULL LIMIT 1", q,
-      rel->qualname, q);
+      "SELECT pg_catalog.cardinality(%s) FROM %s "
+      "WHERE pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0 LIMIT 1",
+      q, rel->qualname, q);
   if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "gbdt: SPI_connect failed");
   int rc = SPI_execute(sql, true, 1);
   if (rc != SPI_OK_SELECT) elog(ERROR, "gbdt: reading array column \"%s\" failed", col);
@@ -83,7 +87,7 @@ void expand_array(Datum d, bool isnull, ValKind elem, int expected, const char* 
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                     errmsg("array column \"%s\" has a row of length %d, expected %d (the length "
                            "of %s)",
-                           col, n, expected, reject_inf ? "its first row" : "the model's array"),
+                           col, n, expected, reject_inf ? "its first non-empty row" : "the model's array"),
                     errhint("Every array of a feature column must have the same length; NULL "
                             "stands for a row of missing values.")));
   int16 typlen;

@@ -25,7 +25,7 @@ bool parse_element_name(const char* name, char** base, int* index);
 // "emb[i]" (palloc'd).
 char* element_name(const char* base, int index);
 
-// Length of the first non-NULL array of column `col` in scan order (SPI, the
+// Length of the first non-empty array of column `col` in scan order (SPI, the
 // caller's privileges); 0 when every value is NULL or empty.
 int first_array_length(const RelInfo* rel, const char* col);
 

@@ -2,6 +2,7 @@
 
 extern "C" {
 #include "catalog/dependency.h"
+#include "catalog/partition.h"
 #include "access/relation.h"
 #include "catalog/pg_class.h"
 #include "commands/sequence.h"
@@ -38,6 +39,33 @@ const char* owned_sequence_kind(Oid relid, AttrNumber attnum) {
   return kind;
 }
 
+// The key kind of column `attnum` of table `relid`, or of the column of the
+// same name in a partitioned table above it: a partition's identity or
+// serial column draws from a sequence its root table owns ("identity column
+// of p" and the like).  Null otherwise.
+const char* table_column_key_kind(Oid relid, AttrNumber attnum) {
+  const char* kind = owned_sequence_kind(relid, attnum);
+  if (kind != nullptr || !get_rel_relispartition(relid)) return kind;
+  char* col = get_attname(relid, attnum, true);
+  if (col == nullptr) return nullptr;
+  List* ancestors = get_partition_ancestors(relid);
+  ListCell* lc;
+  foreach (lc, ancestors) {
+    const Oid parent = lfirst_oid(lc);
+    const AttrNumber pattnum = get_attnum(parent, col);
+    if (pattnum == InvalidAttrNumber) continue;
+    kind = owned_sequence_kind(parent, pattnum);
+    if (kind == nullptr) continue;
+    char* nsp = get_namespace_name(get_rel_namespace(parent));
+    const char* name = get_rel_name(parent);
+    if (nsp != nullptr && name != nullptr)
+      kind = psprintf("%s of %s", kind, quote_qualified_identifier(nsp, name));
+    break;
+  }
+  list_free(ancestors);
+  return kind;
+}
+
 // Views nest at most this deep here (a deeper chain is not followed).
 constexpr int kMaxViewDepth = 16;
 
@@ -69,8 +97,9 @@ const char* view_column_key_kind(Oid viewid, AttrNumber attnum, int depth) {
   relation_close(r, AccessShareLock);
   if (!OidIsValid(base)) return nullptr;
   if (get_rel_relkind(base) == RELKIND_VIEW) return view_column_key_kind(base, base_att, depth + 1);
-  kind = owned_sequence_kind(base, base_att);
-  if (kind == nullptr) return nullptr;
+  kind = table_column_key_kind(base, base_att);
+  // A partition's kind already names the table owning the sequence.
+  if (kind == nullptr || strstr(kind, " of ") != nullptr) return kind;
   char* nsp = get_namespace_name(get_rel_namespace(base));
   const char* rel = get_rel_name(base);
   if (nsp == nullptr || rel == nullptr) return kind;
@@ -84,7 +113,7 @@ const char* generated_key_kind(const RelInfo* rel, Form_pg_attribute a) {
   // says which columns own a sequence.
   if (rel->relkind == RELKIND_VIEW)
     return view_column_key_kind(rel->relid, a->attnum, 0);
-  return owned_sequence_kind(rel->relid, a->attnum);
+  return table_column_key_kind(rel->relid, a->attnum);
 }
 
 void warn_feature_checks(const FeatureSet* fs, const LoadResult* loaded, const char* target) {

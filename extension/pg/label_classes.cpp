@@ -45,8 +45,11 @@ int find_name_by_bytes(char* const* names, const int* by_bytes, int k, const cha
 
 void text_label_classes(const RelInfo* rel, const char* target, LabelClasses* out) {
   const char* col = quote_identifier(target);
+  // The type is qualified: this runs under the caller's search path, where
+  // a schema listed before pg_catalog could hold a domain named text whose
+  // CHECK runs its author's code with the caller's rights.
   char* q = psprintf(
-      "SELECT (s.c)::text AS label FROM (SELECT DISTINCT %s AS c FROM %s WHERE %s IS NOT NULL) s "
+      "SELECT (s.c)::pg_catalog.text AS label FROM (SELECT DISTINCT %s AS c FROM %s WHERE %s IS NOT NULL) s "
       "ORDER BY s.c LIMIT %d",
       col, rel->qualname, col, gbdt::kMaxClasses + 1);
   MemoryContext caller = CurrentMemoryContext;
@@ -71,12 +74,36 @@ void text_label_classes(const RelInfo* rel, const char* target, LabelClasses* ou
   for (int i = 0; i < k; i++) {
     bool isnull;
     Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+    // A user-defined cast to text (CREATE CAST ... WITH FUNCTION) may return
+    // NULL for a value that is not NULL: no class label to name.
+    if (isnull)
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                      errmsg("target column \"%s\" has a value whose cast to text is NULL",
+                             target),
+                      errhint("Class labels are the text of the target's values: fix the "
+                              "cast of type %s to text, or train from a view that casts the "
+                              "target to text.",
+                              format_type_be(find_column(rel, target)->atttypid))));
     out->names[i] = text_to_cstring(DatumGetTextPP(d));
   }
   MemoryContextSwitchTo(spi);
   SPI_finish();
   for (int i = 0; i < k; i++) out->model_names[i] = server_to_model_string(out->names[i]);
   out->by_bytes = order_names_by_bytes(out->names, k);
+  // Distinct values with one text (a user-defined cast to text that maps two
+  // values to one string) would be two classes of one name: the rows of both
+  // would go to one of them, and the model's class names could not tell them
+  // apart.
+  for (int i = 1; i < k; i++)
+    if (strcmp(out->names[out->by_bytes[i - 1]], out->names[out->by_bytes[i]]) == 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("target column \"%s\" has distinct values whose text is the same, "
+                             "'%s'",
+                             target, out->names[out->by_bytes[i]]),
+                      errhint("Class labels are the text of the target's values: fix the "
+                              "cast of type %s to text, or train from a view that casts the "
+                              "target to text.",
+                              format_type_be(find_column(rel, target)->atttypid))));
 }
 
 float text_label_code(const LabelClasses* lc, const char* target, Datum value) {

@@ -1035,8 +1035,10 @@ uint64 read_relation(const RelInfo* rel, const ReaderColumn* cols, int ncols, Re
   appendStringInfoString(&q, "SELECT ");
   for (int i = 0; i < ncols; i++) {
     if (i > 0) appendStringInfoString(&q, ", ");
+    // pg_catalog.text, not text: a schema before pg_catalog in the caller's
+    // search path could hold a domain named text (label_classes.cpp).
     if (cols[i].kind == ValKind::kNone)
-      appendStringInfo(&q, "(%s)::text", quote_identifier(cols[i].name));
+      appendStringInfo(&q, "(%s)::pg_catalog.text", quote_identifier(cols[i].name));
     else
       appendStringInfoString(&q, quote_identifier(cols[i].name));
   }

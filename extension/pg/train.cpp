@@ -159,7 +159,7 @@ void check_two_classes(const char* target, ValKind kind, const std::vector<float
 // ---- feature resolution ----
 
 // Adds array column `name` (element kind ek) to fs with the length of its
-// first non-NULL value; false when it has none (every value NULL or empty).
+// first non-empty value; false when it has none (every value NULL or empty).
 bool add_array_column(const RelInfo* rel, FeatureSet* fs, const char* name, ValKind ek) {
   const int len = first_array_length(rel, name);
   if (len <= 0) return false;

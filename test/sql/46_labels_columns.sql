@@ -133,7 +133,7 @@ SELECT throws_like($$SELECT gbdt_predict(pg_temp.m('arr'), s) FROM (SELECT ARRAY
 CREATE TEMP TABLE a46bad AS SELECT * FROM a46;
 INSERT INTO a46bad VALUES (1000, ARRAY[1, 2]::float8[], ARRAY[1], 3);
 SELECT throws_like($$SELECT gbdt_train('a46bad', 'y', ARRAY['emb'])$$,
-                   '%array column "emb" has a row of length 2, expected 3 (the length of its first row)%', 'arrays of unequal length');
+                   '%array column "emb" has a row of length 2, expected 3 (the length of its first non-empty row)%', 'arrays of unequal length');
 
 -- The NOTICE (a second session: it prints it).
 CREATE TEMP TABLE out46 AS
