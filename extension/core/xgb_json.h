@@ -21,6 +21,6 @@ std::string export_xgboost_json(const Model& m);
 // Bin cuts are rebuilt from the split thresholds.  Anything else (gblinear,
 // dart, vector leaves, other objectives) throws
 // InvalidInput saying what is not supported.
-Model import_xgboost_json(const std::string& json);
+Model import_xgboost_json(const std::string& json, const CancelFn& cancel = CancelFn());
 
 }  // namespace gbdt
