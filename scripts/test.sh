@@ -27,6 +27,7 @@
 #  7. cancellation loop            (20 cancelled trainings, backend memory watched)
 #  8. pg_prove test/sql/*.sql      (pgTAP suite)
 #  8s. scripts/check-sql-safety.sh    (pinned search paths, qualified SPI texts)
+#  8l. cancel latency             (scripts/test-cancel-latency.sh: each long SQL function ends within 2 s of a 1 s statement_timeout)
 #  8u. upgrade 0.1->current            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
 #  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
 #  8s. TreeSHAP parity             (test/parity/shap_parity.py: gbdt_explain_table vs pred_contribs)
@@ -397,7 +398,7 @@ else
   record "pgTAP" FAIL "$prove_line"
 fi
 
-# ==== sql safety (scripts/check-sql-safety.sh) ===============================
+# ==== sql safety (scripts/check-sql-safety.sh) ========================
 # 8s. Every SQL/PL/pgSQL function of a fresh install pins its search path, and
 #     the glue's SPI query texts call and read nothing unqualified.
 banner "sql safety (scripts/check-sql-safety.sh)"
@@ -411,6 +412,23 @@ else
   record "sql safety" FAIL "${safety_line:-see output above}"
 fi
 # ==== end of sql safety step ===================================================
+=======
+# ==== cancel latency (scripts/test-cancel-latency.sh) =========================
+# 8l. The worst inputs found so far for every long-running SQL function
+#     (trainings of each heavy shape, scoring and explaining deep imported
+#     trees, a large import), each under statement_timeout = 1 s: each must
+#     end with the cancel error within 2 s.  Its own tables, in this cluster.
+banner "cancel latency (scripts/test-cancel-latency.sh)"
+LATENCY_LOG=$GBDT_CLUSTER_DIR/cancel_latency.out
+GBDT_PG_BINDIR=$GBDT_PG_BINDIR PYTHON=$PY bash "$ROOT/scripts/test-cancel-latency.sh" 2>&1 | tee "$LATENCY_LOG"
+latency_rc=${PIPESTATUS[0]}
+latency_line=$(grep -E '^test-cancel-latency:' "$LATENCY_LOG" | tail -n1 | sed -e 's/^test-cancel-latency: //' -e 's/^ok: //' -e 's/^FAIL: //')
+if [ "$latency_rc" = 0 ]; then
+  record "cancel latency" ok "$latency_line"
+else
+  record "cancel latency" FAIL "${latency_line:-see output above}"
+fi
+# ==== end of cancel latency step ==============================================
 
 # ==== upgrade 0.1->current (issue 10, scripts/test-upgrade.sh) ====================
 # 8u. CREATE EXTENSION gbdt VERSION '0.1' + data + ALTER EXTENSION UPDATE vs a

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common.h"
+#include "interruptible.h"
 
 namespace gbdt {
 
@@ -49,10 +50,10 @@ std::vector<double> feature_importance(const Model& m, const std::string& kind,
                                        const CancelFn& cancel) {
   const int d = m.n_features();
   std::vector<double> gain(d, 0), cover(d, 0), weight(d, 0);
-  size_t seen = 0;
+  CancelPoller poll(cancel);
   for (const Tree& t : m.trees)
     for (int32_t n = 0; n < t.num_nodes(); ++n) {
-      if ((++seen & 65535) == 0) check_cancel(cancel);
+      poll.tick();
       if (t.is_leaf(n)) continue;
       int f = t.feature[n];
       gain[f] += t.gain[n];

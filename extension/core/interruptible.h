@@ -56,6 +56,9 @@ class CancelFlag {
  public:
   void raise() { raised_.store(true, std::memory_order_relaxed); }
   bool raised() const { return raised_.load(std::memory_order_relaxed); }
+  // Lowers it for the next piece of work (no thread may still be reading
+  // it for the previous one).
+  void clear() { raised_.store(false, std::memory_order_relaxed); }
 
  private:
   std::atomic<bool> raised_{false};

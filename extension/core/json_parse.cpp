@@ -77,12 +77,15 @@ std::string JsonRef::number_text() const {
 
 // ---- parser ----
 
-JsonDoc::JsonDoc(std::string text) : src_(std::move(text)) {
+JsonDoc::JsonDoc(std::string text, const CancelFn& cancel) : src_(std::move(text)) {
   if (src_.size() >= 0xFFFFFFF0u) throw InvalidInput("JSON text too large");
+  CancelPoller poll(cancel);
+  poll_ = &poll;
   nodes_.reserve(src_.size() / 8 + 16);
   skip_ws();
   uint32_t r = parse_value(0);
   (void)r;  // root is node 0
+  poll_ = nullptr;
   skip_ws();
   if (pos_ != src_.size()) fail("unexpected text after the JSON value");
 }
@@ -100,6 +103,7 @@ void JsonDoc::skip_ws() {
 }
 
 uint32_t JsonDoc::add_node(JsonType t) {
+  if (poll_ != nullptr) poll_->tick();
   if (nodes_.size() >= 0xFFFFFFF0u) fail("too many values");
   nodes_.push_back(Node{t, 0, 0, 0, 0.0});
   return (uint32_t)nodes_.size() - 1;

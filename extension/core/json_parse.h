@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common.h"
+#include "interruptible.h"
 
 namespace gbdt {
 
@@ -58,8 +59,9 @@ class JsonRef {
 class JsonDoc {
  public:
   static constexpr int kMaxDepth = 256;
-  // Parses text (copied); throws InvalidInput on malformed JSON.
-  explicit JsonDoc(std::string text);
+  // Parses text (copied); throws InvalidInput on malformed JSON.  cancel
+  // is polled through a CancelPoller, one unit per value (throws Cancelled).
+  explicit JsonDoc(std::string text, const CancelFn& cancel = CancelFn());
   JsonRef root() const { return JsonRef(this, 0); }
 
  private:
@@ -78,6 +80,7 @@ class JsonDoc {
   std::vector<std::string> strings_;
 
   size_t pos_ = 0;
+  CancelPoller* poll_ = nullptr;  // while parsing
   [[noreturn]] void fail(const std::string& what) const;
   void skip_ws();
   uint32_t parse_value(int depth);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "interruptible.h"
 #include "params.h"
 
 namespace gbdt {
@@ -41,7 +42,7 @@ class MultiQuantileBackend : public TreeBackend {
  public:
   MultiQuantileBackend(const BoostData& data, const BackendFactory& make,
                        const std::vector<double>& alphas)
-      : alphas_(alphas) {
+      : alphas_(alphas), cancel_(data.cancel) {
     for (size_t k = 0; k < alphas_.size(); ++k) subs_.push_back(make(one_output(data, k)));
   }
 
@@ -53,7 +54,10 @@ class MultiQuantileBackend : public TreeBackend {
       throw std::logic_error("multi-quantile margins do not match rows x quantiles");
     n_ = n;
     std::vector<float> col(n);
+    // Each output's start copies and may bin its rows again: a poll per output.
+    CancelPoller poll(data.cancel);
     for (size_t k = 0; k < K; ++k) {
+      poll.tick(n + 1);
       for (size_t r = 0; r < n; ++r) col[r] = init_margins[r * K + k];
       subs_[k]->init(one_output(data, k), col);
     }
@@ -62,6 +66,7 @@ class MultiQuantileBackend : public TreeBackend {
   void boost_round(int round, const std::vector<uint8_t>& feature_mask,
                    std::vector<Tree>* out) override {
     for (auto& b : subs_) {
+      check_cancel(cancel_);
       std::vector<Tree> t;
       b->boost_round(round, feature_mask, &t);
       if (t.size() != 1) throw std::logic_error("a single-output backend grew other than one tree");
@@ -73,7 +78,11 @@ class MultiQuantileBackend : public TreeBackend {
     const size_t K = alphas_.size();
     out->assign(n_ * K, 0.0f);
     std::vector<float> col;
+    // Scattering each output into its column misses the cache on every
+    // row: a poll per output.
+    CancelPoller poll(cancel_);
     for (size_t k = 0; k < K; ++k) {
+      poll.tick(n_ + 1);
       subs_[k]->margins(&col);
       for (size_t r = 0; r < n_ && r < col.size(); ++r) (*out)[r * K + k] = col[r];
     }
@@ -101,6 +110,7 @@ class MultiQuantileBackend : public TreeBackend {
   }
 
   std::vector<double> alphas_;
+  CancelFn cancel_;
   std::vector<std::unique_ptr<TreeBackend>> subs_;
   size_t n_ = 0;
 };

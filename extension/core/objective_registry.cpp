@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "gradients.h"
+#include "label_quantiles.h"
 #include "objective.h"
 
 namespace gbdt {
@@ -66,25 +67,7 @@ double label_mean(const float* y, const float* w, size_t n) {
 }
 
 double label_quantile(const float* y, const float* w, size_t n, double alpha) {
-  if (n == 0) return 0.0;
-  std::vector<size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  std::stable_sort(idx.begin(), idx.end(), [y](size_t a, size_t b) { return y[a] < y[b]; });
-  if (!w) {
-    const double nn = (double)n;
-    if (alpha <= 1.0 / (nn + 1)) return y[idx[0]];
-    if (alpha >= nn / (nn + 1)) return y[idx[n - 1]];
-    const double x = alpha * (nn + 1);
-    const double k = std::floor(x) - 1;
-    const double d = (x - 1) - k;
-    const double v0 = y[idx[(size_t)k]], v1 = y[idx[(size_t)k + 1]];
-    return v0 + d * (v1 - v0);
-  }
-  std::vector<double> cdf(n);
-  double s = 0;
-  for (size_t i = 0; i < n; ++i) cdf[i] = (s += w[idx[i]]);
-  size_t j = (size_t)(std::lower_bound(cdf.begin(), cdf.end(), alpha * s) - cdf.begin());
-  return y[idx[std::min(j, n - 1)]];
+  return label_quantile_polled(y, w, n, alpha, nullptr);
 }
 
 double newton_stump(Objective o, const float* y, const float* w, size_t n, const TrainParams& p) {

@@ -19,6 +19,7 @@
 
 #include "category_values.h"
 #include "cpu_features.h"
+#include "interruptible.h"
 #include "model.h"
 #include "objective.h"
 #include "predict.h"
@@ -467,53 +468,76 @@ inline uint32_t perf_cat_step(const PerfNode* tr, const uint32_t* coff, const ui
   return 2 * p + 1 + (go_left ^ 1u);
 }
 
+// Checked between trees of a block and, in deep trees, every
+// kCheckLevels levels of the walk: true when the block must stop (its
+// output is then incomplete).  `flag` is shared by the threads of a batch;
+// `poll` (counting node visits towards the caller's cancel callback) is
+// ticked on the calling thread only and raises the flag (and sets `fired`)
+// when the callback reports a cancel, so the workers stop within a few
+// thousand node visits too.
+struct BlockStop {
+  CancelFlag* flag = nullptr;
+  CancelPoller* poll = nullptr;
+  bool* fired = nullptr;
+  // `units`: the node visits (rows x levels) done since the last check.
+  bool operator()(uint64_t units) {
+    if (flag != nullptr && flag->raised()) return true;
+    if (poll == nullptr) return false;
+    try {
+      poll->tick(units);
+    } catch (const Cancelled&) {
+      if (fired != nullptr) *fired = true;
+      if (flag != nullptr) flag->raise();
+      return true;
+    }
+    return false;
+  }
+};
+
+// Levels of a tree walked between two stop checks: G rows x 512 levels, a
+// few thousand node visits (microseconds).  Trees of at most this depth
+// (every trained one) are walked without a check inside.
+constexpr int kCheckLevels = 512;
+
 // One tree over rows of x (row-major, d features), G rows walked in
 // lock-step for `depth` steps of the layout's step function (a leaf steps
 // to itself), each row's leaf value added to its margin a[row * K + g].
+// A tree deeper than kCheckLevels checks stop (may be null) every
+// kCheckLevels levels; returns false when it reported a stop (the rows'
+// margins are then incomplete).
 template <int G, class Idx, class Node, class Step>
-void walk_tree_lockstep(const Node* tr, int depth, int g, int K, const float* xb, size_t rows,
-                        int d, float* a, Step step_fn) {
+bool walk_tree_lockstep(const Node* tr, int depth, int g, int K, const float* xb, size_t rows,
+                        int d, float* a, Step step_fn, BlockStop* stop) {
   size_t i = 0;
   for (; i + G <= rows; i += G) {
     Idx nd[G] = {};
     const float* xr = xb + i * (size_t)d;
-    for (int l = 0; l < depth; ++l) {
+    for (int l0 = 0; l0 < depth; l0 += kCheckLevels) {
+      const int l1 = std::min(depth, l0 + kCheckLevels);
+      for (int l = l0; l < l1; ++l) {
 #pragma GCC unroll 16
-      for (int j = 0; j < G; ++j) nd[j] = step_fn(tr, nd[j], xr + (size_t)j * d);
+        for (int j = 0; j < G; ++j) nd[j] = step_fn(tr, nd[j], xr + (size_t)j * d);
+      }
+      if (l1 < depth && stop != nullptr && (*stop)((uint64_t)G * kCheckLevels)) return false;
     }
     for (int j = 0; j < G; ++j) a[(i + j) * K + g] += tr[nd[j]].thr;
   }
   for (; i < rows; ++i) {
     Idx nd = 0;
     const float* xr = xb + i * (size_t)d;
-    for (int l = 0; l < depth; ++l) nd = step_fn(tr, nd, xr);
+    for (int l0 = 0; l0 < depth; l0 += kCheckLevels) {
+      const int l1 = std::min(depth, l0 + kCheckLevels);
+      for (int l = l0; l < l1; ++l) nd = step_fn(tr, nd, xr);
+      if (l1 < depth && stop != nullptr && (*stop)(kCheckLevels)) return false;
+    }
     a[i * K + g] += tr[nd].thr;
   }
+  return true;
 }
 
 
 std::atomic<int> g_kernel{0};  // set_predict_kernel_for_tests
 
-// Checked between trees of a block: true when the block must stop (its
-// output is then incomplete).  `flag` is shared by the threads of a batch;
-// `poll` (the caller's cancel callback) is called on the calling thread
-// only, every 16th check, and sets the flag (and `fired`) when it reports
-// a cancel.
-struct BlockStop {
-  std::atomic<bool>* flag = nullptr;
-  const CancelFn* poll = nullptr;
-  bool* fired = nullptr;
-  unsigned count = 0;
-  bool operator()() {
-    if (flag != nullptr && flag->load(std::memory_order_relaxed)) return true;
-    if (poll != nullptr && (count++ & 15) == 0 && (*poll)()) {
-      if (fired != nullptr) *fired = true;
-      if (flag != nullptr) flag->store(true, std::memory_order_relaxed);
-      return true;
-    }
-    return false;
-  }
-};
 
 // Tree t of a perfect layout as the vector kernels read it, and the rows
 // they leave over (fewer than a step's) walked one by one with the same
@@ -686,7 +710,7 @@ __attribute__((target("avx512f"))) void perfect_trees_avx512(const FlatForest& f
   const size_t ntrees = ff.perf_start.size();
   const uint32_t* bits = ff.cat_bits.data();
   for (size_t t = 0; t < ntrees; ++t) {
-    if (stop != nullptr && (*stop)()) return;
+    if (stop != nullptr && (*stop)(rows * (uint64_t)(ff.depth[t] + 1))) return;
     const PerfTree pt = perf_tree(ff, tg, t, kCat);
     size_t i = 0;
     for (; i + 64 <= rows; i += 64) perfect_groups_avx512<kCat, 4>(pt, bits, K, xb, i, d, a);
@@ -732,7 +756,7 @@ __attribute__((target("avx2"))) void perfect_trees_avx2(const FlatForest& ff, co
   const uint32_t* bits = ff.cat_bits.data();
   alignas(32) float leaf[8];
   for (size_t t = 0; t < ntrees; ++t) {
-    if (stop != nullptr && (*stop)()) return;
+    if (stop != nullptr && (*stop)(rows * (uint64_t)(ff.depth[t] + 1))) return;
     const PerfTree pt = perf_tree(ff, tg, t, kCat);
     const PerfNode* tr = pt.tr;
     const uint32_t* coff = pt.coff;
@@ -870,8 +894,10 @@ bool score_chunk(const Model& m, const FlatForest& ff, int kern, const float* xb
     const CatStep cs{ff.cat_bits.data()};
     const CatFlatNode* cn = ff.cat.data();
     for (size_t t = 0; t < ntrees; ++t) {
-      if (stop != nullptr && (*stop)()) return false;
-      walk_tree_lockstep<8, int32_t>(cn + ff.start[t], ff.depth[t], tg[t], K, xb, rows, d, a, cs);
+      if (stop != nullptr && (*stop)(rows * (uint64_t)(ff.depth[t] + 1))) return false;
+      if (!walk_tree_lockstep<8, int32_t>(cn + ff.start[t], ff.depth[t], tg[t], K, xb, rows, d, a,
+                                          cs, stop))
+        return false;
     }
   }
   const bool perfect = ff.perfect && kern != 2 && !ff.categorical;
@@ -883,13 +909,15 @@ bool score_chunk(const Model& m, const FlatForest& ff, int kern, const float* xb
     perfect_trees_avx2<false>(ff, tg, K, xb, rows, d, a, stop);
   const bool flat = !perfect && !ff.categorical;
   for (size_t t = 0; !simd && perfect && t < ntrees; ++t) {
-    if (stop != nullptr && (*stop)()) return false;
+    if (stop != nullptr && (*stop)(rows * (uint64_t)(ff.depth[t] + 1))) return false;
     walk_tree_lockstep<16, uint32_t>(ff.perf.data() + ff.perf_start[t], ff.depth[t], tg[t], K, xb,
-                                     rows, d, a, perf_step);
+                                     rows, d, a, perf_step, nullptr);  // at most 10 levels
   }
   for (size_t t = 0; flat && t < ntrees; ++t) {
-    if (stop != nullptr && (*stop)()) return false;
-    walk_tree_lockstep<8, int32_t>(fn + ff.start[t], ff.depth[t], tg[t], K, xb, rows, d, a, step);
+    if (stop != nullptr && (*stop)(rows * (uint64_t)(ff.depth[t] + 1))) return false;
+    if (!walk_tree_lockstep<8, int32_t>(fn + ff.start[t], ff.depth[t], tg[t], K, xb, rows, d, a,
+                                        step, stop))
+      return false;
   }
   return true;
 }
@@ -943,7 +971,7 @@ bool score_block(const Model& m, const FlatForest& ff, const float* xb, size_t r
     float* ac = a + c * (size_t)K;
     if (!score_chunk(m, ff, kern, xc, n, ac, stop)) return false;
   }
-  if (stop != nullptr && stop->flag != nullptr && stop->flag->load(std::memory_order_relaxed))
+  if (stop != nullptr && stop->flag != nullptr && stop->flag->raised())
     return false;
   for (size_t i = 0; i < rows; ++i) {
     double* o = out + i * K;
@@ -1065,7 +1093,7 @@ struct BatchPredictor::Impl : WorkerGroup {
   bool has_raw = false;
   size_t nblocks = 0;
   std::atomic<size_t> next{0};      // next block to take
-  std::atomic<bool> cancel{false};  // skip the blocks not yet taken, stop those being scored
+  CancelFlag cancel;                // skip the blocks not yet taken, stop those being scored
   size_t done = 0;                  // blocks finished or skipped (under mu)
   std::atomic<int> busy{0};         // workers inside the batch (changed under mu)
   std::exception_ptr error;
@@ -1110,9 +1138,10 @@ struct BatchPredictor::Impl : WorkerGroup {
   }
 
   // WorkerGroup: the backend is going away (the owner is not inside a
-  // method of the predictor).  Blocks being scored stop at their next tree.
+  // method of the predictor).  Blocks being scored stop at their next check
+  // (BlockStop).
   void stop_and_join() noexcept override {
-    cancel.store(true, std::memory_order_relaxed);
+    cancel.raise();
     stop_workers();
     nthread = 1;
     if (in_flight) stopped = true;
@@ -1127,15 +1156,16 @@ struct BatchPredictor::Impl : WorkerGroup {
     const int K = m.num_output_group;
     BlockStop st;
     st.flag = &cancel;
+    CancelPoller poller(poll);  // ticked on the calling thread only
     if (caller && poll) {
-      st.poll = &poll;
+      st.poll = &poller;
       st.fired = &poll_fired;
     }
     for (;;) {
       size_t b = next.fetch_add(1, std::memory_order_relaxed);
       if (b >= nblocks) break;
       ++count;
-      if (cancel.load(std::memory_order_relaxed)) continue;
+      if (cancel.raised()) continue;
       size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
       try {
         if (has_raw) decode_raw_rows(raw, shape, d, begin, end, x, raw_decoder());
@@ -1143,7 +1173,7 @@ struct BatchPredictor::Impl : WorkerGroup {
       } catch (...) {
         std::lock_guard<std::mutex> l(mu);
         if (!error) error = std::current_exception();
-        cancel.store(true, std::memory_order_relaxed);
+        cancel.raise();
       }
     }
     return count;
@@ -1181,7 +1211,7 @@ struct BatchPredictor::Impl : WorkerGroup {
   // Waits (the caller having taken its share) until every block is
   // accounted for and no worker is inside the batch.  With a cancel
   // callback, polls it every 10 ms meanwhile; a cancel stops the blocks
-  // being scored at their next tree.
+  // being scored at their next check (BlockStop).
   void wait_all(size_t mine, bool use_poll) noexcept {
     // Every block is taken: the workers inside usually finish within a
     // block's time, so spin for them first (as worker() does for a batch).
@@ -1192,9 +1222,9 @@ struct BatchPredictor::Impl : WorkerGroup {
     if (use_poll && poll) {
       while (!all_done()) {
         done_cv.wait_for(l, std::chrono::milliseconds(10), all_done);
-        if (!all_done() && !cancel.load(std::memory_order_relaxed) && poll()) {
+        if (!all_done() && !cancel.raised() && poll()) {
           poll_fired = true;
-          cancel.store(true, std::memory_order_relaxed);
+          cancel.raise();
         }
       }
     } else {
@@ -1247,7 +1277,7 @@ void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) 
     }
     s.nblocks = (n + kBlock - 1) / kBlock;
     s.next.store(0, std::memory_order_relaxed);
-    s.cancel.store(false, std::memory_order_relaxed);
+    s.cancel.clear();
     s.error = nullptr;
     s.done = 0;
     s.generation.fetch_add(1, std::memory_order_release);
@@ -1277,7 +1307,7 @@ void BatchPredictor::finish() {
 void BatchPredictor::abandon() noexcept {
   Impl& s = *impl_;
   if (!s.in_flight) return;
-  s.cancel.store(true, std::memory_order_relaxed);
+  s.cancel.raise();
   size_t mine = s.work(false);  // skips the remaining blocks
   s.wait_all(mine, false);
   s.error = nullptr;

@@ -71,12 +71,15 @@ class BatchPredictor {
   // rethrows a worker's exception.  No-op when nothing is in flight.
   void finish();
   // Stops the batch in flight (blocks not yet taken are skipped, blocks
-  // being scored stop at their next tree) and waits for them.  Never throws.
+  // being scored stop at their next tree, or within kCheckLevels levels of
+  // a deep tree) and waits for them.  Never throws.
   void abandon() noexcept;
   // The caller's cancel callback, polled on the calling thread while it
-  // scores (every 16 trees) or waits (every 10 ms) in finish(): when it
-  // reports a cancel, the batch stops (workers at their next tree) and
-  // finish() throws Cancelled.
+  // scores (through a CancelPoller counting node visits: between trees,
+  // and every few thousand visits inside a deep tree) or waits (every
+  // 10 ms) in finish(): when it reports a cancel, a flag stops the batch
+  // (the workers check it at the same points) and finish() throws
+  // Cancelled.
   void set_cancel(CancelFn fn);
 
   struct Impl;

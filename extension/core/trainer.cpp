@@ -11,6 +11,7 @@
 #include "categorical_input.h"
 #include "continue_training.h"
 #include "gradients.h"
+#include "label_quantiles.h"
 #include "metrics.h"
 #include "model_limits.h"
 #include "multi_quantile.h"
@@ -36,8 +37,9 @@ MemoryEstimate estimate_training_memory(const TrainShape& s) {
   // Gradient pairs (16), the backend's and the trainer's margins (4 + 4),
   // the final training predictions (8).
   e.per_class = 32 * n * K;
-  // Row indices and their partition buffer, the round's sample.
-  e.rows = 8 * n + (s.subsample ? 5 * n : 0);
+  // Row indices and their partition buffer, the round's sample (per output
+  // when each output has its backend).
+  e.rows = (8 * n + (s.subsample ? 5 * n : 0)) * (s.output_backends ? K : 1);
   e.histogram = 16.0 * (double)s.hist_bins;
   // The root: one histogram plus a partial one per further thread (at most
   // one per 32768 rows), and the split scan's per-thread buffers.
@@ -122,7 +124,7 @@ void check_weights(const std::vector<float>& w) {
 // XGBoost 3.x intercept (the objective's rule; centered log class priors
 // for the multiclass objectives).  Returns margins per output group.
 std::vector<double> estimate_base_margin(const TrainParams& p, const float* y, const float* w,
-                                         size_t n, int K) {
+                                         size_t n, int K, const CancelFn& cancel) {
   const ObjectiveInfo& oi = objective_info(p.objective);
   if (p.base_score_set) {
     double b = p.base_score;
@@ -142,15 +144,14 @@ std::vector<double> estimate_base_margin(const TrainParams& p, const float* y, c
         return std::vector<double>((size_t)K, b);  // Q: every quantile's
     }
   }
-  if (is_multi_quantile(p)) {
-    // Q: each output's intercept is its alpha-quantile of the labels.
-    std::vector<double> r;
-    for (double a : p.quantile_alphas) {
-      TrainParams q = p;
-      q.quantile_alpha = a;
-      r.push_back(oi.base_margin(y, w, n, q));
-    }
-    return r;
+  if (oi.leaf_quantile) {
+    // The objectives whose leaves are refit to a quantile of the residuals
+    // (reg:quantileerror, reg:absoluteerror) start from that quantile of
+    // the labels, their base_margin; Q: each output from its own alpha.
+    // One sort for every alpha, polling cancel (label_quantiles.h).
+    const std::vector<double> alphas =
+        is_multi_quantile(p) ? p.quantile_alphas : std::vector<double>{oi.leaf_quantile(p)};
+    return label_quantiles(y, w, n, alphas, cancel);
   }
   if (oi.multiclass) {
     std::vector<double> cnt((size_t)K, 0.0);
@@ -296,14 +297,17 @@ void bound_monotone_leaves(const std::vector<int8_t>& monotone, Tree* t) {
 // residuals y - margin (margins before the tree) of its rows (XGBoost's rule:
 // unweighted interpolated, weighted by cumulative weight); a leaf without
 // rows keeps its value.  *margins gets before + the new leaf, in float as
-// the predictor adds it.
+// the predictor adds it.  poll counts the rows routed and sorted (throws
+// Cancelled).
 void refit_leaves(const BinnedMatrix& mx, const std::vector<int>& missing_bin, const float* y,
                   const float* w, const std::vector<float>& before, double alpha, double eta,
-                  const std::vector<int8_t>* monotone, Tree* t, std::vector<float>* margins) {
+                  const std::vector<int8_t>* monotone, Tree* t, std::vector<float>* margins,
+                  CancelPoller* poll) {
   const size_t n = mx.n_rows;
   std::vector<int32_t> leaf(n);
   std::vector<std::vector<size_t>> rows((size_t)t->num_nodes());
   for (size_t r = 0; r < n; ++r) {
+    poll->tick();
     leaf[r] = mx.leaf_of_row(*t, r, missing_bin.data());
     rows[(size_t)leaf[r]].push_back(r);
   }
@@ -316,8 +320,8 @@ void refit_leaves(const BinnedMatrix& mx, const std::vector<int>& missing_bin, c
       res.push_back(y[r] - before[r]);
       if (w) rw.push_back(w[r]);
     }
-    const double q = objective_detail::label_quantile(res.data(), w ? rw.data() : nullptr,
-                                                      res.size(), alpha);
+    const double q = label_quantile_polled(res.data(), w ? rw.data() : nullptr, res.size(),
+                                           alpha, poll);
     t->value[nd] = (float)(eta * q);
   }
   if (monotone && !monotone->empty()) bound_monotone_leaves(*monotone, t);
@@ -331,13 +335,13 @@ void refit_outputs(const BinnedMatrix& mx, const std::vector<int>& missing_bin, 
                    const float* w, const std::vector<float>& before,
                    const std::vector<double>& alphas, double eta,
                    const std::vector<int8_t>* monotone, Tree* trees,
-                   std::vector<float>* margins) {
+                   std::vector<float>* margins, CancelPoller* poll) {
   const size_t n = mx.n_rows, K = alphas.size();
   std::vector<float> col(n), out;
   margins->resize(n * K);
   for (size_t k = 0; k < K; ++k) {
     for (size_t r = 0; r < n; ++r) col[r] = before[r * K + k];
-    refit_leaves(mx, missing_bin, y, w, col, alphas[k], eta, monotone, &trees[k], &out);
+    refit_leaves(mx, missing_bin, y, w, col, alphas[k], eta, monotone, &trees[k], &out, poll);
     for (size_t r = 0; r < n; ++r) (*margins)[r * K + k] = out[r];
   }
 }
@@ -521,6 +525,7 @@ void grow_parallel_trees(const ParallelRound& r, const TrainParams& p, int round
   std::vector<float> base, unused;
   r.backend.margins(&base);
   std::vector<std::vector<Tree>> grown((size_t)P);
+  CancelPoller poll(r.bd.cancel);
   for (int j = 0; j < P; ++j) {
     if (j > 0) r.backend.init(r.bd, base);  // back to the round's gradients
     const int sample_round = round * P + j;
@@ -529,7 +534,7 @@ void grow_parallel_trees(const ParallelRound& r, const TrainParams& p, int round
       throw std::logic_error("boost_round grew a tree count other than num_group");
     if (!alphas.empty())  // adaptive leaves, per output (Q: one alpha each)
       refit_outputs(r.mx, r.missing_bin, r.y, r.w, base, alphas, p.eta / P, r.monotone,
-                    grown[(size_t)j].data(), &unused);
+                    grown[(size_t)j].data(), &unused, &poll);
   }
   trees->clear();
   for (int k = 0; k < K; ++k)
@@ -578,11 +583,44 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       category_counts(in.feature_names, m.feature_types, in.categories);
   const ObjectiveInfo& oi = objective_info(p.objective);
   const float* w = in.weights.empty() ? nullptr : in.weights.data();
+  // The data-independent part of the memory, before it is allocated and
+  // before the intercepts (a sort of the labels) are computed; the
+  // histograms and the trees are charged as they grow.
+  TrainShape shape;
+  shape.n_rows = n + n_valid;
+  shape.n_features = d;
+  shape.hist_bins = in.cuts.total_hist_bins();
+  shape.num_class = K;
+  shape.output_backends = multi_q;  // Q: one backend per quantile
+  shape.nthread = nthread;
+  shape.max_depth = p.max_depth > 0 ? p.max_depth : 16;  // T: 0 = no limit (lossguide)
+  shape.validation_fraction = shape.n_rows ? (double)n_valid / (double)shape.n_rows : 0;
+  shape.subsample = p.subsample < 1.0;
+  const MemoryEstimate est = estimate_training_memory(shape);
+  const std::string outputs =
+      multi_q ? std::to_string(K) + " quantiles (quantile_alpha)"
+              : std::to_string(K) + " output group" + (K == 1 ? "" : "s");
+  BudgetCharge fixed(hooks.budget, est.data + est.per_class + est.rows,
+                     "the binned data, gradients and margins of " +
+                         std::to_string(shape.n_rows) + " rows x " + std::to_string(d) +
+                         " features x " + outputs,
+                     multi_q ? "train on a sample of the rows, fewer features or fewer quantiles "
+                               "in quantile_alpha"
+                             : "train on a sample of the rows, fewer features or fewer classes");
+  // Released when this training ends (the model is then serialized and
+  // the backend's buffers are gone).
+  struct TreeCharge {
+    MemoryBudget* b;
+    double n = 0;
+    ~TreeCharge() {
+      if (b) b->release(n);
+    }
+  } tree_charge{hooks.budget};
   if (init != nullptr) {
     m.base_margin = init->base_margin;
     m.base_score = init->base_score;
   } else {
-    m.base_margin = estimate_base_margin(p, y, w, n, K);
+    m.base_margin = estimate_base_margin(p, y, w, n, K, hooks.cancel);
     m.base_score = margin_to_base_score(oi, m.base_margin[0]);
   }
   // T: the constraint texts resolved against the feature names (and
@@ -642,33 +680,6 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     gw = grad_w.data();
   }
   m.cuts = in.cuts;
-  // The data-independent part of the memory, before it is allocated; the
-  // histograms and the trees are charged as they grow.
-  TrainShape shape;
-  shape.n_rows = n + n_valid;
-  shape.n_features = d;
-  shape.hist_bins = m.cuts.total_hist_bins();
-  shape.num_class = K;
-  shape.nthread = nthread;
-  shape.max_depth = p.max_depth > 0 ? p.max_depth : 16;  // T: 0 = no limit (lossguide)
-  shape.validation_fraction = shape.n_rows ? (double)n_valid / (double)shape.n_rows : 0;
-  shape.subsample = p.subsample < 1.0;
-  const MemoryEstimate est = estimate_training_memory(shape);
-  BudgetCharge fixed(hooks.budget, est.data + est.per_class + est.rows,
-                     "the binned data, gradients and margins of " +
-                         std::to_string(shape.n_rows) + " rows x " + std::to_string(d) +
-                         " features x " + std::to_string(K) + " output group" +
-                         (K == 1 ? "" : "s"),
-                     "train on a sample of the rows, fewer features or fewer classes");
-  // Released when this training ends (the model is then serialized and
-  // the backend's buffers are gone).
-  struct TreeCharge {
-    MemoryBudget* b;
-    double n = 0;
-    ~TreeCharge() {
-      if (b) b->release(n);
-    }
-  } tree_charge{hooks.budget};
   std::vector<int> missing_bin((size_t)d);
   for (int f = 0; f < d; ++f) missing_bin[f] = m.cuts.nbins(f);
   check_cancel(hooks.cancel);
@@ -754,8 +765,11 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   if (init != nullptr) {
     start_from_init_model(*init, in.matrix, extras.init_margins, &margins, &m);
   } else {
-    for (size_t r = 0; r < n; ++r)
+    CancelPoller poll(hooks.cancel);
+    for (size_t r = 0; r < n; ++r) {
+      poll.tick((size_t)K);
       for (int k = 0; k < K; ++k) margins[r * K + k] = (float)m.base_margin[k];
+    }
   }
   // M: identical training rows trained once with their count (row_dedup.h).
   RowDedup dedup;
@@ -802,6 +816,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   int best_round = -1;
 
   std::vector<float> before;  // margins before the round (adaptive leaves)
+  CancelPoller refit_poll(hooks.cancel);
   auto tt = Clock::now();
   for (int round = 0; round < p.num_round; ++round) {
     check_cancel(hooks.cancel);
@@ -819,11 +834,11 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     backend->boost_round(init_rounds + round, feature_mask_for(init_rounds + round, d, p), &trees);
     if (oi.leaf_quantile && multi_q) {
       refit_outputs(in.matrix, missing_bin, y, w, before, refit_alphas, p.eta,
-                    &bd.tree_ext.monotone, trees.data(), &margins);
+                    &bd.tree_ext.monotone, trees.data(), &margins, &refit_poll);
       backend->init(bd, margins);
     } else if (oi.leaf_quantile) {
       refit_leaves(in.matrix, missing_bin, y, w, before, oi.leaf_quantile(p), p.eta,
-                   &bd.tree_ext.monotone, &trees[0], &margins);
+                   &bd.tree_ext.monotone, &trees[0], &margins, &refit_poll);
       backend->init(bd, margins);  // the training margins with the refit leaves
     }
     }

@@ -72,6 +72,9 @@ struct TrainShape {
   int n_features = 0;
   size_t hist_bins = 0;         // Cuts::total_hist_bins(), or n_features * (max_bin + 1)
   int num_class = 1;            // output groups
+  // Several quantiles (a quantile_alpha list): each output trains on its
+  // own backend, which holds its own row buffers.
+  bool output_backends = false;
   int nthread = 1;
   int max_depth = 6;
   double validation_fraction = 0;

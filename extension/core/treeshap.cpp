@@ -14,6 +14,8 @@
 #include <cmath>
 #include <string>
 
+#include "interruptible.h"
+
 namespace gbdt {
 namespace {
 
@@ -102,13 +104,17 @@ struct Walk {
   double* phi;
   int condition;
   int cond_feature;
+  CancelPoller* poll;  // counts the path steps of every node visited
 };
 
 // RECURSE.  parent: the parent's path (plen elements); this node's path is
-// built right after it in the buffer.
+// built right after it in the buffer.  A visit costs about plen steps (the
+// copy and EXTEND), a leaf about len^2 more (an UNWIND sum per element):
+// counted so that one deep, wide tree polls cancel every few milliseconds.
 void recurse(const Walk& w, int32_t node, const PathElem* parent, int plen, double pz, double po,
              int32_t pi, double cond_frac) {
   if (cond_frac == 0) return;
+  w.poll->tick((uint64_t)plen + 1);
   PathElem* m = const_cast<PathElem*>(parent) + plen + 1;
   std::copy(parent, parent + plen, m);
   int len = plen;
@@ -120,6 +126,7 @@ void recurse(const Walk& w, int32_t node, const PathElem* parent, int plen, doub
   }
   const Tree& t = *w.t;
   if (t.left[node] < 0) {
+    w.poll->tick((uint64_t)len * (uint64_t)len);
     const double v = (double)t.value[node] * cond_frac;
     for (int i = 1; i < len; ++i) {
       const double s = unwound_sum(m, len, i);
@@ -163,7 +170,7 @@ TreeShap::TreeShap(const Model& m, const CancelFn& cancel)
     : m_(m), K_(m.num_output_group > 0 ? m.num_output_group : 1), nf_(m.n_features()) {
   mean_.resize(m.trees.size());
   std::vector<int32_t> order, depth;
-  size_t seen = 0;
+  CancelPoller poll(cancel);
   for (size_t ti = 0; ti < m.trees.size(); ++ti) {
     const Tree& t = m.trees[ti];
     const int32_t nn = t.num_nodes();
@@ -174,7 +181,7 @@ TreeShap::TreeShap(const Model& m, const CancelFn& cancel)
     depth.assign((size_t)nn, 0);
     order.push_back(0);
     for (size_t i = 0; i < order.size(); ++i) {
-      if ((++seen & 65535) == 0) check_cancel(cancel);
+      poll.tick();
       const int32_t n = order[i];
       if (t.left[n] < 0) continue;
       if (depth[n] + 1 > kMaxShapDepth)
@@ -207,7 +214,7 @@ TreeShap::TreeShap(const Model& m, const CancelFn& cancel)
 }
 
 void TreeShap::tree_pass(int ti, const float* x, double* phi_k, Scratch& s, int condition,
-                         int cond_feature) const {
+                         int cond_feature, CancelPoller& poll) const {
   const Tree& t = m_.trees[ti];
   if (t.num_nodes() == 0) return;
   // Path of depth D: at most D + 1 elements; one segment per level.
@@ -215,13 +222,19 @@ void TreeShap::tree_pass(int ti, const float* x, double* phi_k, Scratch& s, int 
   const size_t need = (D + 3) * (D + 4) / 2 * sizeof(PathElem);
   if (s.buf.size() < need) s.buf.resize(need);
   PathElem* root = reinterpret_cast<PathElem*>(s.buf.data());
-  Walk w{&t, mean_[ti].data(), x, phi_k, condition, cond_feature};
+  Walk w{&t, mean_[ti].data(), x, phi_k, condition, cond_feature, &poll};
   recurse(w, 0, root, 0, 1.0, 1.0, -1, 1.0);
   if (condition == 0) phi_k[nf_] += mean_[ti][0];
 }
 
 void TreeShap::contributions(const float* x, double* phi, Scratch& s,
                              const CancelFn& cancel) const {
+  CancelPoller poll(cancel);
+  poll.poll_now();  // once per row, however little its trees cost
+  contributions(x, phi, s, poll);
+}
+
+void TreeShap::contributions(const float* x, double* phi, Scratch& s, CancelPoller& poll) const {
   std::vector<float> codes;  // unseen categories missing, as in scoring (category_values.h)
   if (!m_.categories.empty()) x = row_with_codes(m_, x, &codes);
   const int W = width();
@@ -229,9 +242,9 @@ void TreeShap::contributions(const float* x, double* phi, Scratch& s,
   for (int k = 0; k < K_; ++k)
     phi[(size_t)k * W + nf_] = k < (int)m_.base_margin.size() ? m_.base_margin[k] : 0.0;
   for (size_t ti = 0; ti < m_.trees.size(); ++ti) {
-    check_cancel(cancel);
+    poll.tick();
     const int k = ti < m_.tree_group.size() ? m_.tree_group[ti] : 0;
-    tree_pass((int)ti, x, phi + (size_t)k * W, s, 0, -1);
+    tree_pass((int)ti, x, phi + (size_t)k * W, s, 0, -1, poll);
   }
 }
 
@@ -242,16 +255,18 @@ void TreeShap::interactions(const float* x, double* out, Scratch& s,
   const int W = width();
   const size_t KW = (size_t)K_ * W;
   std::vector<double> phi(KW), on(KW), off(KW);
-  contributions(x, phi.data(), s, cancel);
+  CancelPoller poll(cancel);
+  poll.poll_now();
+  contributions(x, phi.data(), s, poll);
   std::fill(out, out + KW * W, 0.0);
   for (int i = 0; i < nf_; ++i) {
     std::fill(on.begin(), on.end(), 0.0);
     std::fill(off.begin(), off.end(), 0.0);
     for (size_t ti = 0; ti < m_.trees.size(); ++ti) {
-      check_cancel(cancel);
+      poll.tick();
       const int k = ti < m_.tree_group.size() ? m_.tree_group[ti] : 0;
-      tree_pass((int)ti, x, on.data() + (size_t)k * W, s, 1, i);
-      tree_pass((int)ti, x, off.data() + (size_t)k * W, s, -1, i);
+      tree_pass((int)ti, x, on.data() + (size_t)k * W, s, 1, i, poll);
+      tree_pass((int)ti, x, off.data() + (size_t)k * W, s, -1, i, poll);
     }
     for (int k = 0; k < K_; ++k) {
       double* row = out + ((size_t)k * W + i) * W;

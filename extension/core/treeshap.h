@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common.h"
+#include "interruptible.h"
 #include "model.h"
 
 namespace gbdt {
@@ -26,8 +27,8 @@ class TreeShap {
   // Precomputes each node's cover-weighted mean value and the deepest tree.
   // Throws InvalidInput when a tree is deeper than kMaxShapDepth or a split
   // node's cover is not positive (a model without hessian sums), naming the
-  // tree and node.  cancel is polled every 65536 nodes.  The model must
-  // outlive the explainer.
+  // tree and node.  cancel is polled through a CancelPoller (one unit per
+  // node).  The model must outlive the explainer.
   explicit TreeShap(const Model& m, const CancelFn& cancel = CancelFn());
 
   int K() const { return K_; }
@@ -42,7 +43,11 @@ class TreeShap {
 
   // Contributions of row x (n_features() floats, NaN = missing) into
   // phi[K() * width()] (overwritten): phi[k * width() + f], bias at f =
-  // n_features().  cancel is polled once per tree (throws Cancelled).
+  // n_features().  cancel is polled once per row and then through a
+  // CancelPoller counting the path steps of every node visited, so a deep,
+  // wide tree stops within milliseconds (throws Cancelled).  cancel may be
+  // called from the thread that calls this (a worker thread's callback
+  // must be safe there, e.g. a CancelFlag read).
   void contributions(const float* x, double* phi, Scratch& s,
                      const CancelFn& cancel = CancelFn()) const;
 
@@ -56,9 +61,11 @@ class TreeShap {
                     const CancelFn& cancel = CancelFn()) const;
 
  private:
+  // The same counting on `poll` (interactions() shares one for all its passes).
+  void contributions(const float* x, double* phi, Scratch& s, CancelPoller& poll) const;
   // condition: 0 plain; +1 feature cond_feature known (follows x); -1 unknown.
   void tree_pass(int t, const float* x, double* phi_k, Scratch& s, int condition,
-                 int cond_feature) const;
+                 int cond_feature, CancelPoller& poll) const;
 
   const Model& m_;
   int K_, nf_;

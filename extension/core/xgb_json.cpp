@@ -379,10 +379,8 @@ std::vector<float> parse_base_score(const JsonRef& v) {
 Model import_xgboost_json(const std::string& json) { return import_xgboost_json(json, {}); }
 
 Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
-  CancelPoller poll(lim.cancel);
-  poll.poll_now();
-  JsonDoc doc(json);
-  poll.poll_now();
+  JsonDoc doc(json, lim.cancel);  // polls per value
+  CancelPoller poll(lim.cancel);  // then per tree, by its nodes
   JsonRef root = doc.root();
   if (!root.is_object()) malformed("the top level is not an object");
   JsonRef learner = need(root, "learner", "the model");
@@ -522,6 +520,8 @@ Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
     const std::string at = "tree " + std::to_string(ti);
     JsonRef tj = trees.at(ti);
     if (!tj.is_object()) malformed(at + " is not an object");
+    const JsonRef left_of = tj.get("left_children");
+    poll.tick(left_of.is_array() ? left_of.size() + 1 : 1);
     long long g = as_int(tinfo.at(ti), "tree_info");
     if (g < 0 || g >= K) malformed(at + ": output group " + std::to_string(g) + " out of range");
     JsonRef tp = tj.get("tree_param");

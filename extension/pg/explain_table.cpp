@@ -5,9 +5,11 @@
 // (read_relation: the caller's privileges, row-level security, views; the
 // key as (key)::text) in batches bounded by work_mem; each batch is
 // explained on the engine's thread pool (one row per task, the calling
-// thread working too and polling the cancel callback once per tree, the
-// workers stopping at their next tree once it fires), then written to the
-// tuplestore (which respects work_mem) or folded into the mean |SHAP|.
+// thread working too and polling the cancel callback as TreeShap counts
+// the nodes it visits, the workers checking the stop flag at the same
+// points and stopping within a few thousand node visits once it fires),
+// then written to the tuplestore (which respects work_mem) or folded into
+// the mean |SHAP|.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -91,7 +93,7 @@ void flush(Sink* s) {
         e->ts.contributions(x + r * nf, phi + r * KW, e->scratch[(size_t)tid],
                             tid == 0 ? caller : worker);
       } catch (...) {
-        e->stop.store(true);  // the others stop at their next tree
+        e->stop.store(true);  // the others stop at their next check
         throw;
       }
     });

@@ -66,9 +66,14 @@ Datum gbdt_import(PG_FUNCTION_ARGS) {
   check_format(fcinfo, 1);
   Jsonb* jb = PG_GETARG_JSONB_P(0);
   char* text = JsonbToCString(nullptr, &jb->root, VARSIZE(jb));
+  // The steps PostgreSQL runs here (the text, the encoding, the
+  // compression below) do not check for interrupts themselves: a pending
+  // cancel is honoured between them, and the engine polls while parsing.
+  CHECK_FOR_INTERRUPTS();
   // The engine reads UTF-8 only (every model string must be valid UTF-8):
   // convert from the database encoding first (a no-op in a UTF-8 database).
   text = pg_server_to_any(text, (int)strlen(text), PG_UTF8);
+  CHECK_FOR_INTERRUPTS();
   struct varlena* result = nullptr;
   EngineError err;
   catch_engine(&err, [&] {
@@ -91,6 +96,7 @@ Datum gbdt_import(PG_FUNCTION_ARGS) {
     raise_engine_error(&err, ErrorStyle{ERRCODE_INVALID_PARAMETER_VALUE,
                                         ERRCODE_INVALID_PARAMETER_VALUE, nullptr});
   pfree(text);
+  CHECK_FOR_INTERRUPTS();
   PG_RETURN_POINTER(compressed_model_value(result));
 }
 

@@ -27,6 +27,7 @@
 #include "continue_training.h"
 #include "model.h"
 #include "model_limits.h"
+#include "multi_quantile.h"
 #include "objective.h"
 #include "params.h"
 #include "trainer.h"
@@ -376,6 +377,10 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       sample_rows = (size_t)p.bin_sample_rows;
       nthread_requested = p.nthread;
       memory.num_class = gbdt::objective_info(p.objective).multiclass && p.num_class > 0 ? p.num_class : 1;
+      if (gbdt::is_multi_quantile(p)) {  // Q: one output (and backend) per quantile
+        memory.num_class = (int)p.quantile_alphas.size();
+        memory.quantiles = true;
+      }
       memory.max_depth = p.max_depth > 0 ? p.max_depth : 16;  // T: 0 = no limit (lossguide), as the trainer
       memory.max_bin = p.max_bin;
       memory.validation_fraction = p.validation_fraction;

@@ -20,6 +20,7 @@ double training_bytes_estimate(double rows, int nfeatures, double float_rows,
   t.n_features = nfeatures;
   t.hist_bins = (size_t)nfeatures * (size_t)(ms.max_bin + 1);
   t.num_class = ms.num_class;
+  t.output_backends = ms.quantiles;
   t.nthread = ms.nthread;
   t.max_depth = ms.max_depth;
   t.validation_fraction = ms.validation_fraction;
@@ -43,10 +44,16 @@ void check_memory_estimate(double rows, int nfeatures, double float_rows, bool a
                : errmsg("gbdt training needs an estimated %s of memory (%.0f rows x %d "
                         "features%s), more than gbdt.max_memory = %s",
                         format_bytes(need), rows, nfeatures,
-                        ms.num_class > 1 ? psprintf(" x %d classes", ms.num_class) : "",
+                        ms.num_class <= 1 ? ""
+                        : ms.quantiles    ? psprintf(" x %d quantiles of quantile_alpha", ms.num_class)
+                                          : psprintf(" x %d classes", ms.num_class),
                         format_bytes(limit)),
-           errhint("Train on a sample of the rows or on fewer features (or classes), or ask "
-                   "a superuser for a higher gbdt.max_memory.")));
+           ms.quantiles
+               ? errhint("Train on a sample of the rows, on fewer features or with fewer "
+                         "quantiles in quantile_alpha, or ask a superuser for a higher "
+                         "gbdt.max_memory.")
+               : errhint("Train on a sample of the rows or on fewer features (or classes), or "
+                         "ask a superuser for a higher gbdt.max_memory.")));
 }
 
 ValKind require_numeric_column(const RelInfo* rel, const char* name, const char* role) {

@@ -16,6 +16,8 @@ struct MemoryShape {
   int max_bin;
   double validation_fraction;
   bool subsample;
+  // num_class counts quantiles (a quantile_alpha list): one backend each.
+  bool quantiles = false;
 };
 
 // Estimated peak memory in bytes of loading and training on rows x

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model_identity.h"
+#include "interruptible.h"
 #include "predict.h"
 #include "test_util.h"
 #include "thread_pool.h"
@@ -48,7 +49,8 @@ TEST(ModelIdentity, SampleOfBytesIsNotIdentity) {
 
 TEST(ScoringCancel, StopsInsideOneBlock) {
   // One block of rows (the calling thread scores it alone) over 300 trees:
-  // the cancel callback is polled inside the block (every 16 trees), and a
+  // the cancel callback is polled inside the block (every 65536 node visits
+  // of a CancelPoller: 300 trees x 8 levels x 256 rows is 9 budgets), and a
   // cancel it reports stops the block at once.
   Model m = many_trees(300, 8);
   ASSERT_EQ(m.trees.size(), 300u);
@@ -62,7 +64,8 @@ TEST(ScoringCancel, StopsInsideOneBlock) {
   bp.set_cancel([&] { return ++calls, false; });
   bp.start(x.data(), T.n, out.data(), nullptr);
   bp.finish();
-  EXPECT_GE(calls, 300 / 16) << "polled inside the block";
+  EXPECT_GE(calls, (int)(300 * 8 * 256 / gbdt::CancelPoller::kDefaultUnitsPerPoll))
+      << "polled inside the block";
   for (size_t i = 0; i < T.n; ++i) ASSERT_EQ(out[i], ref[i]) << "row " << i;
 
   calls = 0;
