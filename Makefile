@@ -52,7 +52,7 @@ EXTRA_CLEAN = build extension/core/*.o extension/pg/*.o cuda/*.o
 # Debian's server is built with LLVM JIT; we ship no bitcode.
 override with_llvm = no
 
-# ==== installcheck (issue 10): our own target, defined at the end ====
+# ==== installcheck: our own target, defined at the end ====
 # PGXS's installcheck runs pg_regress for REGRESS (not set here); ours runs the
 # pgTAP suite with pg_prove against an already running server.
 NO_INSTALLCHECK = 1
@@ -162,7 +162,7 @@ bench:
 
 .PHONY: unittest gputest gpuemu bench
 
-# ==== installcheck (issue 10) ====
+# ==== installcheck ====
 # make installcheck [TESTS="test/sql/20_*.sql ..."]: the pgTAP suite with
 # pg_prove against an already running server (PGHOST, PGPORT, PGUSER,
 # PGDATABASE), as the calling user: no root, no cluster created.  The first run

@@ -185,9 +185,9 @@ struct FeatGroup {
 struct Sizes {
   size_t n, d, K, T, nfb, groups, lmax, tree_nodes, tasks, cub_bytes, hist_slot_bytes;
   size_t ncat = 0;  // categorical features
-  size_t bin_bytes = 1;                   // W: bytes per bin matrix entry
-  size_t set_bytes = sizeof(CatBinSet);   // W: bytes per categorical bin set
-  size_t cat_scratch = 0;                 // W: k_eval_cat sort scratch bytes
+  size_t bin_bytes = 1;                   // bytes per bin matrix entry
+  size_t set_bytes = sizeof(CatBinSet);   // bytes per categorical bin set
+  size_t cat_scratch = 0;                 // k_eval_cat sort scratch bytes
   bool node_masks = false;
   bool monotone = false;
   size_t base_bytes() const {
@@ -209,13 +209,13 @@ struct Sizes {
     // feature), the partition's and the tree's sets.
     b += ncat * 4 + lmax * ncat * (sizeof(SplitCandidate) + set_bytes) +
          (lmax + tree_nodes) * set_bytes + cat_scratch;
-    b += node_masks ? lmax * d : 0;  // T: per-node feature masks
-    b += monotone ? lmax * 16 + d : 0;  // T: monotone bounds, constraints
+    b += node_masks ? lmax * d : 0;  // per-node feature masks
+    b += monotone ? lmax * 16 + d : 0;  // monotone bounds, constraints
     return b;
   }
 };
 
-// G: the most leaves of a lossguide tree: max_leaves, at most 2^max_depth
+// the most leaves of a lossguide tree: max_leaves, at most 2^max_depth
 // (0: no depth limit) and at most one per row.
 size_t lossguide_leaf_cap(int max_leaves, int max_depth, size_t n) {
   size_t cap = std::max<size_t>(n, 1);
@@ -237,7 +237,7 @@ class CudaBackend final : public TreeBackend {
   void init(const BoostData& d, const std::vector<float>& init_margins) override {
     auto t0 = Clock::now();
     data_ = d;
-    if (wide_)  // W: 2-byte entries, uploaded as their bytes
+    if (wide_)  // 2-byte entries, uploaded as their bytes
       upload(d_bins_.get(), (const uint8_t*)d.matrix->bins16.data(), n_ * (size_t)nf_ * 2, stream_);
     else
       upload(d_bins_.get(), d.matrix->bins.data(), n_ * (size_t)nf_, stream_);
@@ -274,7 +274,7 @@ class CudaBackend final : public TreeBackend {
     auto t0 = Clock::now();
     round_ = round;
     if (data_.external_gradients)
-      external_gradients(round);  // R: ranking
+      external_gradients(round);  // ranking
     else
       compute_gradients();
     // Row sample of this round (shared by the K trees), ascending row order.
@@ -300,7 +300,7 @@ class CudaBackend final : public TreeBackend {
     for (int f = 0; f < nf_; ++f)
       if (is_cat_[f]) fmask_num_[f] = 0;
     upload(d_fmask_.get(), fmask_num_.data(), (size_t)nf_, stream_);
-    fmask_host_ = feature_mask;  // T: the node masks sample the whole mask
+    fmask_host_ = feature_mask;  // the node masks sample the whole mask
     if (mono_) upload(d_mono_.get(), data_.tree_ext.monotone.data(), (size_t)nf_, stream_);
     sync();
     t_grad_ += since(t0);
@@ -351,7 +351,7 @@ class CudaBackend final : public TreeBackend {
           is_cat_[f] = 1;
         }
     ncat_ = (int)cat_feats_.size();
-    // W: 2-byte bins when some feature has more than 255 bins; every
+    // 2-byte bins when some feature has more than 255 bins; every
     // categorical bin set set_w_ words (8 = a CatBinSet up to 256 bins).
     wide_ = d.matrix->wide;
     set_w_ = kCatSetWords;
@@ -426,7 +426,7 @@ class CudaBackend final : public TreeBackend {
     sz.groups = groups_.size();
     sz.lmax = std::min<size_t>((size_t)1 << D, std::max<size_t>(n_, 1));
     sz.tree_nodes = std::min<size_t>(((size_t)2 << D) - 1, 2 * std::max<size_t>(n_, 1) + 1);
-    // G: lossguide: the level tables hold the leaves of a tree (one node is
+    // lossguide: the level tables hold the leaves of a tree (one node is
     // evaluated at a time; the leaf table needs them all).
     lossguide_ = d.tree_ext.lossguide;
     if (lossguide_) {
@@ -462,7 +462,7 @@ class CudaBackend final : public TreeBackend {
     const size_t reserve = 64u * 1024 * 1024 + free_b / 32;  // CUDA context, CUB, fragmentation
     // Histogram slots per buffer (two buffers: parent level, child level).
     size_t want = D > 0 ? std::min<size_t>((size_t)1 << (D - 1), std::max<size_t>(n_, 1)) : 1;
-    // G: lossguide: the two buffers are one pool of histogram slots, one per
+    // lossguide: the two buffers are one pool of histogram slots, one per
     // open node (at most one per leaf).
     if (lossguide_) want = (sz.lmax + 1) / 2;
     const size_t need_min = base + 2 * sz.hist_slot_bytes + reserve;
@@ -532,7 +532,7 @@ class CudaBackend final : public TreeBackend {
   }
 
   // ---- gradients ----
-  // R: gradients from BoostData::external_gradients (one output group),
+  // gradients from BoostData::external_gradients (one output group),
   // computed and quantized on the host as the CPU backend does.
   void external_gradients(int round) {
     ext_.margins.resize(n_);
@@ -732,7 +732,7 @@ class CudaBackend final : public TreeBackend {
       }
   }
 
-  // T: the feature masks of nodes level[first, first + count) (colsample_bylevel,
+  // the feature masks of nodes level[first, first + count) (colsample_bylevel,
   // colsample_bynode, interaction constraints) into d_nmask_; the same masks
   // as the CPU grower's (NodeFeatureSampler).
   void upload_node_masks(const std::vector<LNode>& level, size_t first, size_t count) {
@@ -742,7 +742,7 @@ class CudaBackend final : public TreeBackend {
       sampler_->mask(cur_depth_, ln.id, used_[(size_t)ln.id], &one_mask_);
       std::copy(one_mask_.begin(), one_mask_.end(), nmask_host_.begin() + i * (size_t)nf_);
     }
-    // A: k_eval_splits scans the numeric features only; the categorical ones
+    // k_eval_splits scans the numeric features only; the categorical ones
     // are checked against nmask_host_ on the host (evaluate()).
     nmask_num_ = nmask_host_;
     if (ncat_ > 0)
@@ -780,7 +780,7 @@ class CudaBackend final : public TreeBackend {
     const SplitParams& sp = data_.split;
     const uint32_t n_codes = cats ? (*data_.n_categories)[bs.feature] : 0;
     SplitChildren c;
-    if (mono_) {  // T: monotone constraints, bounds as the CPU grower's
+    if (mono_) {  // monotone constraints, bounds as the CPU grower's
       double ll, hl, lr, hr;
       c = apply_split_bounded(tree, p.id, p.sum, bs, sp, q, lo_[(size_t)p.id], hi_[(size_t)p.id],
                               data_.tree_ext.monotone[bs.feature], &ll, &hl, &lr, &hr, cats,
@@ -794,7 +794,7 @@ class CudaBackend final : public TreeBackend {
     } else {
       c = apply_split(tree, p.id, p.sum, bs, sp, q, cats, n_codes);
     }
-    if (node_masks_) {  // T: features used on the path (interaction constraints)
+    if (node_masks_) {  // features used on the path (interaction constraints)
       used_.resize((size_t)tree->num_nodes());
       used_[(size_t)c.left] = used_[(size_t)p.id];
       add_used_feature(&used_[(size_t)c.left], bs.feature);
@@ -815,7 +815,7 @@ class CudaBackend final : public TreeBackend {
 
     std::vector<LNode> level(1, LNode{0, 0, (uint32_t)ns, root_sum});
     tree->add_node(-1, leaf_value(sp, q, root_sum), to_h(q, root_sum.h));
-    // T: per-node feature masks, max_leaves (depthwise).
+    // per-node feature masks, max_leaves (depthwise).
     NodeFeatureSampler sampler(data_.tree_ext, fmask_host_.data(), nf_, data_.seed, round_, k);
     sampler_ = &sampler;
     used_.assign(1, std::vector<int>());
@@ -1055,7 +1055,7 @@ class CudaBackend final : public TreeBackend {
     int depth = 0;
     int slot = -1;  // histogram slot, -1: none
     SplitCandidate best = no_split();
-    std::vector<uint32_t> best_set;  // W: right bin set when best is categorical (set_w_ words)
+    std::vector<uint32_t> best_set;  // right bin set when best is categorical (set_w_ words)
   };
 
   GradSum* lg_hist(int slot) {
@@ -1273,7 +1273,7 @@ class CudaBackend final : public TreeBackend {
   std::vector<Quantizer> quant_;
   std::vector<HistTask> tasks_;
   const GradSum* gp_ = nullptr;
-  // T: per-node feature masks (colsample_bylevel/bynode, interaction constraints).
+  // per-node feature masks (colsample_bylevel/bynode, interaction constraints).
   bool node_masks_ = false;
   int round_ = 0, cur_depth_ = 0;
   std::vector<uint8_t> fmask_host_, nmask_host_, nmask_num_, one_mask_;
@@ -1304,13 +1304,13 @@ class CudaBackend final : public TreeBackend {
   std::vector<uint8_t> is_cat_;             // per feature
   std::vector<uint8_t> fmask_, fmask_num_;  // the round's mask; without categorical features
   std::vector<SplitCandidate> cat_cand_;    // evaluate(): node x categorical feature
-  std::vector<uint32_t> cat_sets_;          // W: set_w_ words per (node, categorical feature)
+  std::vector<uint32_t> cat_sets_;          // set_w_ words per (node, categorical feature)
   std::vector<uint32_t> best_set_;          // per level node: right set of its categorical best (set_w_ words)
-  bool wide_ = false;                       // W: 2-byte bin matrix entries
-  int set_w_ = kCatSetWords;                // W: words per categorical bin set
-  int max_cat_nb_ = 0;                      // W: most bins of a categorical feature
-  size_t cat_threads_ = 0;                  // W: k_eval_cat threads with sort scratch (0: none)
-  DevArray<int> d_cat_order_;               // W: their scratch
+  bool wide_ = false;                       // 2-byte bin matrix entries
+  int set_w_ = kCatSetWords;                // words per categorical bin set
+  int max_cat_nb_ = 0;                      // most bins of a categorical feature
+  size_t cat_threads_ = 0;                  // k_eval_cat threads with sort scratch (0: none)
+  DevArray<int> d_cat_order_;               // their scratch
   DevArray<double> d_cat_wt_;
   DevArray<int32_t> d_cat_feats_;
   DevArray<SplitCandidate> d_cat_cand_;

@@ -4,7 +4,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 need_apt=()
 # postgresql-15-cron: pg_cron, for the scheduled-retraining recipe (scripts/test-cron.sh).
-# Harness (issue 10): libasan8 + libubsan1 (gcc's ASan/UBSan runtimes, for
+# Harness: libasan8 + libubsan1 (gcc's ASan/UBSan runtimes, for
 # scripts/test-sanitize.sh), clang + libclang-rt-14-dev (libFuzzer), binutils
 # (nm), procps (pkill -P in scripts/soak.sh).
 for p in postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap pgtap postgresql-15-cron libgtest-dev g++ make python3-pip sudo \

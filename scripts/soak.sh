@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cancel/terminate soak against a running cluster (issue 10, harness):
+# Cancel/terminate soak against a running cluster:
 #
 #   bash scripts/soak.sh [SECONDS]        (default 60; make soak runs 600)
 #

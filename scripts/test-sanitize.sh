@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The unit tests and the pgTAP suite under AddressSanitizer + UBSan (issue 10):
+# The unit tests and the pgTAP suite under AddressSanitizer + UBSan:
 #
 #   bash scripts/test-sanitize.sh [short|full]     (default short; make sanitize = full)
 #

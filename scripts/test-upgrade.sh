@@ -60,7 +60,7 @@ mkdir -p "$WORK"
 psql_db postgres -c "CREATE ROLE gbdt_upg_alice NOLOGIN" -c "CREATE ROLE gbdt_upg_mallory NOLOGIN" \
   || fail "could not create the test roles"
 
-# ---- A: 0.1, data, update -----------------------------------------------------
+# ---- 0.1, data, update -----------------------------------------------------
 echo "== test-upgrade: database $DB_A: gbdt $OLD, models and registry rows"
 psql_db "$DB_A" -o /dev/null <<SQL || fail "setup under $OLD failed"
 CREATE EXTENSION gbdt VERSION '$OLD';
@@ -124,7 +124,7 @@ echo "$upd_out"
 echo "$upd_out" | grep -q 'WARNING:  gbdt 0.3: 2 training spec(s) of 1 model name(s), stored before this update, are quarantined' \
   || fail "ALTER EXTENSION gbdt UPDATE gave no WARNING about the 2 quarantined specs"
 
-# ---- B: fresh install ---------------------------------------------------------
+# ---- fresh install ---------------------------------------------------------
 echo "== test-upgrade: database $DB_B: CREATE EXTENSION gbdt"
 psql_db "$DB_B" <<SQL || fail "fresh install failed"
 CREATE EXTENSION gbdt;

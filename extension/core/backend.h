@@ -27,11 +27,11 @@ struct BoostData {
   size_t n_rows = 0;
   int num_group = 1;                     // K trees per round
   Objective objective = Objective::kSquaredError;
-  // C: the objective's parameters and the row weights of the gradients
+  // the objective's parameters and the row weights of the gradients
   // (null: unweighted; with scale_pos_weight folded in).
   GradParams grad{};
   const float* weights = nullptr;        // n_rows
-  // M: row_dedup.h: each row stands for multiplicity[r] identical training
+  // row_dedup.h: each row stands for multiplicity[r] identical training
   // rows (null: for itself), rows_represented in all (the quantizer's row
   // count; 0: n_rows).  Only the CPU backend reads them.
   const int32_t* multiplicity = nullptr;  // n_rows
@@ -54,14 +54,14 @@ struct BoostData {
   // categories, 0 for numeric ones; null when no feature is categorical.
   const std::vector<uint32_t>* n_categories = nullptr;
   CatSplitParams cat_split{4, 64};
-  // R: gradients computed outside the backend (ranking.h's LambdaRank, for
+  // gradients computed outside the backend (ranking.h's LambdaRank, for
   // objectives whose rows are not independent).  When set (num_group 1),
   // called once per round on the calling thread with the current training
   // margins (n_rows); fills n_rows gradients and hessians, which the
   // backend quantizes with ranking_external.h.
   std::function<void(int round, const float* margins, double* grad, double* hess)>
       external_gradients;
-  // T: constraints, per-level/per-node column sampling, lossguide (the CPU
+  // constraints, per-level/per-node column sampling, lossguide (the CPU
   // backend grows with tree_grower.h when tree_ext.general()).
   TreeExtParams tree_ext;
 };

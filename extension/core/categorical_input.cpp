@@ -87,7 +87,7 @@ void check_categorical_cuts(const Cuts& cuts, const std::vector<uint32_t>& count
     categorical_cuts(counts[f], &want);
     const int nb = cuts.nbins((int)f);
     if (counts[f] > (uint32_t)kMaxValueBins && nb == kMaxValueBins) {
-      // W: the cuts of an earlier build's model (continued training): codes
+      // the cuts of an earlier build's model (continued training): codes
       // 0 .. 253 one bin each, the rest in bin 254.
       want.clear();
       for (int c = 1; c < kMaxValueBins; ++c) want.push_back((float)c);

@@ -23,7 +23,7 @@ std::string fmt_alpha(double v) {
   return o.str();
 }
 
-// Q: a single-quantile init model continues with its own quantile: a list
+// a single-quantile init model continues with its own quantile: a list
 // of quantiles (several outputs) or another alpha is an InvalidInput.
 void check_single_quantile(const Model& init, const TrainParams& p) {
   const std::vector<double> a = model_quantile_alphas(init);
@@ -74,7 +74,7 @@ void check_init_model(const Model& init, const std::vector<std::string>& names, 
                          " differs from init_model's " + std::to_string(init.num_output_group));
     p->num_class = init.num_output_group;
   }
-  // Q: several quantiles continue with the init model's.
+  // several quantiles continue with the init model's.
   if (init.objective == Objective::kQuantile && init.num_output_group > 1) {
     const std::vector<double> a = model_quantile_alphas(init);
     if (p->quantile_alphas.size() > 1 && p->quantile_alphas != a)
@@ -88,7 +88,7 @@ void check_init_model(const Model& init, const std::vector<std::string>& names, 
   }
   if (init.objective == Objective::kQuantile && init.num_output_group == 1)
     check_single_quantile(init, *p);
-  // Q: the rounds added grow as many parallel trees as the init model's.
+  // the rounds added grow as many parallel trees as the init model's.
   if (p->num_parallel_tree != 1 && p->num_parallel_tree != init.num_parallel_tree)
     throw InvalidInput("parameter \"num_parallel_tree\" = " + std::to_string(p->num_parallel_tree) +
                        " differs from init_model's " + std::to_string(init.num_parallel_tree));
@@ -182,7 +182,7 @@ void init_model_validation(const Model& init, const ValidationRows& v,
   }
   const int rounds = init.num_rounds();
   for (int r = 0; r < rounds; ++r) {
-    const int tpr = init.trees_per_round();  // Q: K * num_parallel_tree
+    const int tpr = init.trees_per_round();  // K * num_parallel_tree
     for (int j = 0; j < tpr; ++j) {
       const size_t t = (size_t)r * tpr + j;
       const Tree& tr = init.trees[t];
@@ -213,7 +213,7 @@ Model continue_training(const TrainInput& in, const Model& init, TrainParams p,
   check_init_model(init, in.feature_names, &p);
   const int nthread = p.nthread > 0 ? p.nthread : default_nthread();
   BinnedInput b = bin_with_cuts(in, init.cuts, nthread);
-  // L2: categorical features keep the init model's dictionaries; a code it
+  // categorical features keep the init model's dictionaries; a code it
   // has not seen counts as missing in the new rounds (unseen_categories.h).
   if (init.has_categorical()) {
     b.feature_types = init.feature_types;

@@ -480,7 +480,7 @@ class CpuBackend final : public TreeBackend {
     round_ = round;
     auto t0 = Clock::now();
     if (data_.external_gradients)
-      external_gradients(round);  // R: ranking
+      external_gradients(round);  // ranking
     else
       compute_gradients();
     t_grad_ += since(t0);
@@ -523,7 +523,7 @@ class CpuBackend final : public TreeBackend {
     *h = v[1];
   }
 
-  // R: gradients from BoostData::external_gradients (one output group).
+  // gradients from BoostData::external_gradients (one output group).
   void external_gradients(int round) {
     ext_.g.resize(n_);
     ext_.h.resize(n_);
@@ -581,10 +581,10 @@ class CpuBackend final : public TreeBackend {
         a = std::max(a, mg[(size_t)t * K + k]);
         b = std::max(b, mh[(size_t)t * K + k]);
       }
-      // M: the scale of all the rows the distinct ones stand for.
+      // the scale of all the rows the distinct ones stand for.
       quant_[k] = make_quantizer(a, b, data_.rows_represented ? data_.rows_represented : n);
     }
-    const int32_t* mult = data_.multiplicity;  // M: row_dedup.h
+    const int32_t* mult = data_.multiplicity;  // row_dedup.h
     // The sums of all rows' quantized pairs per group (a tree's root sum
     // when every row is in the round's sample): per thread, then added.
     std::vector<GradSum> sums((size_t)nt * K, GradSum{0, 0});
@@ -656,7 +656,7 @@ class CpuBackend final : public TreeBackend {
     // copies to merge).  Integer sums: the same histograms.
     const size_t nblk = blocks.size();
     if (nblk >= 2 * (size_t)nt) {
-      data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
+      data_.matrix->visit([&](auto* bins) {  // uint8_t or uint16_t entries
       pool_->run_sized(work, nodes.size() * nblk, [&](size_t t, int) {
         const LevelNode* ln = nodes[t / nblk];
         const SparseBlock& blk = blocks[t % nblk];
@@ -691,7 +691,7 @@ class CpuBackend final : public TreeBackend {
     std::stable_sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) {
       return a.end - a.begin > b.end - b.begin;
     });
-    data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
+    data_.matrix->visit([&](auto* bins) {  // uint8_t or uint16_t entries
     pool_->run_sized(work, parts.size(), [&](size_t pi, int) {
       const Part& p = parts[pi];
       GradSum* hst = p.dst;
@@ -880,7 +880,7 @@ class CpuBackend final : public TreeBackend {
     auto other = [this](const uint32_t* list) {
       return list == row_idx_.data() ? tmp_idx_.data() : row_idx_.data();
     };
-    data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
+    data_.matrix->visit([&](auto* bins) {  // uint8_t or uint16_t entries
     pool_->run_sized(rows_all * route_cost_, pieces.size(), [&](size_t pi, int) {
       Piece& p = pieces[pi];
       const uint32_t* idx = nodes[p.node]->rows;
@@ -954,7 +954,7 @@ class CpuBackend final : public TreeBackend {
     const Cuts& c = *data_.cuts;
     float* m = margins_.data();
     const int K = K_;
-    data_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
+    data_.matrix->visit([&](auto* bins) {  // uint8_t or uint16_t entries
     update_leaves_by_row_range(
         *pool_, n_, nodes.size(),
         [&](size_t i) { return RowSpan{nodes[i]->rows, nodes[i]->begin, nodes[i]->end}; },
@@ -969,7 +969,7 @@ class CpuBackend final : public TreeBackend {
   }
 
   // ---- one tree ----
-  // T: constraints, per-level/per-node column sampling, lossguide.
+  // constraints, per-level/per-node column sampling, lossguide.
   void build_tree_general(int k, const std::vector<uint8_t>& feature_mask, Tree* tree) {
     GeneralGrowInput g;
     g.matrix = data_.matrix;
@@ -1208,7 +1208,7 @@ class CpuBackend final : public TreeBackend {
     if (n_sampled_ < n_) {
       const BinnedMatrix& m = *data_.matrix;
       const Cuts& c = *data_.cuts;
-      m.visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
+      m.visit([&](auto* bins) {  // uint8_t or uint16_t entries
       const size_t d = (size_t)nf_;
       pool_->run_blocks_sized((n_ - n_sampled_) * (size_t)data_.max_depth * 4, n_,
                               [&](size_t b, size_t e, int) {
@@ -1251,7 +1251,7 @@ class CpuBackend final : public TreeBackend {
   bool any_cat_ = false;
   std::vector<int> cat_index_;           // per feature: index among the categorical ones, or -1
   int ncat_ = 0;
-  // W: right bin sets of the level's candidates: per node cat_stride_ words,
+  // right bin sets of the level's candidates: per node cat_stride_ words,
   // categorical feature ci at cat_woff_[ci], cat_nw_[ci] words
   // (cat_set_words of its bins: 8 up to 256 bins).
   std::vector<uint32_t> cand_sets_;
@@ -1275,7 +1275,7 @@ class CpuBackend final : public TreeBackend {
   double cols_charged_ = 0;
   std::vector<uint8_t>& column_store(uint8_t) { return cols8_; }
   std::vector<uint16_t>& column_store(uint16_t) { return cols16_; }
-  int round_ = 0;  // T: the round being built (column sampling seeds)
+  int round_ = 0;  // the round being built (column sampling seeds)
   ThreadChoice thread_choice_;  // one thread or all for a small training
   double t_grad_ = 0, t_hist_ = 0, t_split_ = 0, t_part_ = 0, t_update_ = 0;
 };

@@ -87,7 +87,7 @@ std::string model_info_json(const Model& m) {
   for (int f = 0; f < m.n_features(); ++f)
     o << (f ? ", " : "") << "{\"name\": " << json_escape(m.feature_names[f])
       << ", \"type\": \"" << types[(int)m.feature_types[f]] << "\""
-      << ((size_t)f < m.categories.size() && !m.categories[f].empty()  // B: category count
+      << ((size_t)f < m.categories.size() && !m.categories[f].empty()  // category count
               ? ", \"categories\": " + std::to_string(m.categories[f].size())
               : std::string())
       << "}";

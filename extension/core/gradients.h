@@ -80,7 +80,7 @@ GBDT_HD int64_t quantize(double v, double scale) {
 #endif
 }
 
-// M: the quantized pair of a row that stands for `mult` identical training
+// the quantized pair of a row that stands for `mult` identical training
 // rows (row_dedup.h): exactly the sum of their `mult` equal pairs, as the
 // histograms of all the rows would add them (the quantizer's scale is made
 // for the rows represented, so the sum fits as it does without compression).

@@ -119,7 +119,7 @@ struct DirectRows {
   double term(size_t i, F&& f) { return f(i); }
 };
 
-// M: row i stands for distinct row row_of[i] (row_dedup): its predictions
+// row i stands for distinct row row_of[i] (row_dedup): its predictions
 // are that row's, and a term that depends only on the predictions and the
 // label (equal within a distinct row: the label is part of its key) is
 // computed at the first row of each distinct row and reused after.  Sums
@@ -143,7 +143,7 @@ struct DistinctRows {
   }
 };
 
-// M: auc() over rows that stand for distinct rows: the distinct rows are
+// auc() over rows that stand for distinct rows: the distinct rows are
 // sorted instead of every row, and the tie groups (equal predictions), their
 // ranks and the rank sum, added once per positive row, are auc()'s: the
 // same double.
@@ -198,7 +198,7 @@ double weighted_metric(const std::string& name, Objective obj, int K, Rows& rows
     *supported = false;
     return (double)NAN;
   };
-  // Q: several quantiles: the pinball loss over every output.
+  // several quantiles: the pinball loss over every output.
   if (base == "quantile" && mp.quantile_alphas != nullptr && mp.quantile_alphas->size() > 1 &&
       (size_t)K == mp.quantile_alphas->size()) {
     if constexpr (Rows::kDirect) return multi_quantile_metric(rows.p, y, n, w, *mp.quantile_alphas);
@@ -253,7 +253,7 @@ double weighted_metric(const std::string& name, Objective obj, int K, Rows& rows
       return -a + b;
     });
   }
-  // X: survival metrics (survival.h).
+  // survival metrics (survival.h).
   if (name == "cox-nloglik") {
     if constexpr (Rows::kDirect) return cox_nloglik(rows.p, y, n);
     return not_per_row();
@@ -403,7 +403,7 @@ std::vector<std::pair<std::string, double>> evaluate_model(const Model& m, const
       if (kv.first == k) return std::strtod(kv.second.c_str(), nullptr);
     return dflt;
   };
-  if (m.objective == Objective::kQuantile && m.num_output_group > 1)  // Q: K outputs per row
+  if (m.objective == Objective::kQuantile && m.num_output_group > 1)  // K outputs per row
     return {{"quantile", multi_quantile_metric(pred, y, n, nullptr, model_quantile_alphas(m))}};
   std::vector<double> ev;
   if (oi.eval_transform && !oi.multiclass) {  // transform is the identity here
@@ -425,7 +425,7 @@ std::vector<std::pair<std::string, double>> evaluate_model(const Model& m, const
                    pred, y, n);
   if (oi.multiclass || oi.code == Objective::kSquaredError || oi.code == Objective::kAbsoluteError)
     return r;
-  // X: survival:cox is scored by its partial likelihood only (its
+  // survival:cox is scored by its partial likelihood only (its
   // predictions are hazard ratios, not times); survival:aft's metrics need
   // the upper bounds, which gbdt_evaluate does not read: rmse and mae of the
   // predicted times against the target (the lower bound).

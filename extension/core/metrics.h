@@ -22,10 +22,10 @@ double compute_metric(const std::string& name, Objective obj, int K, const doubl
 struct MetricParams {
   double huber_slope = 1.0;
   double quantile_alpha = 0.5;
-  // Q: several quantiles (one output each, n x K predictions): the
+  // several quantiles (one output each, n x K predictions): the
   // quantile metric averages over them; null = the one quantile_alpha.
   const std::vector<double>* quantile_alphas = nullptr;
-  // X: survival:aft's metrics (aft-nloglik, interval-regression-accuracy):
+  // survival:aft's metrics (aft-nloglik, interval-regression-accuracy):
   // the labels' upper bounds (n values; null: none) and the distribution.
   const float* label_upper = nullptr;
   int aft_distribution = 0;
@@ -36,7 +36,7 @@ struct MetricParams {
 // tweedie-nloglik@p take their number from the name.
 double compute_metric(const std::string& name, Objective obj, int K, const double* pred,
                       const float* labels, size_t n, const float* w, const MetricParams& mp);
-// M: the same metric over n rows of which row i has the K predictions of
+// the same metric over n rows of which row i has the K predictions of
 // distinct row row_of[i] (distinct_pred: n_distinct x K) and its own label
 // and weight; labels must be equal within a distinct row (row_dedup.h).
 // Each distinct row's loss is computed once and the sums run over the n

@@ -48,7 +48,7 @@ struct Model {
   Cuts cuts;                             // bin boundaries used in training
   std::vector<Tree> trees;
   std::vector<int32_t> tree_group;       // output group of each tree
-  // Q: trees per round and output group (num_parallel_tree).  A round's
+  // trees per round and output group (num_parallel_tree).  A round's
   // trees are group-major as XGBoost stores them: group 0's trees, then
   // group 1's, ...
   int32_t num_parallel_tree = 1;

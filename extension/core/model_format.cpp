@@ -35,7 +35,7 @@ enum SectionTag : uint32_t {
   kSectionCategories = 1,   // per feature: u32 count, then the category names
   kSectionClassNames = 2,   // u32 count, then the names
   kSectionCatSplits = 3,    // per tree: split_type, cat_offset, cat_bits (empty vectors: none)
-  kSectionParallelTrees = 4,  // Q: u32 num_parallel_tree (only written when > 1)
+  kSectionParallelTrees = 4,  // u32 num_parallel_tree (only written when > 1)
 };
 const char* kTextPrefix = "gbdt1:";
 
@@ -335,7 +335,7 @@ void validate_model(const Model& m) {
   if (obj < 0 || obj >= kNumObjectives) bad("unknown objective code " + std::to_string(obj));
   const int K = m.num_output_group;
   const bool multiclass = objective_info(m.objective).multiclass;
-  // Q: reg:quantileerror has one output per quantile.
+  // reg:quantileerror has one output per quantile.
   if (K < 1 || (!multiclass && K != 1 && !(m.objective == Objective::kQuantile && K <= kMaxQuantiles)))
     bad("bad number of output groups " + std::to_string(K));
   if (K > kMaxClasses)
@@ -392,7 +392,7 @@ void validate_model(const Model& m) {
     bad("bin boundaries do not match the features");
   if (c.min_values.size() != (size_t)d) bad("bin minimum count does not match the features");
   for (int f = 0; f < d; ++f) {
-    // W: a categorical feature has one bin per category, up to kMaxCatBins.
+    // a categorical feature has one bin per category, up to kMaxCatBins.
     const bool cat = f < (int)m.feature_types.size() && m.feature_types[f] == FeatureType::kCategorical;
     if (c.ptr[f + 1] <= c.ptr[f] ||
         c.ptr[f + 1] - c.ptr[f] > (uint32_t)(cat ? kMaxCatBins : kMaxValueBins))

@@ -23,9 +23,9 @@ constexpr size_t kMaxModelParams = 256;
 // Categories per categorical feature (codes 0 .. kMaxCategories - 1).
 constexpr int kMaxCategories = 1 << 16;
 constexpr size_t kMaxTrees = 10000000;
-// Q: num_parallel_tree (trees per round and output group).
+// num_parallel_tree (trees per round and output group).
 constexpr int kMaxParallelTrees = 1000;
-// Q: quantiles of one reg:quantileerror model (one output each).
+// quantiles of one reg:quantileerror model (one output each).
 constexpr int kMaxQuantiles = 256;
 constexpr size_t kMaxTreeNodes = (size_t)1 << 24;
 // Nodes of all trees together (about 40 bytes each once decoded).

@@ -1,4 +1,4 @@
-// Q: several quantiles in one reg:quantileerror model (XGBoost 2+'s
+// several quantiles in one reg:quantileerror model (XGBoost 2+'s
 // quantile_alpha list): one output per alpha, in the list's order, each
 // output's trees fit to its own alpha's gradients and refit to its own
 // residual quantile, each output's intercept its alpha-quantile of the

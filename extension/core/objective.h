@@ -56,7 +56,7 @@ struct ObjectiveInfo {
   double param_default = 0;
   bool xgb_param_array = false;
   bool import_param = false;
-  // R: learning to rank (objective_ranking.cpp, ranking.h): the rows come
+  // learning to rank (objective_ranking.cpp, ranking.h): the rows come
   // in query groups (group_column), the gradients are LambdaMART's computed
   // on the host (BoostData::external_gradients) and the metrics (ndcg, map,
   // pre) are per group.
@@ -75,7 +75,7 @@ struct ObjectiveInfo {
       nullptr;
   void (*xgb_import_params)(const JsonRef& objective,
                             std::vector<std::pair<std::string, std::string>>* params) = nullptr;
-  // X: gradients computed on the host for both backends
+  // gradients computed on the host for both backends
   // (BoostData::external_gradients), for objectives whose rows are not
   // independent (survival:cox) or that read the labels' upper bounds
   // (survival:aft); null: the backends' scalar_gradient.  y_upper: the
@@ -83,7 +83,7 @@ struct ObjectiveInfo {
   std::function<void(int round, const float* margins, double* g, double* h)> (*host_gradients)(
       Objective o, const float* y, const float* y_upper, const float* w, size_t n,
       const TrainParams& p) = nullptr;
-  // X: every row has an interval label: the target is the lower bound and
+  // every row has an interval label: the target is the lower bound and
   // label_upper_bound_column gives the upper bound (survival:aft).
   bool interval_labels = false;
 };

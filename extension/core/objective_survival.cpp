@@ -1,4 +1,4 @@
-// X: survival objectives (XGBoost 3.x): survival:cox and survival:aft.
+// survival objectives (XGBoost 3.x): survival:cox and survival:aft.
 // Both predict on the log link (hazard ratios / times exp(margin)) and have
 // their gradients computed on the host for both backends (survival.h).
 #include <cmath>

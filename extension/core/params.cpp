@@ -61,7 +61,7 @@ bool is_known_metric(const std::string& m) {
       return true;
     }
   }
-  return is_rank_metric(m);  // R: ndcg, ndcg@k, map, map@k, pre, pre@k
+  return is_rank_metric(m);  // ndcg, ndcg@k, map, map@k, pre, pre@k
 }
 
 std::vector<std::string> split_metrics(const std::string& list) {
@@ -137,7 +137,7 @@ struct ParamDef {
 
 bool uses(const TrainParams& p, Objective o) { return p.objective == o; }
 
-// R: the ranking parameters' booleans.
+// the ranking parameters' booleans.
 bool rank_bool(const ParamKV& kv) {
   const std::string& v = kv.value;
   if (v == "true" || v == "1" || v == "on" || v == "yes") return true;
@@ -146,7 +146,7 @@ bool rank_bool(const ParamKV& kv) {
                      "\"");
 }
 
-// T: a refused hist-updater parameter: only its default (`only`; "1" also
+// a refused hist-updater parameter: only its default (`only`; "1" also
 // accepts "true"), or none at all (null), with T's messages.
 void only_default(const ParamKV& kv, const ParamDef&, const char* only) {
   const bool is_default =
@@ -185,7 +185,7 @@ const ParamDef kParams[] = {
      "Maximum depth of a tree; 0 (no depth limit) only with `grow_policy` `lossguide` and "
      "`max_leaves` > 0",
      [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
-       // T: 0 passes here; check_tree_params refuses it without lossguide.
+       // 0 passes here; check_tree_params refuses it without lossguide.
        p->max_depth = (int)get_int(kv, 0, 16, d.range);
      },
      [](const TrainParams& p, KVList* r) { r->emplace_back("max_depth", std::to_string(p.max_depth)); }},
@@ -262,7 +262,7 @@ const ParamDef kParams[] = {
      [](const TrainParams& p, KVList* r) {
        if (p.validation_fraction > 0) r->emplace_back("validation_fraction", fmt(p.validation_fraction));
      }},
-    // V: validation rows from a relation of the user's (read by the glue).
+    // validation rows from a relation of the user's (read by the glue).
     {"validation_relation", "", "string",
      "a table or view name (a JSON string); not with `validation_fraction`", "none",
      "A table or view of validation rows (same target and feature columns) instead of "
@@ -327,7 +327,7 @@ const ParamDef kParams[] = {
      [](const TrainParams& p, KVList* r) {
        if (!p.eval_metric.empty()) r->emplace_back("eval_metric", p.eval_metric);
      }},
-    // B: categorical columns (read by the PostgreSQL loader), recorded only
+    // categorical columns (read by the PostgreSQL loader), recorded only
     // when not at their defaults.
     {"categorical_features", "", "list",
      "column names: a JSON array or comma-separated names", "none",
@@ -348,7 +348,7 @@ const ParamDef kParams[] = {
        if (p.max_categories != kMaxCategories)
          r->emplace_back("max_categories", std::to_string(p.max_categories));
      }},
-    // A: categorical splits (categorical_split.h), recorded only when set
+    // categorical splits (categorical_split.h), recorded only when set
     // away from their defaults.
     {"max_cat_to_onehot", "", "integer", "an integer in [1, 65536]", "4",
      "A categorical feature with fewer categories (value bins) than this gets one-hot splits "
@@ -367,7 +367,7 @@ const ParamDef kParams[] = {
      [](const TrainParams& p, KVList* r) {
        if (p.max_cat_threshold != 64) r->emplace_back("max_cat_threshold", std::to_string(p.max_cat_threshold));
      }},
-    // R: learning to rank (objective_ranking.cpp), recorded for the ranking
+    // learning to rank (objective_ranking.cpp), recorded for the ranking
     // objectives only (XGBoost's LambdaRankParam names and defaults).
     {"group_column", "qid_column", "string", "a non-empty column name", "none",
      "The column identifying the query group of each row; needs a ranking objective (`rank:ndcg` "
@@ -445,7 +445,7 @@ const ParamDef kParams[] = {
                             "(position-debiased LambdaMART is not implemented)");
      },
      nullptr},
-    // W: sample-weight column of gbdt_train (XGBoost's weight), read by the
+    // sample-weight column of gbdt_train (XGBoost's weight), read by the
     // glue; recorded only when given (other trainings keep their bytes).
     {"weight_column", "weight", "string", "a column name (a JSON string)", "none (unweighted)",
      "Column of row weights (XGBoost's `weight`): numeric, no NULLs, >= 0 and not all zero; "
@@ -458,7 +458,7 @@ const ParamDef kParams[] = {
      [](const TrainParams& p, KVList* r) {
        if (!p.weight_column.empty()) r->emplace_back("weight_column", p.weight_column);
      }},
-    // T: tree parameters, recorded only when used (older trainings keep
+    // tree parameters, recorded only when used (older trainings keep
     // their record); the cross-parameter check is check_tree_params, after
     // all parameters are applied.
     {"grow_policy", "", "string", "depthwise or lossguide", "depthwise",
@@ -528,7 +528,7 @@ const ParamDef kParams[] = {
        if (!p.interaction_constraints.empty())
          r->emplace_back("interaction_constraints", p.interaction_constraints);
      }},
-    // C: objective parameters, recorded for the objectives that use them
+    // objective parameters, recorded for the objectives that use them
     // and whenever set to another value than the default.
     {"huber_slope", "", "number", "> 0", "1",
      "Slope of `reg:pseudohubererror` and of the `mphe` metric",
@@ -603,7 +603,7 @@ const ParamDef kParams[] = {
      [](const TrainParams& p, KVList* r) {
        if (p.scale_pos_weight != 1.0) r->emplace_back("scale_pos_weight", fmt(p.scale_pos_weight));
      }},
-    // X: survival:aft (survival.h), recorded for survival:aft only.
+    // survival:aft (survival.h), recorded for survival:aft only.
     {"label_upper_bound_column", "", "string", "a column name (a JSON string)", "none",
      "`survival:aft`: the column of the upper bounds of the survival times (XGBoost's "
      "`label_upper_bound`; the target is the lower bound): NULL or +Infinity = right-censored, "
@@ -669,7 +669,7 @@ const ParamDef kParams[] = {
                             "\" is not supported: " + d.range);
      },
      nullptr},
-    // T: XGBoost hist-updater parameters gbdt does not implement: only
+    // XGBoost hist-updater parameters gbdt does not implement: only
     // their defaults are accepted (nothing recorded), the others refused.
     {"sampling_method", "", "string", "only uniform", "uniform", "Refused unless `uniform`",
      [](const ParamKV& kv, const ParamDef& d, TrainParams*) { only_default(kv, d, "uniform"); },
@@ -751,7 +751,7 @@ void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p) {
     if (!d) throw InvalidInput("unknown parameter \"" + kv.key + "\": allowed are " + allowed_list());
     d->apply(kv, *d, p);
   }
-  check_tree_params(*p);  // T: cross-parameter check, after all are applied
+  check_tree_params(*p);  // cross-parameter check, after all are applied
 }
 
 std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams& p) {

@@ -12,7 +12,7 @@ enum class Objective : int32_t {
   kLogistic = 1,       // binary:logistic
   kSoftprob = 2,       // multi:softprob
   kPoisson = 3,        // count:poisson
-  // C: the objectives added in 0.2 (objective_*.cpp describe each one).
+  // the objectives added in 0.2 (objective_*.cpp describe each one).
   kAbsoluteError = 4,  // reg:absoluteerror
   kPseudoHuber = 5,    // reg:pseudohubererror
   kQuantile = 6,       // reg:quantileerror
@@ -22,11 +22,11 @@ enum class Objective : int32_t {
   kLogitRaw = 10,      // binary:logitraw
   kHinge = 11,         // binary:hinge
   kSoftmax = 12,       // multi:softmax (trains like softprob, predicts the class)
-  // R: learning to rank (objective_ranking.cpp, ranking.h).
+  // learning to rank (objective_ranking.cpp, ranking.h).
   kRankPairwise = 13,  // rank:pairwise
   kRankNDCG = 14,      // rank:ndcg
   kRankMap = 15,       // rank:map
-  // X: survival (objective_survival.cpp, survival.h).
+  // survival (objective_survival.cpp, survival.h).
   kSurvivalCox = 16,   // survival:cox
   kSurvivalAft = 17,   // survival:aft
 };
@@ -62,14 +62,14 @@ struct TrainParams {
   uint64_t seed = 0;
   int nthread = 0;               // 0 = all cores
   double validation_fraction = 0.0;
-  // V: validation rows from a relation of the user's (its name as given;
+  // validation rows from a relation of the user's (its name as given;
   // read by the PostgreSQL glue).  Exclusive with validation_fraction.
   std::string validation_relation;
   int early_stopping_rounds = 0; // 0 = off
   std::string eval_metric;       // empty = objective's default; a comma-separated list
   std::string device = "";       // "", "auto", "cpu", "cuda"
   bool verbose = false;
-  // M: train on the distinct rows with their multiplicity where that is
+  // train on the distinct rows with their multiplicity where that is
   // exact (row_dedup.h); not recorded (the model is the same either way).
   bool row_dedup = true;
   // Not a parameter (tests only): the CPU backend's copies of the bins in
@@ -81,11 +81,11 @@ struct TrainParams {
   // and the most distinct values a categorical column may have.
   std::vector<std::string> categorical_features;
   int max_categories = 65536;  // kMaxCategories
-  // A: categorical splits (categorical_split.h); params_to_kv lists them
+  // categorical splits (categorical_split.h); params_to_kv lists them
   // only when not at their defaults.
   int max_cat_to_onehot = 4;     // one-hot splits below this many categories
   int max_cat_threshold = 64;    // most categories in a partition split's set
-  // T: tree parameters (constraints.h; resolved against the feature names
+  // tree parameters (constraints.h; resolved against the feature names
   // by resolve_tree_params, which rewrites the texts in index form).
   std::string monotone_constraints;     // "" = none
   std::string interaction_constraints;  // "" = none
@@ -93,19 +93,19 @@ struct TrainParams {
   double colsample_bynode = 1.0;
   bool lossguide = false;               // grow_policy
   int max_leaves = 0;                   // 0 = no limit
-  // Q: trees grown per round and output group on the same gradients, each
+  // trees grown per round and output group on the same gradients, each
   // with its own row/column sample, leaves scaled by eta / num_parallel_tree
   // (XGBoost's boosted random forests).
   int num_parallel_tree = 1;
-  // C: objective parameters (XGBoost's names and defaults).
+  // objective parameters (XGBoost's names and defaults).
   double huber_slope = 1.0;             // reg:pseudohubererror, metric mphe
   double quantile_alpha = 0.5;          // reg:quantileerror, metric quantile
-  // Q: several quantiles (XGBoost's list form with more than one value):
+  // several quantiles (XGBoost's list form with more than one value):
   // one output per alpha, in this order; empty = the one quantile_alpha.
   std::vector<double> quantile_alphas;
   double tweedie_variance_power = 1.5;  // reg:tweedie, in [1, 2)
   double scale_pos_weight = 1.0;        // binary objectives: weight of label 1
-  // R: learning to rank (ranking_params.cpp).  group_column names the
+  // learning to rank (ranking_params.cpp).  group_column names the
   // query-group column (read by the PostgreSQL glue); the rest are
   // XGBoost's LambdaRankParam with its defaults.
   std::string group_column;
@@ -114,10 +114,10 @@ struct TrainParams {
   bool ndcg_exp_gain = true;
   bool lambdarank_normalization = true;
   bool lambdarank_score_normalization = true;
-  // W: sample-weight column of gbdt_train (XGBoost's weight); read by the
+  // sample-weight column of gbdt_train (XGBoost's weight); read by the
   // glue, kept in the model's params when given.
   std::string weight_column;
-  // X: survival:aft (survival.h): the column of the labels' upper bounds
+  // survival:aft (survival.h): the column of the labels' upper bounds
   // (read by the glue; the target is the lower bound), XGBoost's
   // aft_loss_distribution (0 normal, 1 logistic, 2 extreme) and
   // aft_loss_distribution_scale.

@@ -118,7 +118,7 @@ namespace {
 // the class label of the most probable class (as XGBoost's multi:softmax).
 double scalar_answer(const Model& m, double* v) {
   transform_margins(m, v);
-  if (!objective_info(m.objective).multiclass && m.num_output_group > 1)  // Q: several quantiles
+  if (!objective_info(m.objective).multiclass && m.num_output_group > 1)  // several quantiles
     throw InvalidInput("the model predicts " + std::to_string(m.num_output_group) +
                        " quantiles (a quantile_alpha list): use gbdt_predict_quantiles(model, row) "
                        "for one value per quantile");

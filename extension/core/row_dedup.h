@@ -1,4 +1,4 @@
-// M: exact duplicate-row compression of the training rows.
+// exact duplicate-row compression of the training rows.
 //
 // Two training rows with the same bins, label, gradient weight and initial
 // margins reach the same leaf of every tree, so they keep the same margins

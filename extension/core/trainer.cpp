@@ -99,7 +99,7 @@ void resolve_objective(const float* y, size_t n, const std::string& target, Trai
     for (int c = 0; c < p->num_class; ++c) class_labels->push_back(c);
     return;
   }
-  if (oi.check_labels) oi.check_labels(y, n, *p, target);  // R: ranking (after prepare_ranking)
+  if (oi.check_labels) oi.check_labels(y, n, *p, target);  // ranking (after prepare_ranking)
   if (oi.label_ok)
     for (size_t i = 0; i < n; ++i)
       if (!oi.label_ok(y[i]))
@@ -141,7 +141,7 @@ std::vector<double> estimate_base_margin(const TrainParams& p, const float* y, c
                              " is out of range: must be > 0 for " + oi.name);
         return {std::log(b)};
       default:
-        return std::vector<double>((size_t)K, b);  // Q: every quantile's
+        return std::vector<double>((size_t)K, b);  // every quantile's
     }
   }
   if (oi.leaf_quantile) {
@@ -329,7 +329,7 @@ void refit_leaves(const BinnedMatrix& mx, const std::vector<int>& missing_bin, c
   for (size_t r = 0; r < n; ++r) (*margins)[r] = before[r] + t->value[leaf[r]];
 }
 
-// Q: refit_leaves for each output k of a round (trees[k], alpha alphas[k],
+// refit_leaves for each output k of a round (trees[k], alpha alphas[k],
 // margins column k of the n x K `before`); *margins gets n x K.
 void refit_outputs(const BinnedMatrix& mx, const std::vector<int>& missing_bin, const float* y,
                    const float* w, const std::vector<float>& before,
@@ -370,7 +370,7 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v,
   const size_t n_all = in->matrix.n_rows;
   const size_t K = init_margins != nullptr && n_all > 0 ? init_margins->size() / n_all : 0;
   const size_t d = (size_t)in->matrix.n_features;
-  // R: with query groups, whole groups go to validation (hashed by group).
+  // with query groups, whole groups go to validation (hashed by group).
   const bool by_group = !in->query_group.empty();
   auto key = [&](size_t r) -> uint64_t { return by_group ? in->query_group[r] : r; };
   size_t n_valid = 0;
@@ -383,15 +383,15 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v,
                        std::to_string(n_all) + ": both need at least one");
   v->matrix.n_rows = n_valid;
   v->matrix.n_features = (int)d;
-  v->matrix.wide = in->matrix.wide;  // W: the same entry type
+  v->matrix.wide = in->matrix.wide;  // the same entry type
   v->matrix.resize_entries();
   v->labels.resize(n_valid);
   const bool weighted = !in->weights.empty();
   if (weighted) v->weights.resize(n_valid);
-  const bool bounds = !in->labels_upper.empty();  // X: survival:aft
+  const bool bounds = !in->labels_upper.empty();  // survival:aft
   if (bounds) v->labels_upper.resize(n_valid);
   size_t w = 0, k = 0;
-  // W: copy_row(from, to_matrix, to): row `from` of in->matrix to row `to`.
+  // copy_row(from, to_matrix, to): row `from` of in->matrix to row `to`.
   auto copy_row = [d](BinnedMatrix& src, size_t from, BinnedMatrix& dst, size_t to) {
     if (src.wide)
       std::copy(src.bins16.begin() + from * d, src.bins16.begin() + (from + 1) * d, dst.bins16.begin() + to * d);
@@ -425,7 +425,7 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v,
   if (K > 0) init_margins->resize(w * K);
 }
 
-// X: survival:aft needs the upper bounds (label_upper_bound_column), and
+// survival:aft needs the upper bounds (label_upper_bound_column), and
 // only it takes them.
 void check_interval_labels(const TrainParams& p, const BinnedInput& in, const std::string& target) {
   const ObjectiveInfo& oi = objective_info(p.objective);
@@ -446,7 +446,7 @@ void check_interval_labels(const TrainParams& p, const BinnedInput& in, const st
                    p.label_upper_bound_column);
 }
 
-// ---- V: the user's validation rows, continued training ----
+// ---- the user's validation rows, continued training ----
 
 // The user's validation rows (a validation relation): as many features as
 // the training, at least one row, labels finite and fitting the objective.
@@ -499,7 +499,7 @@ void start_from_init_model(const Model& init, const BinnedMatrix& bins,
   }
 }
 
-// Q: one round of num_parallel_tree trees per output group.  Every tree
+// one round of num_parallel_tree trees per output group.  Every tree
 // starts from the round's margins (the same gradients), samples its rows
 // and columns as round `round * P + j` would (its own streams; P = 1 is the
 // plain round), and gets leaves scaled by eta / P (BoostData::split);
@@ -564,7 +564,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   const float* y = in.labels.data();
   Model m;
   m.class_labels = class_labels;
-  // Q: several quantiles: one output per alpha.
+  // several quantiles: one output per alpha.
   const bool multi_q = is_multi_quantile(p);
   const int K = objective_info(p.objective).multiclass ? p.num_class
                 : multi_q                               ? (int)p.quantile_alphas.size()
@@ -573,7 +573,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
 
   m.objective = p.objective;
   m.num_output_group = K;
-  const int P = p.num_parallel_tree;  // Q: trees per round and output group
+  const int P = p.num_parallel_tree;  // trees per round and output group
   m.num_parallel_tree = P;
   m.feature_names = in.feature_names;
   m.feature_types = in.feature_types;
@@ -591,9 +591,9 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   shape.n_features = d;
   shape.hist_bins = in.cuts.total_hist_bins();
   shape.num_class = K;
-  shape.output_backends = multi_q;  // Q: one backend per quantile
+  shape.output_backends = multi_q;  // one backend per quantile
   shape.nthread = nthread;
-  shape.max_depth = p.max_depth > 0 ? p.max_depth : 16;  // T: 0 = no limit (lossguide)
+  shape.max_depth = p.max_depth > 0 ? p.max_depth : 16;  // 0 = no limit (lossguide)
   shape.validation_fraction = shape.n_rows ? (double)n_valid / (double)shape.n_rows : 0;
   shape.subsample = p.subsample < 1.0;
   const MemoryEstimate est = estimate_training_memory(shape);
@@ -623,7 +623,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     m.base_margin = estimate_base_margin(p, y, w, n, K, hooks.cancel);
     m.base_score = margin_to_base_score(oi, m.base_margin[0]);
   }
-  // T: the constraint texts resolved against the feature names (and
+  // the constraint texts resolved against the feature names (and
   // rewritten in canonical index form before the params are recorded).
   TreeExtParams tree_ext;
   resolve_tree_params(&p, in.feature_names, &tree_ext);
@@ -651,12 +651,12 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   const std::vector<std::string> metrics = resolve_metrics(p);
   const size_t M = metrics.size();
   for (size_t i = 0; i < M; ++i) m.report.eval_metric += (i ? "," : "") + metrics[i];
-  // R: ranking metrics (ndcg, map, pre) are computed per query group.
+  // ranking metrics (ndcg, map, pre) are computed per query group.
   const bool ranking = oi.ranking;
   auto metric_of = [&](const std::string& name, const double* pred, const float* labels,
                        size_t nr, const float* mw, const std::vector<uint32_t>& groups,
                        MetricParams mp) {
-    // X: survival:aft's metrics read the upper bounds of these rows.
+    // survival:aft's metrics read the upper bounds of these rows.
     const std::vector<float>& upper = labels == y ? in.labels_upper : valid.labels_upper;
     if (!upper.empty()) mp.label_upper = upper.data();
     if (ranking)
@@ -696,7 +696,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.grad.quantile_alpha = p.quantile_alpha;
   bd.grad.tweedie_variance_power = p.tweedie_variance_power;
   bd.weights = gw;
-  // Q: parallel trees' leaves are scaled by eta / num_parallel_tree
+  // parallel trees' leaves are scaled by eta / num_parallel_tree
   // (XGBoost's rule; exactly eta for one tree).
   bd.split = SplitParams{p.reg_lambda, p.reg_alpha, p.gamma, p.min_child_weight,
                          p.effective_max_delta_step(), p.eta / P};
@@ -709,7 +709,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   bd.budget = hooks.budget;
   if (!n_categories.empty()) bd.n_categories = &n_categories;
   bd.cat_split = CatSplitParams{p.max_cat_to_onehot, p.max_cat_threshold};
-  std::unique_ptr<LambdaRank> lambdarank;  // R: ranking gradients on the host
+  std::unique_ptr<LambdaRank> lambdarank;  // ranking gradients on the host
   if (ranking) {
     // Every caller's path has checked the groups (prepare_ranking); this
     // keeps a ranking objective without them (one taken from an init
@@ -728,7 +728,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     };
   }
   bd.tree_ext = tree_ext;  // T (resolved above)
-  if (oi.host_gradients)  // X: survival (survival.h)
+  if (oi.host_gradients)  // survival (survival.h)
     bd.external_gradients = oi.host_gradients(
         p.objective, y, in.labels_upper.empty() ? nullptr : in.labels_upper.data(), gw, n, p);
 
@@ -748,7 +748,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   }
   if (!backend) backend = make_cpu_backend();
   if (multi_q) {
-    // Q: one single-output backend of the chosen kind per quantile.
+    // one single-output backend of the chosen kind per quantile.
     const bool cuda = backend->name() != "cpu";
     backend.reset();
     backend = make_multi_quantile_backend(
@@ -771,7 +771,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       for (int k = 0; k < K; ++k) margins[r * K + k] = (float)m.base_margin[k];
     }
   }
-  // M: identical training rows trained once with their count (row_dedup.h).
+  // identical training rows trained once with their count (row_dedup.h).
   RowDedup dedup;
   const bool deduped =
       row_dedup_possible(p, oi, bd, backend->name() == "cpu") &&
@@ -822,7 +822,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     check_cancel(hooks.cancel);
     std::vector<Tree> trees;
     if (P > 1) {
-      // Q: num_parallel_tree trees per group on this round's gradients.
+      // num_parallel_tree trees per group on this round's gradients.
       // Rows as the backend holds them: the distinct ones when deduped (no
       // refit then: adaptive leaves turn row_dedup off).
       ParallelRound pr{*backend, bd, *bd.matrix, missing_bin, deduped ? bd.labels : y,
@@ -923,7 +923,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     }
   }
   for (size_t r = 0; r < ns; ++r) eval_transform(oi, m, &pred[r * K]);
-  std::vector<double> expanded;  // M: the training rows' predictions, when a metric needs them
+  std::vector<double> expanded;  // the training rows' predictions, when a metric needs them
   for (const std::string& name : metrics) {
     double v;
     if (!deduped) {
@@ -977,9 +977,9 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
   // A continued training takes the init model's objective first, so that
   // the ranking checks below see the objective it will train.
   if (extras.init_model != nullptr) check_init_model(*extras.init_model, in.feature_names, &p);
-  // R: ranking objective, group_column and relevance labels.
+  // ranking objective, group_column and relevance labels.
   prepare_ranking(&p, in.labels.data(), n_all, !in.query_group.empty(), target_name);
-  // R: XGBoost weighs ranking by query group: one weight per group.
+  // XGBoost weighs ranking by query group: one weight per group.
   if (is_rank_objective(p.objective) && !in.weights.empty())
     (void)rank_group_weights(make_query_groups(in.query_group.data(), n_all),
                              in.weights.data());
@@ -992,7 +992,7 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
                        " quantiles: several quantiles need objective reg:quantileerror, not " +
                        objective_name(p.objective));
   if (extras.init_model != nullptr) class_labels = extras.init_model->class_labels;
-  check_interval_labels(p, in, target_name);  // X: survival:aft
+  check_interval_labels(p, in, target_name);  // survival:aft
   ValidationSplit valid;
   TrainExtras ex = extras;
   std::vector<float> kept_margins;
@@ -1001,7 +1001,7 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
       throw InvalidInput("parameters \"validation_relation\" and \"validation_fraction\" both "
                          "choose the validation rows: give only one of them");
     check_validation_rows(*extras.validation, d, target_name, p, &class_labels);
-    if (objective_info(p.objective).interval_labels) {  // X: the relation's upper bounds
+    if (objective_info(p.objective).interval_labels) {  // the relation's upper bounds
       if (extras.validation->labels_upper.size() != extras.validation->labels.size())
         throw InvalidInput("parameter \"validation_relation\": survival:aft needs the upper "
                            "bounds of the validation rows (label_upper_bound_column)");
@@ -1014,7 +1014,7 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
         throw InvalidInput(std::string("validation_relation: ") + e.what());
       }
     }
-    // R: the ranking metrics are computed per query group of the validation rows.
+    // the ranking metrics are computed per query group of the validation rows.
     if (objective_info(p.objective).ranking &&
         extras.validation->query_group.size() != extras.validation->labels.size())
       throw InvalidInput(std::string("parameter \"validation_relation\": ") +

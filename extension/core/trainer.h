@@ -16,7 +16,7 @@ namespace gbdt {
 struct TrainInput {
   ColumnInput features;                    // n_rows, NaN = missing
   const float* labels = nullptr;           // n_rows, no NULLs (skipped by the loader)
-  const float* weights = nullptr;          // C: n_rows row weights (null = unweighted)
+  const float* weights = nullptr;          // n_rows row weights (null = unweighted)
   std::vector<std::string> feature_names;
   std::vector<FeatureType> feature_types;
   // Categorical features: category names per feature (empty for numeric
@@ -26,10 +26,10 @@ struct TrainInput {
   std::vector<std::vector<std::string>> categories;
   uint64_t rows_skipped = 0;               // NULL labels, for the report
   double seconds_load = 0;                 // for the report
-  // R: query group of each row (dense codes 0.., first appearance order),
+  // query group of each row (dense codes 0.., first appearance order),
   // for the ranking objectives; null = no groups.
   const uint32_t* query_group = nullptr;
-  // X: survival:aft's upper bounds of the labels (n_rows; +inf = right-
+  // survival:aft's upper bounds of the labels (n_rows; +inf = right-
   // censored), null = none.
   const float* labels_upper = nullptr;
 };
@@ -40,7 +40,7 @@ struct BinnedInput {
   Cuts cuts;
   BinnedMatrix matrix;
   std::vector<float> labels;               // matrix.n_rows
-  std::vector<float> weights;              // C: matrix.n_rows, or empty = unweighted
+  std::vector<float> weights;              // matrix.n_rows, or empty = unweighted
   std::vector<std::string> feature_names;
   std::vector<FeatureType> feature_types;
   // As TrainInput::categories; the cuts of a categorical feature must be
@@ -49,9 +49,9 @@ struct BinnedInput {
   uint64_t rows_skipped = 0;
   double seconds_load = 0;
   double seconds_bin = 0;
-  // R: query group code of each row (ranking), or empty.
+  // query group code of each row (ranking), or empty.
   std::vector<uint32_t> query_group;
-  // X: survival:aft's upper bounds of the labels (matrix.n_rows), or empty.
+  // survival:aft's upper bounds of the labels (matrix.n_rows), or empty.
   std::vector<float> labels_upper;
 };
 
@@ -115,7 +115,7 @@ BinnedInput bin_input(const TrainInput& in, int max_bin, size_t sample_rows, int
 Model train_binned(BinnedInput&& in, TrainParams params, const TrainHooks& hooks,
                    const std::string& target_name = "label");
 
-// ---- V: the user's validation rows and continued training ----
+// ---- the user's validation rows and continued training ----
 
 // Validation rows binned with the training cuts (the hashed
 // validation_fraction split, or a validation relation of the user's).
@@ -124,8 +124,8 @@ struct ValidationRows {
   std::vector<float> labels;
   std::vector<float> weights;  // empty = unweighted (a validation relation is unweighted)
   std::vector<float> x;  // row-major floats, kept for a continued training (or empty)
-  std::vector<uint32_t> query_group;  // R: ranking (query group code per row, or empty)
-  std::vector<float> labels_upper;    // X: survival:aft's upper bounds (or empty)
+  std::vector<uint32_t> query_group;  // ranking (query group code per row, or empty)
+  std::vector<float> labels_upper;    // survival:aft's upper bounds (or empty)
 };
 
 // What a training may start from besides its rows (continue_training.h).

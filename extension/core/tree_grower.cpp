@@ -24,7 +24,7 @@ struct GNode {
   double upper = HUGE_VAL;
   std::vector<int> used;      // features split on along the path (sorted)
   SplitCandidate best = no_split();
-  std::vector<uint32_t> best_set;  // A: right bin set words when best is categorical
+  std::vector<uint32_t> best_set;  // right bin set words when best is categorical
 };
 
 class Grower {
@@ -37,7 +37,7 @@ class Grower {
     if (in.n_categories)
       for (int f = 0; f < nf_ && f < (int)in.n_categories->size(); ++f)
         is_cat_[f] = (*in.n_categories)[f] > 0;
-    // W: per feature its bin set words in cand_sets_ (cat_set_words).
+    // per feature its bin set words in cand_sets_ (cat_set_words).
     cat_woff_.assign((size_t)nf_ + 1, 0);
     int max_nb = 256;
     for (int f = 0; f < nf_; ++f) {
@@ -193,7 +193,7 @@ class Grower {
     const SplitParams& sp = in_.split;
     const GradSum* h = hists_[n.hist].get() + in_.hist_offset[f];
     const int nb = in_.cuts->nbins(f);
-    if (is_cat_[f]) {  // A: one-hot / partition splits (categorical_split.h)
+    if (is_cat_[f]) {  // one-hot / partition splits (categorical_split.h)
       const double bounds[2] = {n.lower, n.upper};
       CatScratch& cs = scratch_[(size_t)tid];
       return best_categorical_split_words(h, nb, f, n.sum, sp, in_.q, in_.cat_split, set,
@@ -254,7 +254,7 @@ class Grower {
     size_t l = p.begin, nr = 0;
     const CatWords cw{p.best_set.data(), (int)p.best_set.size(), (uint32_t)nb};
     const CatWords* cats = cat ? &cw : nullptr;
-    in_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
+    in_.matrix->visit([&](auto* bins) {  // uint8_t or uint16_t entries
     const auto* col = bins + s.feature;
     visit_route(row_route(s, nb, cats), [&](auto goes_left) {
       for (size_t i = p.begin; i < p.end; ++i) {
@@ -340,7 +340,7 @@ class Grower {
     if (!in_.in_sample) return;
     std::vector<int> missing_bin((size_t)nf_);
     for (int f = 0; f < nf_; ++f) missing_bin[f] = in_.cuts->nbins(f);
-    in_.matrix->visit([&](auto* bins) {  // W: uint8_t or uint16_t entries
+    in_.matrix->visit([&](auto* bins) {  // uint8_t or uint16_t entries
     in_.pool->run_blocks(in_.n_rows, [&](size_t b, size_t e, int) {
       for (size_t r = b; r < e; ++r) {
         if (in_.in_sample[r]) continue;
@@ -363,14 +363,14 @@ class Grower {
   NodeFeatureSampler sampler_;
   std::vector<uint8_t> mask_;
   std::vector<SplitCandidate> cand_;
-  std::vector<uint32_t> cand_sets_;   // A: per feature f, the right set of cand_[f] at cat_woff_[f]
-  std::vector<size_t> cat_woff_;      // W: n_features + 1 word offsets (0 words: numeric)
-  struct CatScratch {                 // W: best_categorical_split_words' scratch, per thread
+  std::vector<uint32_t> cand_sets_;   // per feature f, the right set of cand_[f] at cat_woff_[f]
+  std::vector<size_t> cat_woff_;      // n_features + 1 word offsets (0 words: numeric)
+  struct CatScratch {                 // best_categorical_split_words' scratch, per thread
     std::vector<int> order, order_tmp;
     std::vector<double> wt, wt_tmp;
   };
   std::vector<CatScratch> scratch_;
-  std::vector<uint8_t> is_cat_;       // A: per feature: categorical
+  std::vector<uint8_t> is_cat_;       // per feature: categorical
 };
 
 }  // namespace

@@ -48,7 +48,7 @@ struct GeneralGrowInput {
   int K = 1;
   size_t n_rows = 0;
   const uint8_t* in_sample = nullptr;     // null: every row is in the sample
-  // A: categorical features (categorical_split.h), as BoostData's: per
+  // categorical features (categorical_split.h), as BoostData's: per
   // feature its number of categories (0: numeric); null: none.
   const std::vector<uint32_t>* n_categories = nullptr;
   CatSplitParams cat_split{4, 64};

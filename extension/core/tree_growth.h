@@ -78,7 +78,7 @@ inline SplitChildren apply_split(Tree* tree, int32_t node, GradSum sum, const Sp
   return c;
 }
 
-// T: apply_split under monotone constraints.  The children's weights are
+// apply_split under monotone constraints.  The children's weights are
 // clamped to the parent's bounds [lo, hi]; their bounds (*lo_l, *hi_l,
 // *lo_r, *hi_r) are the parent's, split at the middle of the two weights
 // for a constrained feature (c = 1: left below, c = -1: left above), as
@@ -101,7 +101,7 @@ inline SplitChildren apply_split_bounded(Tree* tree, int32_t node, GradSum sum,
   tree->split_bin[node] = s.bin;
   tree->default_left[node] = (uint8_t)s.default_left;
   tree->gain[node] = (float)s.gain;
-  if (cats) {  // A: as apply_split
+  if (cats) {  // as apply_split
     const std::vector<uint32_t> w = cat_codes_of_bin_words(cats->words, cats->nwords, n_codes, cats->nb);
     tree->split_bin[node] = 0;
     tree->set_categorical(node, w.data(), (uint32_t)w.size());

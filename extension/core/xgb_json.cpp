@@ -195,7 +195,7 @@ std::string export_xgboost_json(const Model& m) {
     if (first_tree[m.tree_group[i]] < 0) first_tree[m.tree_group[i]] = (int)i;
   std::string base_score;
   if (!multi && K > 1) {
-    // Q: several quantiles: XGBoost 3.x's vector base_score, one per output.
+    // several quantiles: XGBoost 3.x's vector base_score, one per output.
     base_score = "[";
     for (int k = 0; k < K; ++k) base_score += (k ? "," : "") + base_score_text(m.objective, m.base_margin[k]);
     base_score += "]";
@@ -240,7 +240,7 @@ std::string export_xgboost_json(const Model& m) {
                                                                       : "float";
     o << (f ? "," : "") << '"' << t << '"';
   }
-  // Q: a round is K * num_parallel_tree trees, group-major.
+  // a round is K * num_parallel_tree trees, group-major.
   const size_t tpr = (size_t)m.trees_per_round();
   o << "],\"gradient_booster\":{\"model\":{\"gbtree_model_param\":{\"num_parallel_tree\":\""
     << m.num_parallel_tree << "\",\"num_trees\":\""
@@ -263,7 +263,7 @@ std::string export_xgboost_json(const Model& m) {
     << "\",\"num_feature\":\"" << d << "\",\"num_target\":\"" << (multi ? 1 : K) << "\"},\"objective\":{\"name\":\""
     << xgb_objective(m.objective) << "\",";
   if (oi.xgb_objective_json) {
-    o << oi.xgb_objective_json(m.params);  // R: the ranking objectives' lambdarank_param
+    o << oi.xgb_objective_json(m.params);  // the ranking objectives' lambdarank_param
   } else if (oi.xgb_param_object) {
     // The parameter's value: the model's record of it (num_class: K), else
     // the default; XGBoost writes it as a string (an array for quantiles).
@@ -276,7 +276,7 @@ std::string export_xgboost_json(const Model& m) {
         if (kv.first == oi.param_key) x = std::strtod(kv.second.c_str(), nullptr);
       if (!(x > 0)) x = oi.param_default;
       v = x == 1.0 && std::string(oi.param_key) == "scale_pos_weight" ? "1" : float_param((float)x);
-      if (oi.xgb_param_array && K > 1) {  // Q: one alpha per output
+      if (oi.xgb_param_array && K > 1) {  // one alpha per output
         v.clear();
         for (double a : model_quantile_alphas(m)) v += (v.empty() ? "" : ",") + float_param((float)a);
       }
@@ -418,7 +418,7 @@ Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
     malformed("learner_model_param.num_target = " + std::to_string(num_target) +
               " is out of range: must be >= 1 (1, or the number of quantiles of a "
               "reg:quantileerror model, at most " + std::to_string(kMaxQuantiles) + ")");
-  // Q: several quantiles are several targets; other multi-target models are not supported.
+  // several quantiles are several targets; other multi-target models are not supported.
   if (num_target > 1 && oi.code != Objective::kQuantile)
     unsupported("multi-target models (num_target > 1)");
   if (num_target > kMaxQuantiles)
@@ -436,7 +436,7 @@ Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
   } else if (num_class > 1) {
     malformed("num_class = " + std::to_string(num_class) + " with objective " + oname);
   } else if (num_target > 1) {
-    K = (int)num_target;  // Q: one output per quantile
+    K = (int)num_target;  // one output per quantile
   }
   m.num_output_group = K;
   const int d = (int)num_feature;
@@ -504,7 +504,7 @@ Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
   if (gmp.valid() && gmp.get("num_trees").valid() &&
       as_int(gmp.get("num_trees"), "num_trees") != (long long)trees.size())
     malformed("num_trees does not match the number of trees");
-  // Q: num_parallel_tree trees per round and output group.
+  // num_parallel_tree trees per round and output group.
   if (gmp.valid() && gmp.get("num_parallel_tree").valid()) {
     const long long npt = as_int(gmp.get("num_parallel_tree"), "num_parallel_tree");
     if (npt < 1 || npt > kMaxParallelTrees)
@@ -677,7 +677,7 @@ Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
   // Record where it came from.
   m.params.emplace_back("objective", objective_name(m.objective));
   if (oi.multiclass) m.params.emplace_back("num_class", std::to_string(K));
-  if (oi.xgb_import_params) oi.xgb_import_params(objj, &m.params);  // R: lambdarank_param
+  if (oi.xgb_import_params) oi.xgb_import_params(objj, &m.params);  // lambdarank_param
   if (oi.import_param) {
     // The objective's parameter ("[9E-1]" for a quantile list of one).
     JsonRef po = objj.get(oi.xgb_param_object);
@@ -689,7 +689,7 @@ Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
           malformed(std::string(oi.xgb_param_key) + " = \"" + t + "\" is not a list");
         t = t.substr(1, t.size() - 2);
       }
-      // Q: a list of several: one per output.
+      // a list of several: one per output.
       std::vector<std::string> items;
       for (size_t b = 0;;) {
         const size_t e = t.find(',', b);

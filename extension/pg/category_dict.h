@@ -115,7 +115,7 @@ void train_categories_names(const TrainCategories* tc,
 // model has no categorical feature.  The model must outlive the result.
 ModelCategories* build_model_categories(const gbdt::Model& m);
 void delete_model_categories(ModelCategories* mc) noexcept;
-// L: the same from per-feature category names (a training's, for its
+// the same from per-feature category names (a training's, for its
 // validation_relation); the names must outlive the result.
 ModelCategories* build_categories(const std::vector<std::vector<std::string>>& categories);
 

@@ -37,8 +37,8 @@ namespace {
 struct EvalSink {
   const gbdt::Model* model;
   const char* target;
-  const TargetClasses* classes;  // L: class names / label values -> class index
-  ScoringLayout* layout;         // L: array columns expanded
+  const TargetClasses* classes;  // class names / label values -> class index
+  ScoringLayout* layout;         // array columns expanded
   int nf;
   int K;
   bool stream;     // multi:softprob: metrics summed per batch
@@ -54,7 +54,7 @@ struct EvalSink {
   uint64 skipped;
   double mlogloss_sum;  // streaming
   double error_sum;     // streaming
-  // X: survival:aft's upper bounds (cap; null: none), reader column index.
+  // survival:aft's upper bounds (cap; null: none), reader column index.
   float* upper;
   int upper_col;
 };
@@ -65,7 +65,7 @@ void eval_flush(EvalSink* s) {
   const float* x = s->x;
   size_t bn = s->bn;
   const int K = s->K;
-  double* out = s->stream ? s->out : s->preds + (s->n - s->bn) * (size_t)K;  // Q: K quantiles
+  double* out = s->stream ? s->out : s->preds + (s->n - s->bn) * (size_t)K;  // K quantiles
   int nthread = scoring_threads();
   run_engine([&] { gbdt::predict_batch(*m, x, bn, out, nthread, cancel_callback()); });
   if (s->stream) {
@@ -109,7 +109,7 @@ void eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
       if (s->upper != nullptr) s->upper = (float*)repalloc_huge(s->upper, sizeof(float) * cap);
       s->cap = cap;
     }
-    if (s->upper != nullptr)  // X: NULL = +Infinity (right-censored), as the training's
+    if (s->upper != nullptr)  // NULL = +Infinity (right-censored), as the training's
       s->upper[s->n] = nulls[s->upper_col] ? INFINITY : vals[s->upper_col];
     s->labels[s->n++] = y;
   }
@@ -128,7 +128,7 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
   Oid relid = PG_GETARG_OID(1);
   char* target = text_to_cstring(PG_GETARG_TEXT_PP(2));
 
-  if (gbdt::objective_info(m->objective).ranking)  // R: ranking metrics are per query group
+  if (gbdt::objective_info(m->objective).ranking)  // ranking metrics are per query group
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("gbdt_evaluate: a %s model is evaluated per query group: pass "
                            "group_column",
@@ -141,7 +141,7 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
   ScoringLayout* layout =
       scoring_layout(rel, m->feature_names, get_call_cache(fcinfo)->categories, nullptr, nullptr,
                      nullptr);
-  // X: a survival:aft model's upper bounds, from the column named in its
+  // a survival:aft model's upper bounds, from the column named in its
   // params (a model without one, imported: rmse and mae only).
   const char* upper_column = gbdt::objective_info(m->objective).interval_labels
                                  ? init_model_param(m, "label_upper_bound_column")
@@ -175,7 +175,7 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
   s.K = m->num_output_group > 0 ? m->num_output_group : 1;
   s.cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt evaluate", ALLOCSET_DEFAULT_SIZES);
   s.stream = gbdt::objective_info(m->objective).multiclass;
-  // Q: several quantiles keep K predictions per row.
+  // several quantiles keep K predictions per row.
   const bool multi_quantile = m->objective == gbdt::Objective::kQuantile;
   if (!s.stream && s.K != 1 && !multi_quantile)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -232,7 +232,7 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
         metrics.emplace_back("accuracy", 1.0 - sp->error_sum / sp->n);
       } else {
         metrics = gbdt::evaluate_model(*sp->model, sp->preds, sp->labels, sp->n);
-        if (sp->upper != nullptr)  // X: survival:aft's interval metrics
+        if (sp->upper != nullptr)  // survival:aft's interval metrics
           for (auto& kv : gbdt::evaluate_aft(*sp->model, sp->preds, sp->labels, sp->upper, sp->n,
                                              sp->target, upper_column))
             metrics.push_back(kv);

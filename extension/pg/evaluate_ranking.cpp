@@ -34,7 +34,7 @@ namespace {
 struct RankEvalSink {
   const gbdt::Model* model;
   int nf;
-  ScoringLayout* layout;  // L: array columns expanded
+  ScoringLayout* layout;  // array columns expanded
   GroupCoder* groups;
   float* labels;   // cap
   double* preds;   // cap

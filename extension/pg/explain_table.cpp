@@ -49,7 +49,7 @@ struct Sink {
   const gbdt::Model* model;
   Engine* eng;
   int nf, K, W;
-  ScoringLayout* layout;  // L: array columns expanded
+  ScoringLayout* layout;  // array columns expanded
   size_t cap, n;
   float* x;           // cap x nf
   double* phi;        // cap x K x W

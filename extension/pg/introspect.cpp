@@ -27,7 +27,7 @@ Datum gbdt_model_info(PG_FUNCTION_ARGS) {
   char* json = nullptr;
   run_engine([&] { json = pstrdup_nothrow(gbdt::model_info_json(*m)); });
   Datum info = DirectFunctionCall1(jsonb_in, CStringGetDatum(model_to_server_string(json)));
-  PG_RETURN_DATUM(add_class_names(m, info));  // W: class names of text/bool labels
+  PG_RETURN_DATUM(add_class_names(m, info));  // class names of text/bool labels
 }
 
 // gbdt_trees(model gbdt_model) -> TABLE(tree int, node int, class int,

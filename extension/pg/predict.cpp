@@ -34,7 +34,7 @@ struct RowMap {
   int* attidx;      // per feature: 0-based attribute index
   CategoryColumn** cats;  // per feature: categorical lookups (NULL: numeric)
   ValKind* kinds;   // per feature (the element kind for an array element)
-  int* elem;        // W: per feature: 0, or i for element i of an array column (name[i])
+  int* elem;        // per feature: 0, or i for element i of an array column (name[i])
   int* elen;        // per feature: the array's length in the model
   float* ebuf;      // one array column's elements
   Datum* values;    // natts
@@ -88,7 +88,7 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
         break;
       }
     }
-    // W: "emb[i]": element i of array column emb (array_features.h).
+    // "emb[i]": element i of array column emb (array_features.h).
     char* base = nullptr;
     int index = 0;
     if (found < 0 && parse_element_name(name, &base, &index)) {
@@ -267,7 +267,7 @@ Datum gbdt_predict_proba(PG_FUNCTION_ARGS) {
   ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
   Datum values[3];
   bool nulls[3] = {false, false, false};
-  // W: class_name, the third column (0.2); a 0.1 declaration has two.
+  // class_name, the third column (0.2); a 0.1 declaration has two.
   const bool named = rsinfo->setDesc->natts >= 3;
   auto label = [m](int k) -> double {
     return k < (int)m->class_labels.size() ? m->class_labels[k] : (double)k;

@@ -1,4 +1,4 @@
-// Q: gbdt_predict_quantiles(model, row record) -> float8[]: the predictions
+// gbdt_predict_quantiles(model, row record) -> float8[]: the predictions
 // of a reg:quantileerror model, one per quantile in the order of its
 // quantile_alpha list (one element for a model of one quantile).
 #include "scoring.h"

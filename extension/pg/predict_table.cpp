@@ -77,7 +77,7 @@ struct Batch {
 
 struct Sink {
   const gbdt::Model* model;
-  ScoringLayout* layout;  // L: the relation's columns (array columns expanded)
+  ScoringLayout* layout;  // the relation's columns (array columns expanded)
   int nf;
   int K;
   size_t cap;
@@ -437,7 +437,7 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   cols[0] = ReaderColumn{key, ValKind::kNone, false, false};
   memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
 
-  // Q: one prediction column cannot hold several quantiles.
+  // one prediction column cannot hold several quantiles.
   if (!gbdt::objective_info(m->objective).multiclass && m->num_output_group > 1)
     ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
                     errmsg("gbdt_predict_table: the model predicts %d quantiles (a quantile_alpha list)",

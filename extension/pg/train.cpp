@@ -110,9 +110,9 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
                         errmsg("parameter \"%s\" must not be null", key)));
         break;
       case jbvBinary:
-        // C: a JSON array (eval_metric lists) goes to the engine as its JSON
+        // a JSON array (eval_metric lists) goes to the engine as its JSON
         // text; B: so does categorical_features (the engine checks its shape);
-        // T: so do the constraint parameters' JSON lists/objects, as XGBoost takes them.
+        // so do the constraint parameters' JSON lists/objects, as XGBoost takes them.
         if (JsonContainerIsArray(v.val.binary.data) || strcmp(key, "categorical_features") == 0 ||
             strcmp(key, "monotone_constraints") == 0 ||
             strcmp(key, "interaction_constraints") == 0) {
@@ -226,7 +226,7 @@ void resolve_features(const RelInfo* rel, const char* target, const char* weight
           column_list_add(left_out, name, "array, every value NULL or empty");
         continue;
       }
-      ValKind k = training_feature_kind(a, cat_decl);  // B: text, enum, bool: categorical
+      ValKind k = training_feature_kind(a, cat_decl);  // text, enum, bool: categorical
       if (k == ValKind::kNone) {
         column_list_add(left_out, name, psprintf("type %s", format_type_be(a->atttypid)));
         continue;
@@ -313,13 +313,13 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   ArrayType* feat_arr = PG_ARGISNULL(2) ? nullptr : PG_GETARG_ARRAYTYPE_P(2);
   char* objective = PG_ARGISNULL(3) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(3));
   Jsonb* params_jb = PG_ARGISNULL(4) ? nullptr : PG_GETARG_JSONB_P(4);
-  TrainPlus plus;  // V: init_model (argument 6), validation_relation
+  TrainPlus plus;  // init_model (argument 6), validation_relation
   plus.init = init_model_arg(fcinfo, 5);
 
   // Parameters first: bad parameters fail fast, before reading any data.
   ParamList params;
   if (params_jb != nullptr) params_from_jsonb(params_jb, &params);
-  // X: a survival:aft init_model's bound column and distribution carry over
+  // a survival:aft init_model's bound column and distribution carry over
   // when not given (XGBoost's xgb_model keeps its objective parameters).
   if (plus.init != nullptr && plus.init->objective == gbdt::Objective::kSurvivalAft)
     for (const char* key : {"label_upper_bound_column", "aft_loss_distribution",
@@ -328,7 +328,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       if (v != nullptr && !param_has(&params, key))
         param_add(&params, key, v, strcmp(key, "aft_loss_distribution_scale") != 0);
     }
-  // R: so does a ranking init_model's group_column (its rounds were trained
+  // so does a ranking init_model's group_column (its rounds were trained
   // on query groups, and so are the rounds added), and Q: a single-quantile
   // init_model's quantile_alpha (the engine refuses another).
   const char* carried_group = nullptr;
@@ -354,8 +354,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   char* weight_column = nullptr;
   int max_bin = 256, nthread_requested = 0;
   size_t sample_rows = 0;
-  char* group_column = nullptr;  // R: ranking
-  char* upper_column = nullptr;  // X: survival:aft
+  char* group_column = nullptr;  // ranking
+  char* upper_column = nullptr;  // survival:aft
   MemoryShape memory{1, 1, 6, 256, 0.0, false};
   CategoricalDecl* cat_decl = nullptr;
   {
@@ -377,11 +377,11 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       sample_rows = (size_t)p.bin_sample_rows;
       nthread_requested = p.nthread;
       memory.num_class = gbdt::objective_info(p.objective).multiclass && p.num_class > 0 ? p.num_class : 1;
-      if (gbdt::is_multi_quantile(p)) {  // Q: one output (and backend) per quantile
+      if (gbdt::is_multi_quantile(p)) {  // one output (and backend) per quantile
         memory.num_class = (int)p.quantile_alphas.size();
         memory.quantiles = true;
       }
-      memory.max_depth = p.max_depth > 0 ? p.max_depth : 16;  // T: 0 = no limit (lossguide), as the trainer
+      memory.max_depth = p.max_depth > 0 ? p.max_depth : 16;  // 0 = no limit (lossguide), as the trainer
       memory.max_bin = p.max_bin;
       memory.validation_fraction = p.validation_fraction;
       memory.subsample = p.subsample < 1.0;
@@ -418,7 +418,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                               "the objective out; for a regression, cast the target to a "
                               "number in a view.")));
     if (plus.init != nullptr)
-      init_label_classes(plus.init, target, &classes);  // L2: the init model's classes
+      init_label_classes(plus.init, target, &classes);  // the init model's classes
     else
       text_label_classes(rel, target, &classes);
     if (classes.k < 2)
@@ -468,7 +468,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   ColumnList left_out;
   column_list_init(&left_out);
   if (plus.init != nullptr) {
-    // L2: weights, a group column, a text target and categorical features
+    // weights, a group column, a text target and categorical features
     // continue through load_continue_data; categorical_features may only
     // name categorical features of the init model.
     init_model_features(rel, target, plus.init, feat_arr, &fs);
@@ -496,11 +496,11 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                            group_column, rel->name),
                     errhint("Pass group_column => the column that identifies the query of each "
                             "row (params '{\"group_column\": \"qid\"}').")));
-  // R: init_model: its features stay features (the group column is none of them).
+  // init_model: its features stay features (the group column is none of them).
   if (group_column != nullptr)
     check_group_column(rel, group_column, target, feat_arr != nullptr || plus.init != nullptr, &fs);
-  ValKind upper_kind = ValKind::kNone;  // X: survival:aft's upper bounds
-  if (upper_column != nullptr)  // X: init_model: its features stay features
+  ValKind upper_kind = ValKind::kNone;  // survival:aft's upper bounds
+  if (upper_column != nullptr)  // init_model: its features stay features
     upper_kind = check_upper_bound_column(rel, upper_column, target, weight_column,
                                           feat_arr != nullptr || plus.init != nullptr, &fs);
   expand_features(&fs);
@@ -569,7 +569,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                      classes.k);
   } else if (plus.init != nullptr && !objective_given && !text_target &&
              target_kind != ValKind::kBool) {
-    objective_kind = plus.init->objective;  // L2: the init model's, not one inferred
+    objective_kind = plus.init->objective;  // the init model's, not one inferred
     appendStringInfo(&why, "init_model's objective; target \"%s\" is numeric", target);
   } else if (text_target) {
     appendStringInfo(&why, "target \"%s\" (%s) has %d distinct values (%s)", target,
@@ -719,7 +719,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       gbdt::Model model;
       try {
         model = gbdt::train_binned(std::move(*data), p, hooks, std::string(target), plus.extras());
-        // W: the classes' names or label values (the engine trained on 0..K-1).
+        // the classes' names or label values (the engine trained on 0..K-1).
         if (n_class_names > 0 && (int)model.class_labels.size() == n_class_names)
           model.class_names.assign(class_names, class_names + n_class_names);
         if (n_class_values > 0 && (int)model.class_labels.size() == n_class_values)

@@ -1,4 +1,4 @@
-// X: gbdt_train's label_upper_bound_column (survival:aft): checked against
+// gbdt_train's label_upper_bound_column (survival:aft): checked against
 // the relation, kept out of the features, and read with the training rows
 // (a numeric column; NULL = +Infinity, right-censored) into
 // BinnedInput::labels_upper.  The engine checks the bounds (survival.h).
@@ -21,7 +21,7 @@ namespace gbdt_pg {
 ValKind check_upper_bound_column(const RelInfo* rel, const char* column, const char* target,
                                  const char* weight_column, bool features_given, FeatureSet* fs);
 
-// X: the value of parameter `key` recorded in a model's params (a
+// the value of parameter `key` recorded in a model's params (a
 // survival:aft init_model's label_upper_bound_column and distribution,
 // which its continued training takes when not given), palloc'd; null when
 // it has none.

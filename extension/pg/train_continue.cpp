@@ -27,13 +27,13 @@ extern "C" {
 namespace gbdt_pg {
 namespace {
 
-// L2: the weight and group columns of a continued training's rows.
+// the weight and group columns of a continued training's rows.
 struct RowExtras {
   const char* weight_column;  // null: none (read second, after the target)
   ValKind weight_kind;
   const char* group_column;   // null: none (read last, as text)
   GroupCoder* groups;
-  // X: survival:aft's upper bounds (null: none), read after the group column.
+  // survival:aft's upper bounds (null: none), read after the group column.
   const char* upper_column;
   ValKind upper_kind;
   UpperBounds* upper;
@@ -49,18 +49,18 @@ struct Rows {
   float** cols;
   float* labels;
   uint64 skipped;
-  // L: the validation relation's rows are read as a model's features
+  // the validation relation's rows are read as a model's features
   // (array columns expanded, categories through the training's
   // dictionaries) and its target through the training's classes.
   const TargetClasses* classes;  // null: the target value as it is
   ScoringLayout* layout;         // null: one column per feature
   float* rowbuf;                 // layout: one row's features
-  // L2: weights (null: none) and the group column (RowExtras).
+  // weights (null: none) and the group column (RowExtras).
   const RowExtras* extras;
   float* weights;
   int first;      // reader index of the first feature column
   int group_col;  // reader index of the group column
-  int upper_col;  // X: reader index of the upper bound column
+  int upper_col;  // reader index of the upper bound column
 };
 
 // A weight read with a row: finite and >= 0 (the training reader's rule).
@@ -176,7 +176,7 @@ void read_rows(const RelInfo* rel, const char* target, ValKind tk, int nf, const
     s->group_col = ncols;
     cols[ncols++] = ReaderColumn{extras->group_column, ValKind::kNone, false, false};
   }
-  if (extras != nullptr && extras->upper != nullptr) {  // X: +Infinity allowed (right-censored)
+  if (extras != nullptr && extras->upper != nullptr) {  // +Infinity allowed (right-censored)
     s->upper_col = ncols;
     cols[ncols++] = ReaderColumn{extras->upper_column, extras->upper_kind, false, false};
   }
@@ -259,7 +259,7 @@ void init_model_features(const RelInfo* rel, const char* target, const gbdt::Mod
     int index = 0;
     if (a == nullptr && parse_element_name(name, &base, &index) &&
         find_column(rel, base) != nullptr) {
-      // L2: element `index` of array column `base` (the init model's
+      // element `index` of array column `base` (the init model's
       // elements of one column are consecutive, 1 .. L).
       Form_pg_attribute b = find_column(rel, base);
       const int i = fs->n - 1;
@@ -299,7 +299,7 @@ void init_model_features(const RelInfo* rel, const char* target, const gbdt::Mod
     fs->model_names[fs->n] = model_name;
     fs->widths[fs->n] = 1;
     fs->elem_kinds[fs->n] = ValKind::kNone;
-    // L2: a categorical feature of the init model reads its column through
+    // a categorical feature of the init model reads its column through
     // the init model's dictionary (load_continue_data); the column must be
     // of a type that can be categorical.
     const bool categorical = (size_t)f < init->feature_types.size() &&
@@ -405,7 +405,7 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
                         LoadResult* out) {
   const FeatureSet* fs = spec.features;
   const gbdt::Model* init = plus->init;
-  // L2: the rows are read as the init model's features (scoring_layout.h):
+  // the rows are read as the init model's features (scoring_layout.h):
   // array columns expanded, categorical columns through the init model's
   // dictionaries (a value it has not seen is the code "unseen", n).
   ModelCategories** mc = categories_slot(cxt);
@@ -429,7 +429,7 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
   ex->weight_kind = spec.weight_kind;
   ex->group_column = spec.group_column;
   if (spec.group_column != nullptr) ex->groups = group_coder_create(cxt, spec.group_column);
-  ex->upper_column = spec.upper_column;  // X: survival:aft's upper bounds
+  ex->upper_column = spec.upper_column;  // survival:aft's upper bounds
   ex->upper_kind = spec.upper_kind;
   if (spec.upper_column != nullptr) ex->upper = upper_bounds_create(cxt);
   const int nx = layout->nf;
@@ -462,7 +462,7 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
   if (ex->groups != nullptr) {
     if (group_coder_rows(ex->groups) != o->data->matrix.n_rows)
       elog(ERROR, "gbdt: group column rows do not match the training rows");
-    if (!o->data->weights.empty())  // R: one weight per query group
+    if (!o->data->weights.empty())  // one weight per query group
       group_coder_check_weights(ex->groups, o->data->weights.data(), ex->weight_column);
     group_coder_take(ex->groups, &o->data->query_group);
   }
@@ -505,7 +505,7 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
                     errmsg("target column \"%s\" of the training does not exist in "
                            "validation_relation \"%s\"",
                            spec.target, vrel->name)));
-  // L: a text target's labels are looked up in the training's classes.
+  // a text target's labels are looked up in the training's classes.
   const char* where = psprintf(" of validation_relation \"%s\"", vrel->name);
   TargetClasses* classes = nullptr;
   ValKind tk = ValKind::kNone;
@@ -528,7 +528,7 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
                              spec.target, where, format_type_be(tatt->atttypid))));
     tk = require_numeric_column(vrel, spec.target, "target");
   }
-  // L: the features trained on (array elements, constant columns left
+  // the features trained on (array elements, constant columns left
   // out), read as a model's; categorical ones through the training's
   // dictionaries (a value not seen in training is "unseen", as in scoring).
   ModelCategories** mc = (ModelCategories**)MemoryContextAllocZero(cxt, sizeof(ModelCategories*));
@@ -543,7 +543,7 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
   ScoringLayout* layout = scoring_layout(vrel, data.feature_names, *mc, vrel->name,
                                          training_array_length, (void*)spec.features);
   const int nf = layout->nf;
-  // X: survival:aft's upper bounds, from the column of the training's name.
+  // survival:aft's upper bounds, from the column of the training's name.
   RowExtras* ex = nullptr;
   if (spec.upper_column != nullptr) {
     require_validation_column(vrel, spec.upper_column, "label_upper_bound_column",
@@ -554,7 +554,7 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
     ex->upper_kind = require_numeric_column(vrel, spec.upper_column, "label_upper_bound_column");
     ex->upper = upper_bounds_create(cxt);
   }
-  // R: a ranking training's query groups, from the column of the training's
+  // a ranking training's query groups, from the column of the training's
   // group_column (the validation metrics are computed per query group).
   if (spec.group_column != nullptr) {
     require_validation_column(vrel, spec.group_column, "group_column",

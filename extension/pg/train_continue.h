@@ -37,7 +37,7 @@ const gbdt::Model* init_model_arg(FunctionCallInfo fcinfo, int argno);
 void init_model_features(const RelInfo* rel, const char* target, const gbdt::Model* init,
                          ArrayType* features, FeatureSet* fs);
 
-// L2: the classes of a text target continued from init_model: the init
+// the classes of a text target continued from init_model: the init
 // model's class names, in its class order (an init model without class
 // names is an error naming the target).
 void init_label_classes(const gbdt::Model* init, const char* target, LabelClasses* out);

@@ -109,9 +109,9 @@ struct FloatSink {
   bool overflow;
   const MemoryShape* memory;
   uint64 skipped;
-  GroupCoder* groups;  // R: codes the group column of each row kept (null: none)
+  GroupCoder* groups;  // codes the group column of each row kept (null: none)
   int group_col;       // its index among the columns read
-  UpperBounds* upper;  // X: survival:aft's upper bounds (null: none)
+  UpperBounds* upper;  // survival:aft's upper bounds (null: none)
   int upper_col;
   // The raw pass of the cut sample (pass 2, sample_take): rows with a
   // target are numbered (kept) and the ones numbered sample[next] kept.
@@ -430,7 +430,7 @@ void set_names(const LoadSpec& spec, const LoadResult* out, Input* d, const Trai
     d->feature_names.emplace_back(fs->x_model_names[f]);
     d->feature_types.push_back(fs->x_types[f]);
   }
-  // B: category names of the kept features (the dictionaries are per
+  // category names of the kept features (the dictionaries are per
   // column, expanded to the features).
   if (tcat != nullptr) {
     std::vector<std::vector<std::string>> names;
@@ -510,7 +510,7 @@ void check_float_columns(const LoadSpec& spec, const FloatSink* s, bool all_rows
   all_rows = out->checked_all_rows;
   out->kept = (int*)palloc(sizeof(int) * (nf > 0 ? nf : 1));
   out->n_kept = 0;
-  // L: array elements are never left out: their positions give the array's
+  // array elements are never left out: their positions give the array's
   // length when the model scores (array_features.h).
   bool* in_array = (bool*)palloc0(sizeof(bool) * (nf > 0 ? nf : 1));
   for (int i = 0, j = 0; i < spec.features->n && j < nf; i++) {
@@ -701,14 +701,14 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
     cols[1] = ReaderColumn{spec.weight_column, spec.weight_kind, true, false};
   for (int f = 0; f < spec.features->n; f++)
     cols[f + first] = ReaderColumn{spec.features->names[f], spec.features->kinds[f], true, false};
-  // R: the group column last, passed through as text.
+  // the group column last, passed through as text.
   GroupCoder* groups = nullptr;
   const int group_col = ncols;
   if (spec.group_column) {
     cols[ncols++] = ReaderColumn{spec.group_column, ValKind::kNone, false, false};
     groups = group_coder_create(cxt, spec.group_column);
   }
-  // X: the upper bounds after it (+Infinity allowed: right-censored).
+  // the upper bounds after it (+Infinity allowed: right-censored).
   UpperBounds* upper = nullptr;
   const int upper_col = ncols;
   if (spec.upper_column) {
@@ -797,7 +797,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
 
     // Pass 2: the cut sample (every row when take == n).
     sink_alloc(&fs, take);
-    fs.groups = take == n ? groups : nullptr;  // R: a sample pass codes no groups
+    fs.groups = take == n ? groups : nullptr;  // a sample pass codes no groups
     fs.group_col = group_col;
     fs.upper = take == n ? upper : nullptr;
     fs.upper_col = upper_col;
@@ -892,7 +892,7 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   d->rows_skipped = skipped;
   if (groups) {
     if (group_coder_rows(groups) != d->matrix.n_rows) relation_changed(rel);
-    if (!d->weights.empty())  // R: one weight per query group
+    if (!d->weights.empty())  // one weight per query group
       group_coder_check_weights(groups, d->weights.data(), spec.weight_column);
     group_coder_take(groups, &d->query_group);
   }

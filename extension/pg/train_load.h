@@ -38,7 +38,7 @@ struct FeatureSet {
   const char** names;        // column names (database encoding)
   const char** model_names;  // the same in UTF-8, as stored in the model
   ValKind* kinds;            // kArray: an array column of widths[i] features
-  // W: array columns (array_features.h) expand to several features; the
+  // array columns (array_features.h) expand to several features; the
   // features trained on are the x_* (nx of them; the columns themselves
   // when there is no array column).
   bool has_arrays;
@@ -65,7 +65,7 @@ struct LoadSpec {
   size_t sample_rows;  // rows of the cut sample (0 = gbdt::cut_sample_rows)
   int nthread;
   MemoryShape memory;  // for the gbdt.max_memory checks
-  // W: text labels looked up in their classes (null: numeric target), and
+  // text labels looked up in their classes (null: numeric target), and
   // the weight column (null: none), read after the target.
   const LabelClasses* labels;
   const char* weight_column;
@@ -73,14 +73,14 @@ struct LoadSpec {
   // Leave constant columns out (the default feature list) when every row
   // is checked (the relation fits the cut sample).
   bool drop_constant;
-  // R: the query-group column (ranking), read as text with every row into
+  // the query-group column (ranking), read as text with every row into
   // BinnedInput::query_group (train_groups.h); null = none.
   const char* group_column = nullptr;
-  // X: survival:aft's label_upper_bound_column (numeric), read with every
+  // survival:aft's label_upper_bound_column (numeric), read with every
   // row into BinnedInput::labels_upper (train_bounds.h); null = none.
   const char* upper_column = nullptr;
   ValKind upper_kind = ValKind::kNone;
-  // B: the most distinct values of a categorical column (max_categories).
+  // the most distinct values of a categorical column (max_categories).
   int max_categories = gbdt::kMaxCategories;  // distinct values of a categorical column
 };
 
@@ -89,7 +89,7 @@ struct LoadResult {
   uint64 rows_read;         // including rows skipped for a NULL target
   int passes;               // over the relation
   size_t sample_rows;       // rows the cuts were computed from
-  // W: column_checks.h per feature of spec.features, on every row when
+  // column_checks.h per feature of spec.features, on every row when
   // checked_all_rows, else on the cut sample; the features trained on
   // (kept[i] indexes spec.features; n_kept of them: all unless constant
   // columns were dropped).

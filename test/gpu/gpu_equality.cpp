@@ -97,11 +97,11 @@ Dataset make_synth(size_t n, int d, double missing, gbdt::Objective obj, int K, 
                (d > 4 && D.cols[4][r] != D.cols[4][r] ? 0.8 : 0.0);
     double noise = unif(seed ^ 0x5EEDULL, r) - 0.5;
     switch (obj) {
-      case gbdt::Objective::kRankMap:  // R: binary relevance
+      case gbdt::Objective::kRankMap:  // binary relevance
       case gbdt::Objective::kLogistic:
         D.y[r] = s + noise > 0.3 ? 1.0f : 0.0f;
         break;
-      case gbdt::Objective::kRankNDCG:  // R: relevance degrees 0 .. K-1
+      case gbdt::Objective::kRankNDCG:  // relevance degrees 0 .. K-1
       case gbdt::Objective::kRankPairwise:
       case gbdt::Objective::kSoftprob: {
         double t = (std::tanh(0.7 * (s + noise)) + 1.0) * 0.5 * K;
@@ -114,10 +114,10 @@ Dataset make_synth(size_t n, int d, double missing, gbdt::Objective obj, int K, 
       case gbdt::Objective::kPoisson:
         D.y[r] = (float)std::floor(std::exp(0.6 * s) * 2.0 * (0.5 + unif(seed ^ 0x9015ULL, r)));
         break;
-      case gbdt::Objective::kSurvivalCox:  // X: times, every 3rd row censored (negative)
+      case gbdt::Objective::kSurvivalCox:  // times, every 3rd row censored (negative)
         D.y[r] = (float)((r % 3 == 0 ? -1.0 : 1.0) * (0.01 + std::exp(-0.5 * s + noise)));
         break;
-      case gbdt::Objective::kSurvivalAft:  // X: the lower bounds (upper: train_on)
+      case gbdt::Objective::kSurvivalAft:  // the lower bounds (upper: train_on)
         D.y[r] = r % 11 == 0 ? 0.0f : (float)(0.01 + std::exp(-0.5 * s + noise));
         break;
       default:
@@ -128,7 +128,7 @@ Dataset make_synth(size_t n, int d, double missing, gbdt::Objective obj, int K, 
   return D;
 }
 
-// G: two mirrored halves (feature 0 = 0 / 1) whose labels are each other's
+// two mirrored halves (feature 0 = 0 / 1) whose labels are each other's
 // negation, with the same feature 1 values: under squared error (base score
 // 0) the two children of the root split have equal best gains below them,
 // so loss-guided growth must break the tie (the lower node id first).
@@ -161,7 +161,7 @@ struct Case {
   std::vector<std::pair<std::string, std::string>> params;
   int max_hist_nodes = 0;  // > 0: GBDT_CUDA_MAX_HIST_NODES for the CUDA run
   int cat_levels = 0;      // > 0: features 0 and 1 categorical (make_categorical)
-  bool mirror = false;     // G: make_mirror's data instead of make_synth's
+  bool mirror = false;     // make_mirror's data instead of make_synth's
   bool quick = false;      // part of --quick (compute-sanitizer) runs
 };
 
@@ -245,7 +245,7 @@ std::vector<Case> all_cases() {
        {"interaction_constraints", "[[0,1,2,3,4,5],[4,5,6,7,8,9,10]]"}, {"subsample", "0.8"}}, true);
   add("n20k_d20_validation_early_stop", 20000, 20, 0.02, O::kLogistic, 1, 6, 256, 30,
       {{"validation_fraction", "0.2"}, {"early_stopping_rounds", "3"}, {"eta", "0.8"}});
-  // R: ranking (host gradients uploaded to the device).
+  // ranking (host gradients uploaded to the device).
   add("n5000_d10_rank_ndcg", 5000, 10, 0.02, O::kRankNDCG, 5, 6, 256, 5,
       {{"group_column", "qid"}}, true);
   add("n5000_d10_rank_pairwise_mean", 5000, 10, 0.0, O::kRankPairwise, 3, 6, 64, 5,
@@ -253,7 +253,7 @@ std::vector<Case> all_cases() {
        {"lambdarank_num_pair_per_sample", "3"}}, true);
   add("n5000_d10_rank_map_valid", 5000, 10, 0.02, O::kRankMap, 2, 6, 256, 8,
       {{"group_column", "qid"}, {"validation_fraction", "0.2"}}, true);
-  // Q: several quantiles (one single-output CUDA backend per alpha) and
+  // several quantiles (one single-output CUDA backend per alpha) and
   // num_parallel_tree (trees per round on the same gradients).
   add("n5000_d10_quantile_list", 5000, 10, 0.02, O::kQuantile, 1, 6, 256, 5,
       {{"quantile_alpha", "[0.1, 0.5, 0.9]"}, {"subsample", "0.8"}, {"seed", "2"}}, true);
@@ -262,7 +262,7 @@ std::vector<Case> all_cases() {
        {"seed", "4"}}, true);
   add("n5000_d10_parallel_tree_softprob", 5000, 10, 0.0, O::kSoftprob, 3, 5, 256, 3,
       {{"num_parallel_tree", "2"}, {"subsample", "0.8"}}, true);
-  // X: survival (host gradients uploaded to the device).
+  // survival (host gradients uploaded to the device).
   add("n5000_d10_survival_cox", 5000, 10, 0.02, O::kSurvivalCox, 1, 6, 256, 5, {}, true);
   add("n20k_d20_survival_cox_subsample_valid", 20000, 20, 0.0, O::kSurvivalCox, 1, 6, 64, 8,
       {{"subsample", "0.8"}, {"validation_fraction", "0.2"}, {"seed", "5"}});
@@ -306,7 +306,7 @@ std::vector<Case> all_cases() {
              {"subsample", "0.8"}, {"max_cat_threshold", "16"}},
             true);
     cs[i].cat_levels = 400;
-    // W: more than 255 categories, one bin each (2-byte bin matrix, bin
+    // more than 255 categories, one bin each (2-byte bin matrix, bin
     // sets wider than 256 bits, the merge-sorted partition search).
     i = add("cat1000_n20k_d6_miss2_wide_subsample", 20000, 6, 0.02, O::kSquaredError, 1, 6, 256, 4,
             {{"subsample", "0.8"}, {"max_cat_threshold", "64"}}, true);
@@ -322,7 +322,7 @@ std::vector<Case> all_cases() {
     cs[i].cat_levels = 3000;
     cs[i].max_hist_nodes = 3;
   }
-  // G: grow_policy lossguide (best first, max_leaves, max_depth 0 = no
+  // grow_policy lossguide (best first, max_leaves, max_depth 0 = no
   // limit), with categorical features, constraints, sampling, multiclass and
   // the histogram pool's eviction (GBDT_CUDA_MAX_HIST_NODES).
   {
@@ -385,7 +385,7 @@ std::vector<Case> all_cases() {
       cs[i].mirror = true;
     }
   }
-  // K: cross-feature combinations that reach the CUDA backend together
+  // cross-feature combinations that reach the CUDA backend together
   // (test/unit/test_feature_combinations.cpp sweeps them on the CPU): wide
   // bins (> 255 categories, 2-byte bin matrix) x lossguide x
   // num_parallel_tree x several quantiles x weights.
@@ -512,7 +512,7 @@ std::string tree_diff(const gbdt::Model& a, const gbdt::Model& b) {
   return "trees equal; other serialized fields differ";
 }
 
-// G: a lossguide case's trees have at most max_leaves leaves, and with no
+// a lossguide case's trees have at most max_leaves leaves, and with no
 // depth limit (and enough rows) some tree has exactly max_leaves, so the
 // best-first order decided which nodes split.
 void check_lossguide_leaves(const Case& c, const gbdt::Model& m) {
@@ -568,7 +568,7 @@ gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, 
   hooks.notice = [notice](const std::string& s) {
     if (notice) *notice += s;
   };
-  // R: ranking cases: query groups of about 25 rows, not contiguous.
+  // ranking cases: query groups of about 25 rows, not contiguous.
   std::vector<uint32_t> groups;
   gbdt::TrainInput in = D.n ? D.input() : gbdt::TrainInput{};
   if (cats) {
@@ -582,7 +582,7 @@ gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, 
     for (size_t r = 0; r < D.n; ++r) groups[r] = (uint32_t)((r * 7919) % G);
     in.query_group = groups.data();
   }
-  // K: row weights (weight_column): in [0.2, 2.2), one per query group for
+  // row weights (weight_column): in [0.2, 2.2), one per query group for
   // the ranking objectives (XGBoost's rule).
   std::vector<float> weights;
   if (!p.weight_column.empty()) {
@@ -592,7 +592,7 @@ gbdt::Model train_on(const Dataset& D, const std::vector<std::pair<std::string, 
                                   : 0.5f + 0.5f * (float)(groups[r] % 3);
     in.weights = weights.data();
   }
-  // X: survival:aft's upper bounds: every 3rd row right-censored (+inf),
+  // survival:aft's upper bounds: every 3rd row right-censored (+inf),
   // every 5th interval-censored, the rest uncensored (left-censored: the
   // lower bounds of 0 from make_synth).
   std::vector<float> upper;

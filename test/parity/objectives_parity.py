@@ -110,12 +110,12 @@ CASES = [
     ("binary:logitraw", "higgs", "label", {}, m_logloss_margin, 0.03, 0.0),
     ("binary:hinge", "higgs", "label", {}, m_error, 0.05, 0.01),
     ("multi:softmax", "multi", "label", {"num_class": 5}, m_error, 0.05, 0.01),
-    # Q: boosted random forest (num_parallel_tree trees per round, each its
+    # boosted random forest (num_parallel_tree trees per round, each its
     # own row/column sample; the samples' random streams differ from
     # XGBoost's, hence the wider tolerance).  "_rounds" overrides --rounds;
     # "_import" also loads XGBoost's model with gbdt_import and compares
     # gbdt_predict with XGBoost's predictions.
-    # Q: several quantiles in one model (n x 3 predictions: gbdt_predict_quantiles).
+    # several quantiles in one model (n x 3 predictions: gbdt_predict_quantiles).
     ("reg:quantileerror", "reg", "label", {"quantile_alpha": [0.1, 0.5, 0.9], "_import": True},
      lambda p, y: m_quantiles(p, y, [0.1, 0.5, 0.9]), 0.10, 0.0),
     ("reg:squarederror", "reg", "label",

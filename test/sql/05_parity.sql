@@ -1,4 +1,4 @@
--- Accuracy parity with XGBoost (issue 2).  scripts/test.sh runs
+-- Accuracy parity with XGBoost.  scripts/test.sh runs
 -- test/parity/reference.py first: it splits each dataset (rows whose 1-based
 -- line number is a multiple of 5 are the test part), trains XGBoost 3.x
 -- (tree_method=hist) with the same parameters and stores its test metrics in

@@ -1,4 +1,4 @@
--- Device selection on this host (issue 3, CI part): gbdt.device / the `device`
+-- Device selection on this host (CI part): gbdt.device / the `device`
 -- parameter.  CI has no GPU: 'auto' must train on the CPU, 'cuda' must be a
 -- clear error (why: built without CUDA, or no usable device).
 BEGIN;

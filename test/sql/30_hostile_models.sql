@@ -1,4 +1,4 @@
--- Hostile models, JSON and params (issue 10): each is a clear error, never a
+-- Hostile models, JSON and params: each is a clear error, never a
 -- hang, a crash or a model that outgrows its input.
 BEGIN;
 SET LOCAL statement_timeout = '5s';  -- a regression fails here instead of hanging

@@ -1,6 +1,6 @@
 -- gbdt_train, gbdt_evaluate and gbdt_predict_table read what
 -- SELECT * FROM <relation> reads, with the rights SELECT needs
--- (extension/pg/relation_reader.cpp, issue 10):
+-- (extension/pg/relation_reader.cpp):
 --  * a table with inheritance children: its rows and every child's (the
 --    direct heap scan read only the parent's own rows);
 --  * a partitioned table: every partition's rows;

@@ -1,4 +1,4 @@
--- Limits a superuser sets for the users of a shared server (issue 10):
+-- Limits a superuser sets for the users of a shared server:
 --  * gbdt.max_threads (superuser-set, default the CPU count) caps nthread,
 --    with a NOTICE, without changing the model;
 --  * gbdt.max_memory is superuser-set (per user: ALTER ROLE ... SET) and
@@ -87,7 +87,7 @@ SELECT throws_ok($$SELECT gbdt_train('c35', 'y_many', ARRAY['x1'], 'multi:softpr
 RESET gbdt.max_memory;
 
 -- ---- class counts ----
--- The classes are the distinct label values (issue 11): large label values
+-- The classes are the distinct label values: large label values
 -- are 3 classes, not a million; more distinct values than the limit is the error.
 SELECT is(gbdt_model_info(gbdt_train('c35', 'y_huge', ARRAY['x1'], 'multi:softprob', '{"num_round": 1}'))->'classes',
           '[0, 1000000, 2000000]'::jsonb, 'class labels in the millions: 3 classes with their values');

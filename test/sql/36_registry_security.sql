@@ -1,4 +1,4 @@
--- Registry without a confused deputy (issue 10, critical 4): names have
+-- Registry without a confused deputy (critical 4): names have
 -- owners, only the owner's members save/deploy/retrain or write rows (the
 -- functions and row-level security), created_by cannot be forged, a spec must
 -- name a relation its saver can read, and gbdt_retrain trains with the owner's

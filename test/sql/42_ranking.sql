@@ -1,4 +1,4 @@
--- Learning to rank (issue 12): rank:ndcg, rank:pairwise, rank:map with a
+-- Learning to rank: rank:ndcg, rank:pairwise, rank:map with a
 -- query-group column (group_column, integer or text, rows of a group not
 -- contiguous), the ranking metrics (ndcg@k, map@k, pre@k) in training and
 -- in gbdt_evaluate(model, relation, target, group_column), whole groups in

@@ -137,7 +137,7 @@ SELECT throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, 
                    '%parameter "num_parallel_tree" = 0 is out of range: must be an integer in [1, 1000]%', 'num_parallel_tree out of range by name');
 SELECT throws_like($$SELECT gbdt_train('tp_data', 'y', ARRAY['x1', 'x2'], NULL, '{"sampling_method": "gradient_based"}')$$,
                    '%parameter "sampling_method" = "gradient_based" is not supported: only uniform%', 'sampling_method refused by name');
--- G: the CUDA backend grows lossguide: device 'cuda' takes it (the same
+-- the CUDA backend grows lossguide: device 'cuda' takes it (the same
 -- model as the CPU's where there is a device); without one the error is the
 -- device's, as for any training (08_device.sql), never the parameter's.
 SELECT CASE WHEN (gbdt_build_info()->>'cuda_compiled')::bool AND jsonb_array_length(gbdt_build_info()->'cuda'->'devices') > 0

@@ -1,4 +1,4 @@
--- Labels and columns (issue 11): text/enum/bool targets are classes by name,
+-- Labels and columns: text/enum/bool targets are classes by name,
 -- numeric labels of a classification objective are mapped to their distinct
 -- values, one NOTICE tells the objective and the features, the weight
 -- column, date/time columns as features, and the errors of each.

@@ -49,7 +49,7 @@ SELECT is(gbdt_model_info(pg_temp.m('rank'))->'features'->0->>'type', 'categoric
 SELECT ok((gbdt_evaluate(pg_temp.m('rank'), 'c47', 'rel', 'qid')->>'ndcg@10')::float8 > 0.9,
           'gbdt_evaluate with group_column reads the categories');
 
--- L2: both work now (50_combinations.sql checks them in depth).
+-- both work now (50_combinations.sql checks them in depth).
 SELECT is((SELECT (gbdt_model_info(gbdt_train('c47', 'y', NULL, NULL, '{"num_round": 2}',
                                               pg_temp.m('reg')))->>'rounds')::int), 22,
           'init_model with categorical features continues');

@@ -1,4 +1,4 @@
--- Survival objectives (issue 12, XGBoost 3.x names and semantics):
+-- Survival objectives (XGBoost 3.x names and semantics):
 -- survival:cox (label = time, negative = right-censored; predictions are
 -- hazard ratios exp(margin); metric cox-nloglik) and survival:aft (target =
 -- lower bound, label_upper_bound_column = upper bound, NULL / +Infinity =

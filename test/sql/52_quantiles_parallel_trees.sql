@@ -1,4 +1,4 @@
--- Q (issue 12): several quantiles in one reg:quantileerror model (a
+-- several quantiles in one reg:quantileerror model (a
 -- quantile_alpha list: one output per alpha, gbdt_predict_quantiles, the
 -- quantile metric over every output, export/import with num_target), and
 -- num_parallel_tree, XGBoost's boosted random forests: per

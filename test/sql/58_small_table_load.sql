@@ -1,4 +1,4 @@
--- Small tables in one pass (extension/pg/train_load.cpp, issue 15): a plain
+-- Small tables in one pass (extension/pg/train_load.cpp): a plain
 -- table that the planner's estimate puts well under the cut sample is read
 -- once, its category values coded provisionally and remapped afterwards,
 -- instead of a counting pass and a reading pass.  The estimate is the

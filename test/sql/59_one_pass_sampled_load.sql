@@ -1,5 +1,5 @@
 -- One-pass load of a plain table larger than its cut sample
--- (extension/pg/train_load.cpp load_one_pass, issue 15): when the planner's
+-- (extension/pg/train_load.cpp load_one_pass): when the planner's
 -- estimate puts the table's float copy within the cut sample's own bound
 -- (64 MiB) and gbdt.max_memory, the table is read once instead of in three
 -- passes (count, sample, bin); the column checks run on the sample's rows

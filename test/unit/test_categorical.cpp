@@ -117,7 +117,7 @@ TEST(Categorical, CutsOneBinPerCode) {
   cuts.values = c;
   for (int code = 0; code < 30; ++code) EXPECT_EQ(cuts.bin_of(0, (float)code), code);
   EXPECT_EQ(cuts.bin_of(0, NAN), 30);
-  // W: one bin per code past 255 categories (2-byte bin matrix) ...
+  // one bin per code past 255 categories (2-byte bin matrix) ...
   categorical_cuts(400, &c);
   ASSERT_EQ(c.size(), 400u);
   cuts.ptr = {0, 400};
@@ -323,7 +323,7 @@ TEST(Categorical, SerializeRoundTripAndThreads) {
 TEST(Categorical, BinnedWalkEqualsRawWalkAndBatchEqualsRow) {
   std::set<int> member = {0, 3, 5, 300, 301};
   CatData c = make_cat(6000, 320, member, 0.1, /*skewed=*/true);
-  EXPECT_TRUE(bin_input(c.input(), 256, 0, 1).matrix.wide);  // W: 320 bins
+  EXPECT_TRUE(bin_input(c.input(), 256, 0, 1).matrix.wide);  // 320 bins
   TrainParams p = reg_params(6, 4);
   p.validation_fraction = 0.2;  // validation margins walk the bins
   Model m = train_in(c.input(), p);

@@ -104,7 +104,7 @@ TEST(ContinueCategorical, TenPlusTenEqualsTwentyPartitionSampled) {
 TEST(ContinueCategorical, TenPlusTenEqualsTwentyWideBins) {
   TrainParams p;
   p.max_depth = 3;
-  expect_ten_plus_ten(300, p);  // W: 300 bins, one per category (2-byte bin matrix)
+  expect_ten_plus_ten(300, p);  // 300 bins, one per category (2-byte bin matrix)
 }
 
 TEST(ContinueCategorical, UnseenCodesAreMissingBinsAndKeepTheDictionary) {

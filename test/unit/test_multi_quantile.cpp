@@ -1,4 +1,4 @@
-// Q: several quantiles in one reg:quantileerror model (quantile_alpha list):
+// several quantiles in one reg:quantileerror model (quantile_alpha list):
 // one output per alpha, each output exactly the model of that one alpha
 // (its gradients, its refit leaves, its label quantile as intercept); the
 // quantile metric over all outputs (XGBoost's); model format, XGBoost JSON

@@ -1,4 +1,4 @@
-// Q: num_parallel_tree (XGBoost's boosted random forests): per round and
+// num_parallel_tree (XGBoost's boosted random forests): per round and
 // output group num_parallel_tree trees grown on the same gradients, each
 // with its own row/column sample, leaves scaled by eta / num_parallel_tree;
 // rounds (not trees) counted by early stopping, continued training and

@@ -265,7 +265,7 @@ TEST(Ranking, RegistryEntriesParamsAndMetricLists) {
   EXPECT_EQ((int)Objective::kRankPairwise, 13);
   EXPECT_EQ((int)Objective::kRankNDCG, 14);
   EXPECT_EQ((int)Objective::kRankMap, 15);
-  EXPECT_GE(gbdt::kNumObjectives, 16);  // X: survival codes follow
+  EXPECT_GE(gbdt::kNumObjectives, 16);  // survival codes follow
   for (Objective o : {Objective::kRankPairwise, Objective::kRankNDCG, Objective::kRankMap}) {
     const gbdt::ObjectiveInfo& oi = gbdt::objective_info(o);
     EXPECT_TRUE(oi.ranking) << oi.name;

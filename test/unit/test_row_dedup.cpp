@@ -1,4 +1,4 @@
-// M: exact duplicate-row compression (row_dedup.h).  Training on the
+// exact duplicate-row compression (row_dedup.h).  Training on the
 // distinct rows with their multiplicity must build the very same model
 // (serialized bytes, training and validation metrics included) as training
 // on every row; where it cannot be exact it must not run.

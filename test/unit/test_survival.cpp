@@ -1,4 +1,4 @@
-// X: survival:cox and survival:aft (survival.h, objective_survival.cpp).
+// survival:cox and survival:aft (survival.h, objective_survival.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -221,8 +221,8 @@ TEST(Survival, CoxTrainsAndFits) {
   EXPECT_THROW(gbdt_test::train(D, p), gbdt::InvalidInput);
 }
 
-// X: quantile_alpha in XGBoost's list form: a list of one is the number;
-// Q: several are one output each (test_multi_quantile.cpp).
+// quantile_alpha in XGBoost's list form: a list of one is the number;
+// several are one output each (test_multi_quantile.cpp).
 TEST(QuantileAlpha, ListOfOneIsTheNumberSeveralAreKept) {
   gbdt::TrainParams p;
   gbdt::apply_params({{"quantile_alpha", "[0.9]", false}}, &p);

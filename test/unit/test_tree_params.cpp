@@ -50,7 +50,7 @@ BackendRun run_backend(const Data& D, const TrainParams& p, const TreeExtParams&
   bd.seed = p.seed;
   bd.nthread = 2;
   bd.tree_ext = ext;
-  bd.n_categories = n_categories;  // A: categorical features
+  bd.n_categories = n_categories;  // categorical features
   bd.cat_split = CatSplitParams{p.max_cat_to_onehot, p.max_cat_threshold};
   std::unique_ptr<TreeBackend> be = make_cpu_backend();
   std::vector<float> m0(bd.n_rows * (size_t)K, 0.25f);
@@ -368,7 +368,7 @@ TEST(TreeParams, Errors) {
   EXPECT_TRUE(has(param_error({{"updater", "grow_colmaker", true}}), "\"updater\""));
   EXPECT_EQ(param_error({{"sampling_method", "uniform", true}, {"num_parallel_tree", "1"}}), "");
 
-  // G: the CUDA backend grows lossguide too: device cuda takes it, and where
+  // the CUDA backend grows lossguide too: device cuda takes it, and where
   // there is no CUDA build or device the error says that, not grow_policy.
   try {
     gbdt_test::train(D, with(base, {{"grow_policy", "lossguide", true},

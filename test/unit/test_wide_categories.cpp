@@ -1,4 +1,4 @@
-// Categorical features with more than 255 categories (issue 11): one bin per
+// Categorical features with more than 255 categories: one bin per
 // category (a 2-byte bin matrix only when some feature needs more than 255
 // value bins), wide bin sets in the split search, the CPU backend's and the
 // general grower's loops on uint16_t entries, and XGBoost JSON round trips.
