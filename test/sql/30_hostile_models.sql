@@ -9,25 +9,7 @@ SELECT plan(14);
 -- is recomputed after a change, so that the validator itself is tested.
 CREATE FUNCTION pg_temp.model_bytes(m gbdt_model) RETURNS bytea
 LANGUAGE sql AS $$ SELECT decode(substr(m::text, 7), 'base64') $$;
-CREATE FUNCTION pg_temp.reseal(b bytea) RETURNS bytea
-LANGUAGE plpgsql AS $$
-DECLARE
-  h numeric := 1469598103934665603;  -- the format's FNV offset basis (sic)
-  p numeric := 1099511628211;
-  two64 numeric := 18446744073709551616;
-  n int := length(b) - 8;
-  lo int;
-BEGIN
-  FOR i IN 0 .. n - 1 LOOP
-    lo := (h % 256)::int;
-    h := ((h - lo + (lo # get_byte(b, i))) * p) % two64;
-  END LOOP;
-  FOR i IN 0 .. 7 LOOP
-    b := set_byte(b, n + i, (h % 256)::int);
-    h := div(h, 256);
-  END LOOP;
-  RETURN b;
-END $$;
+\ir lib/reseal.sql
 CREATE FUNCTION pg_temp.model_text(b bytea) RETURNS text
 LANGUAGE sql AS $$ SELECT 'gbdt1:' || translate(encode(b, 'base64'), E'\n', '') $$;
 -- b with the bytes at offset `at` replaced by `patch`.

@@ -169,24 +169,7 @@ SELECT is((SELECT gbdt_model_info(m.model)->>'rounds' FROM gbdt_models m WHERE m
 -- A crafted model: the regression model's bytes with the objective code
 -- (i32 at byte 20) of rank:pairwise (13), checksum (64-bit FNV-1a, last 8
 -- bytes) recomputed; continued on rows without query groups.
-CREATE FUNCTION pg_temp.reseal(b bytea) RETURNS bytea LANGUAGE plpgsql AS $$
-DECLARE
-  h numeric := 1469598103934665603;
-  p numeric := 1099511628211;
-  two64 numeric := 18446744073709551616;
-  n int := length(b) - 8;
-  lo int;
-BEGIN
-  FOR i IN 0 .. n - 1 LOOP
-    lo := (h % 256)::int;
-    h := ((h - lo + (lo # get_byte(b, i))) * p) % two64;
-  END LOOP;
-  FOR i IN 0 .. 7 LOOP
-    b := set_byte(b, n + i, (h % 256)::int);
-    h := div(h, 256);
-  END LOOP;
-  RETURN b;
-END $$;
+\ir lib/reseal.sql
 CREATE TEMP TABLE sw_crafted AS
 SELECT ('gbdt1:' || translate(encode(pg_temp.reseal(overlay(decode(substr(m::text, 7), 'base64')
                                                             PLACING '\x0d000000'::bytea FROM 21)),
