@@ -201,6 +201,10 @@ struct LambdaRank::Impl {
 LambdaRank::LambdaRank(Objective obj, const RankParams& rp, QueryGroups groups,
                        const float* labels, uint64_t seed, int nthread, const float* weights)
     : impl_(new Impl) {
+  // The checks below may throw (the pair budget, the group weights); a
+  // constructor that throws never runs its destructor, so the Impl is owned
+  // here until the object is complete.
+  std::unique_ptr<Impl> owner(impl_);
   Impl& m = *impl_;
   m.obj = obj;
   m.rp = rp;
@@ -244,6 +248,7 @@ LambdaRank::LambdaRank(Objective obj, const RankParams& rp, QueryGroups groups,
   if ((size_t)nt > ng) nt = (int)std::max<size_t>(1, ng);
   m.pool.reset(new ThreadPool(nt));
   m.scratch.resize((size_t)m.pool->size());
+  owner.release();
 }
 
 LambdaRank::~LambdaRank() { delete impl_; }
