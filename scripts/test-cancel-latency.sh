@@ -97,19 +97,10 @@ CASES=(
 )
 
 {
-  cat <<'SQL'
-\set ON_ERROR_STOP 1
-CREATE FUNCTION pg_temp.timed(q text, OUT err text, OUT seconds float8) LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz := clock_timestamp();
-BEGIN
-  EXECUTE q;
-  err := 'no error';
-  seconds := extract(epoch FROM clock_timestamp() - t0);
-EXCEPTION WHEN query_canceled THEN
-  GET STACKED DIAGNOSTICS err = MESSAGE_TEXT;
-  seconds := extract(epoch FROM clock_timestamp() - t0);
-END $$;
-SQL
+  echo '\set ON_ERROR_STOP 1'
+  # pg_temp.timed(q): the statement's cancel message and seconds, the
+  # helper the pgTAP files use too.
+  echo "\\i '$ROOT/test/sql/lib/timed.sql'"
   for c in "${CASES[@]}"; do
     name=${c%%|*}
     stmt=${c#*|}
