@@ -719,7 +719,7 @@ std::string canonical_key(const std::string& k) {
 std::string allowed_list() {
   std::string r;
   for (const ParamDef& d : kParams) {
-    if (std::string(d.doc).rfind("Refused", 0) == 0) continue;  // T: refused hist-updater params
+    if (std::string(d.doc).rfind("Refused", 0) == 0) continue;  // refused hist-updater params
     r += (r.empty() ? "" : ", ") + std::string(d.name);
     if (*d.aliases) r += " (" + split_metrics(d.aliases)[0] + ")";
   }

@@ -235,7 +235,7 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
   }
   r = split_metrics(p.eval_metric);
   for (const std::string& name : r) {
-    if (is_multi_quantile(p) && name != "quantile")  // Q: one value over all outputs
+    if (is_multi_quantile(p) && name != "quantile")  // one value over all outputs
       throw InvalidInput("parameter \"eval_metric\" = \"" + name + "\" is not supported with " +
                          std::to_string(p.quantile_alphas.size()) +
                          " quantiles (a list of quantile_alpha): use quantile");
