@@ -24,8 +24,10 @@ ifeq ($(CUDA),auto)
   endif
 endif
 
-CORE_SRCS := $(sort $(wildcard extension/core/*.cpp))
-PG_SRCS := $(sort $(wildcard extension/pg/*.cpp))
+# The engine (extension/core/<folder>/) and the glue (extension/pg/ and its
+# folders by job).  See docs/architecture.md.
+CORE_SRCS := $(sort $(wildcard extension/core/*/*.cpp extension/core/*/*/*.cpp))
+PG_SRCS := $(sort $(wildcard extension/pg/*.cpp extension/pg/*/*.cpp))
 CORE_OBJS := $(CORE_SRCS:.cpp=.o)
 PG_OBJS := $(PG_SRCS:.cpp=.o)
 
@@ -44,10 +46,17 @@ OBJS = $(PG_OBJS) $(CORE_OBJS) $(BACKEND_OBJS)
 ENGINE_OBJS = $(CORE_OBJS) $(BACKEND_OBJS)
 
 # No fused multiply-add anywhere: CPU and GPU must compute the same bits.
-GBDT_CXXFLAGS = -std=c++17 -O2 -fPIC -ffp-contract=off -Wall -Wno-unused-parameter -Iextension/core -pthread
-PG_CPPFLAGS = -Iextension/core -DGBDT_EXTVERSION='"$(EXTVERSION)"'
+# -MMD -MP: each object's header dependencies are written beside it (.d)
+# and read back below, so touching one header rebuilds only its users.
+GBDT_CXXFLAGS = -std=c++17 -O2 -fPIC -ffp-contract=off -Wall -Wno-unused-parameter -pthread -MMD -MP
+# The engine includes its own headers by relative path; programs outside it
+# (tests, benchmarks, the CUDA backend) include them by folder from here.
+ENGINE_INCLUDES = -Iextension/core -Iextension/core/include
+# The glue sees only the engine's public headers (extension/core/include/gbdt)
+# and its own folders: an #include of an engine internal does not compile.
+PG_CPPFLAGS = -Iextension/core/include -Iextension/pg -DGBDT_EXTVERSION='"$(EXTVERSION)"'
 SHLIB_LINK = $(CUDA_LIBS) -lstdc++ -lpthread
-EXTRA_CLEAN = build extension/core/*.o extension/pg/*.o cuda/*.o
+EXTRA_CLEAN = build $(CORE_OBJS) $(PG_OBJS) $(OBJS:.o=.d) cuda/*.o cuda/*.d
 
 # Debian's server is built with LLVM JIT; we ship no bitcode.
 override with_llvm = no
@@ -98,17 +107,17 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 # cuda/x.cu from cuda/x.cu.o).
 $(CUDA_SRCS): ;
 
-# The glue's objects (built by PGXS's implicit rule) depend on every header too.
-$(PG_OBJS): $(wildcard extension/pg/*.h) $(wildcard extension/core/*.h)
+# Header dependencies of every object built so far (-MMD -MP).
+-include $(OBJS:.o=.d) $(CUDA_SRCS:.cu=.cu.d)
 
-extension/core/%.o: extension/core/%.cpp $(wildcard extension/core/*.h)
-	$(CXX) $(GBDT_CXXFLAGS) -c -o $@ $<
+extension/core/%.o: extension/core/%.cpp
+	$(CXX) $(GBDT_CXXFLAGS) $(ENGINE_INCLUDES) -c -o $@ $<
 
-cuda/cuda_unavailable.o: cuda/cuda_unavailable.cpp extension/core/backend.h
-	$(CXX) $(GBDT_CXXFLAGS) -c -o $@ $<
+cuda/cuda_unavailable.o: cuda/cuda_unavailable.cpp
+	$(CXX) $(GBDT_CXXFLAGS) $(ENGINE_INCLUDES) -c -o $@ $<
 
-cuda/%.cu.o: cuda/%.cu $(wildcard cuda/*.cuh) $(wildcard extension/core/*.h)
-	$(NVCC) -std=c++17 -O2 $(CUDA_ARCHS) -fmad=false -Xcompiler -fPIC,-ffp-contract=off -Iextension/core -Icuda -c -o $@ $<
+cuda/%.cu.o: cuda/%.cu
+	$(NVCC) -std=c++17 -O2 $(CUDA_ARCHS) -fmad=false -Xcompiler -fPIC,-ffp-contract=off -MMD -MP $(ENGINE_INCLUDES) -Icuda -c -o $@ $<
 
 # The CUDA mode of the last build, rewritten when it changes: the engine
 # archive and the shared library (with what links them) are then made again
@@ -125,26 +134,35 @@ build/libgbdt_engine.a: $(ENGINE_OBJS) $(CUDA_MODE_STAMP)
 	@mkdir -p build
 	rm -f $@ && ar rcs $@ $(ENGINE_OBJS)
 
-UNIT_SRCS := $(sort $(wildcard test/unit/*.cpp))
-build/unit_tests: $(UNIT_SRCS) build/libgbdt_engine.a
-	$(CXX) $(GBDT_CXXFLAGS) -o $@ $(UNIT_SRCS) build/libgbdt_engine.a $(CUDA_LIBS) -lgtest -lgtest_main -lpthread
+# test/unit/ mirrors the engine's folders; each test file is its own object
+# (build/unit/...), so make -j compiles them in parallel and a change
+# recompiles only the tests that include what changed.
+UNIT_SRCS := $(sort $(wildcard test/unit/*.cpp test/unit/*/*.cpp test/unit/*/*/*.cpp))
+UNIT_OBJS := $(patsubst test/unit/%.cpp,build/unit/%.o,$(UNIT_SRCS))
+build/unit/%.o: test/unit/%.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(GBDT_CXXFLAGS) $(ENGINE_INCLUDES) -Itest/unit -c -o $@ $<
+-include $(UNIT_OBJS:.o=.d)
+build/unit_tests: $(UNIT_OBJS) build/libgbdt_engine.a
+	$(CXX) $(GBDT_CXXFLAGS) -o $@ $(UNIT_OBJS) build/libgbdt_engine.a $(CUDA_LIBS) -lgtest -lgtest_main -lpthread
 
 unittest: build/unit_tests
 	./build/unit_tests
 
 build/gpu_test: test/gpu/gpu_equality.cpp build/libgbdt_engine.a
-	$(CXX) $(GBDT_CXXFLAGS) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
+	$(CXX) $(GBDT_CXXFLAGS) $(ENGINE_INCLUDES) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
 
 build/gpu_bench: test/gpu/gpu_bench.cpp build/libgbdt_engine.a
-	$(CXX) $(GBDT_CXXFLAGS) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
+	$(CXX) $(GBDT_CXXFLAGS) $(ENGINE_INCLUDES) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
 
 gputest: build/gpu_test
 	./build/gpu_test
 
 # CPU emulation of the CUDA backend (test/gpu/emu): runs the kernels and the
 # backend's host logic without a GPU; no nvcc needed.
-EMU_CXXFLAGS = $(GBDT_CXXFLAGS) -DGBDT_CUDA_EMULATION -Itest/gpu/emu -Icuda
-build/cuda_backend_emu.o: cuda/cuda_backend.cu $(wildcard cuda/*.cuh) $(wildcard test/gpu/emu/*.h test/gpu/emu/cub/*.cuh) $(wildcard extension/core/*.h)
+EMU_CXXFLAGS = $(GBDT_CXXFLAGS) $(ENGINE_INCLUDES) -DGBDT_CUDA_EMULATION -Itest/gpu/emu -Icuda
+-include build/cuda_backend_emu.d
+build/cuda_backend_emu.o: cuda/cuda_backend.cu
 	@mkdir -p build
 	$(CXX) $(EMU_CXXFLAGS) -x c++ -c -o $@ $<
 
@@ -155,7 +173,7 @@ gpuemu: build/gpu_test_emu
 	./build/gpu_test_emu --quick --no-files
 
 build/engine_bench: test/bench/engine_bench.cpp build/libgbdt_engine.a
-	$(CXX) $(GBDT_CXXFLAGS) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
+	$(CXX) $(GBDT_CXXFLAGS) $(ENGINE_INCLUDES) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
 
 bench:
 	bash test/bench/run
@@ -185,15 +203,16 @@ FUZZ_SECONDS ?= 600
 FUZZ_SHORT_SECONDS ?= 20
 FUZZ_TARGETS := model_decoder xgb_json params
 FUZZ_FLAGS = -std=c++17 -O1 -g -fno-omit-frame-pointer -ffp-contract=off -pthread \
-  -Iextension/core -fsanitize=address,undefined -fno-sanitize-recover=undefined
+  -MMD -MP $(ENGINE_INCLUDES) -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst extension/core/%.cpp,build/fuzz/obj/%.o,$(CORE_SRCS)) build/fuzz/obj/cuda_unavailable.o
 FUZZ_BINS := $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
 
-build/fuzz/obj/%.o: extension/core/%.cpp $(wildcard extension/core/*.h)
-	@mkdir -p build/fuzz/obj
+-include $(FUZZ_OBJS:.o=.d)
+build/fuzz/obj/%.o: extension/core/%.cpp
+	@mkdir -p $(dir $@)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build/fuzz/obj/cuda_unavailable.o: cuda/cuda_unavailable.cpp extension/core/backend.h
+build/fuzz/obj/cuda_unavailable.o: cuda/cuda_unavailable.cpp
 	@mkdir -p build/fuzz/obj
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

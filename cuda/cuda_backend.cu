@@ -38,13 +38,13 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
+#include "tree/tree_backend.h"
 #include "diagnose.cuh"
-#include "gradients.h"
-#include "ranking_external.h"
+#include "objective/gradients.h"
+#include "objective/host_gradients.h"
 #include "kernels.cuh"
 #include "kernels_lossguide.cuh"
-#include "tree_growth.h"
+#include "tree/apply_split.h"
 
 namespace gbdt {
 

@@ -1,5 +1,5 @@
 // Backend entry points for a build without CUDA (make CUDA=off or no nvcc).
-#include "backend.h"
+#include "tree/tree_backend.h"
 
 namespace gbdt {
 

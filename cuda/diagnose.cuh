@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "binned_matrix.h"
-#include "categorical_split.h"
-#include "gradients.h"
-#include "split_math.h"
+#include "tree/tree_backend.h"
+#include "data/binned_matrix.h"
+#include "tree/categorical_split.h"
+#include "objective/gradients.h"
+#include "tree/split_math.h"
 
 namespace gbdt {
 namespace diagnose {

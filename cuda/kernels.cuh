@@ -46,9 +46,9 @@ inline const char*& last_kernel() {
 #define GBDT_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
 #endif
 
-#include "categorical_split.h"
-#include "gradients.h"
-#include "split_math.h"
+#include "tree/categorical_split.h"
+#include "objective/gradients.h"
+#include "tree/split_math.h"
 
 namespace gbdt {
 namespace cuda {

@@ -12,7 +12,7 @@
 #     (public.count(text) beats pg_catalog.count("any") on an exact match).
 #     C functions must carry no SET clause (one GUC save/restore per scoring
 #     call); their SPI texts are checked by (b) instead.
-# (b) Static: every query text the glue (extension/pg/*.cpp) hands to SPI is
+# (b) Static: every query text the glue (extension/pg/**/*.cpp) hands to SPI is
 #     found (the literal given to SPI_execute*/SPI_prepare*/SPI_cursor_open*,
 #     or the literals of the psprintf/appendStringInfo* calls that built the
 #     variable given to it, in the same top-level function) and must not call
@@ -35,7 +35,7 @@ FAILED=0
 DETAIL=()
 
 # ---- (b) static scan of the SPI query texts ------------------------------------
-static_out=$("$PY" - "$ROOT"/extension/pg/*.cpp <<'PY'
+static_out=$("$PY" - $(find "$ROOT"/extension/pg -name '*.cpp' | sort) <<'PY'
 import re, sys
 
 # Words that may stand before "(" in a query without being a function call

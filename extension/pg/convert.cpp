@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "nbase_decimal.h"
+#include "gbdt/data_source.h"
 
 namespace gbdt_pg {
 

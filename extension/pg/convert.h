@@ -8,7 +8,7 @@ extern "C" {
 #include "mb/pg_wchar.h"
 }
 
-#include "model.h"
+#include "gbdt/model.h"
 
 namespace gbdt_pg {
 

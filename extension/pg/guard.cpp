@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "thread_pool.h"
+#include "gbdt/data_source.h"
 
 extern "C" {
 #include "storage/ipc.h"

@@ -18,7 +18,7 @@
 
 #include "pg_includes.h"
 
-#include "common.h"
+#include "gbdt/errors.h"
 
 namespace gbdt_pg {
 

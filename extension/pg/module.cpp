@@ -3,11 +3,10 @@
 #include <string>
 
 #include "guard.h"
-#include "gucs.h"
+#include "settings.h"
 #include "module.h"
 
-#include "backend.h"
-#include "trainer.h"
+#include "gbdt/train.h"
 
 extern "C" {
 PG_MODULE_MAGIC;

@@ -13,12 +13,12 @@
 #include <fstream>
 #include <iostream>
 
-#include "backend.h"
+#include "tree/tree_backend.h"
 #include "data_file.h"
-#include "explain.h"
-#include "metrics.h"
-#include "model.h"
-#include "trainer.h"
+#include "predictor/explain.h"
+#include "metric/metrics.h"
+#include "model/model.h"
+#include "gbm/trainer.h"
 
 // Peak resident set (VmHWM, kB) and its reset (Linux >= 4.0).
 static long vm_hwm_kb() {

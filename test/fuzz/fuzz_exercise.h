@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "explain.h"
-#include "metrics.h"
-#include "model.h"
-#include "predict.h"
-#include "xgb_json.h"
+#include "predictor/explain.h"
+#include "metric/metrics.h"
+#include "model/model.h"
+#include "predictor/predict.h"
+#include "model/xgb_json.h"
 
 namespace gbdt_fuzz {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fuzz_exercise.h"
-#include "model_format.h"
+#include "model/format.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

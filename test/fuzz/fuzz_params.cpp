@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "fuzz_exercise.h"
-#include "json_parse.h"
-#include "objective.h"
-#include "params.h"
+#include "common/json_parse.h"
+#include "objective/objective.h"
+#include "gbm/params.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gbdt;

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "model.h"
-#include "params.h"
-#include "trainer.h"
-#include "xgb_json.h"
+#include "model/model.h"
+#include "gbm/params.h"
+#include "gbm/trainer.h"
+#include "model/xgb_json.h"
 
 using namespace gbdt;
 

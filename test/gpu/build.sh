@@ -10,7 +10,7 @@
 # need only the driver.  Flags as the Makefile's (no fused multiply-add on
 # either side).  Incremental: an object is rebuilt when its source or a
 # header is newer; with --emulate, the Makefile's up-to-date engine objects
-# (extension/core/*.o) are reused.  Environment: JOBS (default nproc),
+# (extension/core/<folder>/*.o) are reused.  Environment: JOBS (default nproc),
 # NVCC, CUDA_HOME, CUDA_ARCHS (default sm_90).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -19,7 +19,7 @@ EMU=0
 [ "${1:-}" = "--emulate" ] && EMU=1
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 CXX=${CXX:-g++}
-CXXFLAGS="-std=c++17 -O2 -fPIC -ffp-contract=off -Wall -Wno-unused-parameter -Iextension/core -pthread"
+CXXFLAGS="-std=c++17 -O2 -fPIC -ffp-contract=off -Wall -Wno-unused-parameter -Iextension/core -Iextension/core/include -pthread"
 if [ "$EMU" = 1 ]; then
   OUTD=build/gpu/emu
 else
@@ -41,8 +41,10 @@ echo "build.sh: $([ "$EMU" = 1 ] && echo "CPU emulation" || echo "nvcc $NVCC, ${
 
 # Newest mtime of the headers every object may include.
 newest() { local m=0 f t; for f in "$@"; do [ -e "$f" ] || continue; t=$(stat -c %Y "$f"); [ "$t" -gt "$m" ] && m=$t; done; echo "$m"; }
-CORE_HDR=$(newest extension/core/*.h)
-ALL_HDR=$(newest extension/core/*.h cuda/*.cuh test/gpu/emu/*.h test/gpu/emu/cub/*.cuh)
+mapfile -t CORE_HEADERS < <(find extension/core -name "*.h" | sort)
+mapfile -t CORE_SOURCES < <(find extension/core -name "*.cpp" | sort)
+CORE_HDR=$(newest "${CORE_HEADERS[@]}")
+ALL_HDR=$(newest "${CORE_HEADERS[@]}" cuda/*.cuh test/gpu/emu/*.h test/gpu/emu/cub/*.cuh)
 HDR=$CORE_HDR
 stale() {  # object, source: older than the source or than a header ($HDR)
   [ -f "$1" ] || return 0
@@ -62,12 +64,13 @@ run_job() {  # log name, command...
 throttle() { while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n 2>/dev/null || sleep 0.2; done; }
 
 CORE_OBJS=()
-for src in extension/core/*.cpp; do
-  b=$(basename "$src" .cpp)
+for src in "${CORE_SOURCES[@]}"; do
+  rel=${src#extension/core/}
+  b=${rel%.cpp}; b=${b//\//__}  # tree/hist/updater -> tree__hist__updater
   o=$OBJ/$b.o
   CORE_OBJS+=("$o")
   stale "$o" "$src" || continue
-  mk=extension/core/$b.o
+  mk=${src%.cpp}.o
   if [ "$EMU" = 1 ] && [ -f "$mk" ] && ! stale "$mk" "$src"; then
     cp -p "$mk" "$o"
     continue
@@ -84,7 +87,7 @@ if stale "$BACKEND" cuda/cuda_backend.cu; then
         -o "$BACKEND" cuda/cuda_backend.cu &
   else
     run_job cuda_backend "$NVCC" -std=c++17 -O2 $CUDA_ARCHS -fmad=false -Xcompiler -fPIC,-ffp-contract=off \
-        -Iextension/core -Icuda -c -o "$BACKEND" cuda/cuda_backend.cu &
+        -Iextension/core -Iextension/core/include -Icuda -c -o "$BACKEND" cuda/cuda_backend.cu &
   fi
 fi
 wait
@@ -112,7 +115,7 @@ else
   run_job gpu_test $CXX $CXXFLAGS -o $OUTD/gpu_test test/gpu/gpu_equality.cpp "$BACKEND" "${CORE_OBJS[@]}" $LIBS &
   run_job gpu_bench $CXX $CXXFLAGS -o $OUTD/gpu_bench test/gpu/gpu_bench.cpp "$BACKEND" "${CORE_OBJS[@]}" $LIBS &
   run_job gpu_mathbits "$NVCC" -std=c++17 -O2 $CUDA_ARCHS -fmad=false -Xcompiler -ffp-contract=off \
-      -Iextension/core -Icuda -o $OUTD/gpu_mathbits test/gpu/gpu_mathbits.cu "$BACKEND" "${CORE_OBJS[@]}" \
+      -Iextension/core -Iextension/core/include -Icuda -o $OUTD/gpu_mathbits test/gpu/gpu_mathbits.cu "$BACKEND" "${CORE_OBJS[@]}" \
       -cudart static &
 fi
 wait

@@ -36,14 +36,14 @@
 #include <thread>
 #include <vector>
 
-#include "backend.h"
-#include "binned_matrix.h"
-#include "gradients.h"
-#include "metrics.h"
-#include "model.h"
-#include "params.h"
-#include "quantile.h"
-#include "trainer.h"
+#include "tree/tree_backend.h"
+#include "data/binned_matrix.h"
+#include "objective/gradients.h"
+#include "metric/metrics.h"
+#include "model/model.h"
+#include "gbm/params.h"
+#include "data/quantile.h"
+#include "gbm/trainer.h"
 
 namespace {
 

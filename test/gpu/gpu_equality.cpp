@@ -38,15 +38,15 @@
 
 #include "../bench/data_file.h"
 #include "../unit/test_util.h"
-#include "backend.h"
-#include "binned_matrix.h"
-#include "gradients.h"
-#include "model.h"
-#include "params.h"
-#include "quantile.h"
-#include "ranking.h"
-#include "objective.h"
-#include "trainer.h"
+#include "tree/tree_backend.h"
+#include "data/binned_matrix.h"
+#include "objective/gradients.h"
+#include "model/model.h"
+#include "gbm/params.h"
+#include "data/quantile.h"
+#include "objective/lambdarank.h"
+#include "objective/objective.h"
+#include "gbm/trainer.h"
 
 namespace {
 

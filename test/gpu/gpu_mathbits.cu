@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "gradients.h"
-#include "objective.h"
+#include "objective/gradients.h"
+#include "objective/objective.h"
 
 #if defined(GBDT_CUDA_EMULATION)
 #define MB_LAUNCH(k, g, b) ::gbdt_emu::launcher(k, (unsigned)(g), (unsigned)(b), 0)

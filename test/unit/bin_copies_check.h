@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "model.h"
+#include "model/model.h"
 #include "test_util.h"
 
 namespace gbdt_test {

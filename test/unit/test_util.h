@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "common.h"
-#include "gradients.h"
-#include "model.h"
-#include "params.h"
-#include "predict.h"
-#include "trainer.h"
+#include "common/common.h"
+#include "objective/gradients.h"
+#include "model/model.h"
+#include "gbm/params.h"
+#include "predictor/predict.h"
+#include "gbm/trainer.h"
 
 namespace gbdt_test {
 

@@ -1,0 +1,8 @@
+// gbdt engine, public API: Metrics of predictions: the metric table, survival and ranking metrics.
+// The PostgreSQL glue includes only headers of this directory; the
+// engine headers named here are the part of the engine it may use.
+#pragma once
+
+#include "../../metric/metrics.h"
+#include "../../objective/survival.h"
+#include "../../objective/lambdarank.h"

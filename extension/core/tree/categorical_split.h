@@ -1,0 +1,307 @@
+// Categorical splits, shared by the CPU and CUDA backends (GBDT_HD) and by
+// every tree walk (prediction, TreeSHAP), so they cannot drift.
+//
+// Semantics (XGBoost's, src/common/categorical.h `Decision` and
+// src/predictor/predict_fn.h): a categorical node holds a set of category
+// codes; a code IN the set goes RIGHT, every other code goes LEFT, including
+// codes never seen in training (beyond the stored bit field) and negative or
+// infinite values; a non-integer code is truncated toward zero (XGBoost's
+// AsCat); missing (NaN) follows default_left and is handled by the caller.
+//
+// Binning of a categorical feature with n categories (quantile.cpp): one
+// bin per code when n <= 65535 (bin(c) = c; past 255 bins the bin matrix
+// holds 2 bytes per entry, binned_matrix.h); when n > 65535 (only n = 65536,
+// max_categories' limit), codes 0..65533 get their own bins and all codes
+// >= 65534 share the "other" bin 65534 = nb - 1.  Models of earlier builds
+// (and their continued trainings) have 255 bins for n > 255, the codes >=
+// 254 sharing bin 254: the same rule, "the last bin of a feature with more
+// categories than bins stands for the rest" (tree_growth.h expands it to
+// all of its codes in the tree's set).
+//
+// Bin sets: a feature with at most 256 value bins uses a CatBinSet (256
+// bits, fixed size: the CUDA kernels and the narrow case); a wider one a
+// word array of cat_set_words(nb) words (best_categorical_split_words).
+//
+// Split search (XGBoost's hist semantics):
+//  - fewer than max_cat_to_onehot value bins: one-hot splits, each non-empty
+//    category alone on the right, the rest on the left;
+//  - otherwise partition splits: the non-empty categories sorted by their
+//    weight (calc_weight of the category's gradient sums; ties by bin), and
+//    every prefix and every suffix of that order of at most
+//    max_cat_threshold categories is a candidate right set;
+//  - each candidate with missing values right, then left (when there are any).
+// Empty categories (no gradient, no hessian) never enter a set.  The first
+// candidate with the largest gain in that order wins (strictly greater
+// replaces): deterministic.
+#pragma once
+#include <cstdint>
+
+#include "../common/common.h"
+#include "split_math.h"
+
+namespace gbdt {
+
+// Words of a CatBinSet: 256 bits, every feature with at most 256 value bins.
+constexpr int kCatSetWords = 8;
+// The "other" bin of a feature with more than 255 categories in models of
+// earlier builds (see above; now: the last bin when n > nb).
+constexpr int kCatOtherBin = 254;
+
+// A set of bins of one feature (bit b of word b / 32 = bin b).
+struct CatBinSet {
+  uint32_t w[kCatSetWords];
+};
+
+// Words of the bin set of a feature with nb value bins: kCatSetWords up to
+// 256 bins (a CatBinSet), else enough for nb bits.
+GBDT_HD int cat_set_words(int nb) { return nb <= 32 * kCatSetWords ? kCatSetWords : (nb + 31) / 32; }
+
+GBDT_HD void cat_set_clear(CatBinSet* s) {
+  for (int i = 0; i < kCatSetWords; ++i) s->w[i] = 0;
+}
+GBDT_HD void cat_set_add(CatBinSet* s, int b) { s->w[b >> 5] |= 1u << (b & 31); }
+GBDT_HD bool cat_set_has(const CatBinSet& s, unsigned b) {
+  return b < 32u * kCatSetWords && ((s.w[b >> 5] >> (b & 31)) & 1u) != 0;
+}
+// The same on a word array of nwords words.
+GBDT_HD bool cat_words_has(const uint32_t* w, int nwords, unsigned b) {
+  return b < 32u * (unsigned)nwords && ((w[b >> 5] >> (b & 31)) & 1u) != 0;
+}
+
+// Whether the (non-missing) value v goes RIGHT at a categorical node whose
+// code set is bits[0 .. nwords).
+GBDT_HD bool cat_goes_right(const uint32_t* bits, uint32_t nwords, float v) {
+  // Negative, too large (unseen), +inf: left.  NaN never reaches here, and
+  // would fail the comparison as well.
+  if (!(v >= 0.0f) || !(v < 32.0f * (float)nwords)) return false;
+  const uint32_t c = (uint32_t)v;  // truncation toward zero
+  return ((bits[c >> 5] >> (c & 31)) & 1u) != 0;
+}
+
+// split_type of a categorical node whose set is stored as its codes
+// (Tree::split_type; 1: a bit field).
+constexpr uint8_t kCatList = 2;
+
+// Whether the (non-missing) value v goes RIGHT at a categorical node whose
+// set is the strictly increasing codes codes[0 .. n): the same decision as
+// cat_goes_right on the bit field of those codes.
+GBDT_HD bool cat_list_goes_right(const uint32_t* codes, uint32_t n, float v) {
+  if (!(v >= 0.0f) || !(v < 4294967296.0f) || n == 0) return false;
+  const uint32_t c = (uint32_t)v;  // truncation toward zero
+  uint32_t lo = 0, hi = n;         // binary search for c in codes[lo .. hi)
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (codes[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && codes[lo] == c;
+}
+
+struct CatSplitParams {
+  int max_cat_to_onehot;  // one-hot splits below this many value bins
+  int max_cat_threshold;  // at most this many categories in a partition set
+};
+
+// The best categorical split of one feature of one node: h[0 .. nb) the
+// feature's value bins, h[nb] its missing bin.  Returns no_split() when no
+// candidate is useful; else the candidate (bin = 0, left = left child sums,
+// missing included when default_left) and its right set in set[0 ..
+// nwords) (nwords >= cat_set_words(nb)).  order, wt: scratch of nb entries
+// each; order_tmp, wt_tmp: the same, needed only when nb > 256 (the stable
+// sort of more than 256 categories is a merge sort, or, when the sets
+// (max_cat_threshold) take fewer than half of them, a selection of the
+// first and last max_cat_threshold; up to 256 an insertion sort: all give
+// the stable order's candidates).  bounds: null, or the node's
+// monotone weight bounds {lower, upper} (mono: the feature's constraint; 0
+// for a categorical feature).
+GBDT_HD SplitCandidate best_categorical_split_words(const GradSum* h, int nb, int feature,
+                                                    GradSum parent, const SplitParams& sp,
+                                                    const Quantizer& q, const CatSplitParams& cp,
+                                                    uint32_t* set, int nwords, int* order,
+                                                    double* wt, int* order_tmp, double* wt_tmp,
+                                                    const double* bounds = nullptr, int mono = 0) {
+  SplitCandidate best = no_split();
+  for (int i = 0; i < nwords; ++i) set[i] = 0;
+  auto set_add = [set](int b) { set[b >> 5] |= 1u << (b & 31); };
+  const GradSum miss = h[nb];
+  const bool has_miss = miss.g != 0 || miss.h != 0;
+  // T's monotone constraints (split_math.h): with bounds = {lower, upper} of
+  // the node's weight, gains use the clamped weights as the numeric scans.
+  const double lo = bounds ? bounds[0] : 0.0, hi = bounds ? bounds[1] : 0.0;
+  const double pg = bounds ? bounded_parent_gain(sp, q, parent, lo, hi) : parent_gain(sp, q, parent);
+  auto gain_of = [&](GradSum left) {
+    return bounds ? bounded_split_gain(sp, q, parent, left, lo, hi, mono, pg)
+                  : split_gain_given_parent(sp, q, parent, left, pg);
+  };
+  // Non-empty bins in bin order.
+  int m = 0;
+  for (int b = 0; b < nb; ++b)
+    if (h[b].g != 0 || h[b].h != 0) order[m++] = b;
+  if (m == 0) return best;
+  // Tries right-set sums sr (missing right, then left); true when it became best.
+  int best_kind = -1, best_pos = 0;
+  auto consider = [&](GradSum sr, int kind, int pos) {
+    // Missing right: left = parent - sr - miss.
+    const GradSum lr = gs_sub(gs_sub(parent, sr), miss);
+    SplitCandidate c{gain_of(lr), feature, 0, 0, lr};
+    if (split_is_useful(sp, c.gain) && (best.feature < 0 || c.gain > best.gain)) {
+      best = c;
+      best_kind = kind;
+      best_pos = pos;
+    }
+    if (has_miss) {
+      const GradSum ll = gs_sub(parent, sr);
+      SplitCandidate c2{gain_of(ll), feature, 0, 1, ll};
+      if (split_is_useful(sp, c2.gain) && (best.feature < 0 || c2.gain > best.gain)) {
+        best = c2;
+        best_kind = kind;
+        best_pos = pos;
+      }
+    }
+  };
+  if (nb < cp.max_cat_to_onehot) {
+    // One-hot: kind 0, pos = index into order.
+    for (int i = 0; i < m; ++i) consider(h[order[i]], 0, i);
+    if (best_kind == 0) set_add(order[best_pos]);
+    return best;
+  }
+  // Partition: stable insertion sort of the non-empty bins by weight.
+  for (int i = 0; i < m; ++i) wt[i] = calc_weight(sp, to_g(q, h[order[i]].g), to_h(q, h[order[i]].h));
+  int lim = m - 1;  // a set never takes every non-empty category
+  if (cp.max_cat_threshold < lim) lim = cp.max_cat_threshold;
+  if (m > 256 && 2 * lim < m) {
+    // Only order[0 .. lim) and order[m - lim .. m) are read below: the lim
+    // smallest and the lim largest categories by (weight, bin), i.e. the
+    // stable order's first and last lim, each kept sorted by bounded
+    // insertion (bins arrive ascending, so an equal weight ranks after).
+    int* lo_o = order_tmp;
+    double* lo_w = wt_tmp;
+    int* hi_o = order_tmp + lim;
+    double* hi_w = wt_tmp + lim;
+    int nl = 0, nh = 0;
+    for (int i = 0; i < m; ++i) {
+      const int o = order[i];
+      const double w = wt[i];
+      if (nl < lim || w < lo_w[nl - 1]) {
+        int j = nl < lim ? nl++ : lim - 1;
+        while (j > 0 && lo_w[j - 1] > w) {
+          lo_o[j] = lo_o[j - 1];
+          lo_w[j] = lo_w[j - 1];
+          --j;
+        }
+        lo_o[j] = o;
+        lo_w[j] = w;
+      }
+      if (nh < lim) {
+        int j = nh++;
+        while (j > 0 && hi_w[j - 1] > w) {
+          hi_o[j] = hi_o[j - 1];
+          hi_w[j] = hi_w[j - 1];
+          --j;
+        }
+        hi_o[j] = o;
+        hi_w[j] = w;
+      } else if (w >= hi_w[0]) {
+        int j = 0;  // drop the smallest, insert after every weight <= w
+        while (j + 1 < lim && hi_w[j + 1] <= w) {
+          hi_o[j] = hi_o[j + 1];
+          hi_w[j] = hi_w[j + 1];
+          ++j;
+        }
+        hi_o[j] = o;
+        hi_w[j] = w;
+      }
+    }
+    for (int i = 0; i < lim; ++i) {
+      order[i] = lo_o[i];
+      wt[i] = lo_w[i];
+      order[m - lim + i] = hi_o[i];
+      wt[m - lim + i] = hi_w[i];
+    }
+  } else if (m <= 256) {
+    for (int i = 1; i < m; ++i) {
+      const int o = order[i];
+      const double w = wt[i];
+      int j = i - 1;
+      while (j >= 0 && wt[j] > w) {
+        order[j + 1] = order[j];
+        wt[j + 1] = wt[j];
+        --j;
+      }
+      order[j + 1] = o;
+      wt[j + 1] = w;
+    }
+  } else {
+    // Bottom-up merge sort, a left element first on equal weights (stable).
+    int* src_o = order;
+    double* src_w = wt;
+    int* dst_o = order_tmp;
+    double* dst_w = wt_tmp;
+    for (int width = 1; width < m; width *= 2) {
+      for (int a = 0; a < m; a += 2 * width) {
+        const int mid = a + width < m ? a + width : m;
+        const int end = a + 2 * width < m ? a + 2 * width : m;
+        int i = a, j = mid, k = a;
+        while (i < mid && j < end) {
+          if (src_w[j] < src_w[i]) {
+            dst_o[k] = src_o[j];
+            dst_w[k++] = src_w[j++];
+          } else {
+            dst_o[k] = src_o[i];
+            dst_w[k++] = src_w[i++];
+          }
+        }
+        while (i < mid) {
+          dst_o[k] = src_o[i];
+          dst_w[k++] = src_w[i++];
+        }
+        while (j < end) {
+          dst_o[k] = src_o[j];
+          dst_w[k++] = src_w[j++];
+        }
+      }
+      int* to = src_o;
+      src_o = dst_o;
+      dst_o = to;
+      double* tw = src_w;
+      src_w = dst_w;
+      dst_w = tw;
+    }
+    if (src_o != order)
+      for (int i = 0; i < m; ++i) {
+        order[i] = src_o[i];
+        wt[i] = src_w[i];
+      }
+  }
+  // Forward: prefixes order[0 .. k] (kind 1, pos k); backward: suffixes
+  // order[m-1-k .. m-1] (kind 2, pos k).
+  GradSum acc{0, 0};
+  for (int k = 0; k < lim; ++k) {
+    acc = gs_add(acc, h[order[k]]);
+    consider(acc, 1, k);
+  }
+  acc = GradSum{0, 0};
+  for (int k = 0; k < lim; ++k) {
+    acc = gs_add(acc, h[order[m - 1 - k]]);
+    consider(acc, 2, k);
+  }
+  if (best_kind == 1)
+    for (int k = 0; k <= best_pos; ++k) set_add(order[k]);
+  else if (best_kind == 2)
+    for (int k = 0; k <= best_pos; ++k) set_add(order[m - 1 - k]);
+  return best;
+}
+
+// best_categorical_split_words for a feature with at most 256 value bins
+// (nb <= 256), its right set in a CatBinSet.
+GBDT_HD SplitCandidate best_categorical_split(const GradSum* h, int nb, int feature, GradSum parent,
+                                              const SplitParams& sp, const Quantizer& q,
+                                              const CatSplitParams& cp, CatBinSet* set,
+                                              const double* bounds = nullptr, int mono = 0) {
+  int order[256];
+  double wt[256];
+  return best_categorical_split_words(h, nb, feature, parent, sp, q, cp, set->w, kCatSetWords,
+                                      order, wt, nullptr, nullptr, bounds, mono);
+}
+
+}  // namespace gbdt

@@ -1,0 +1,160 @@
+// Explaining one row: gbdt_explain(model, row, top_k) and
+// gbdt_explain_interactions(model, row), exact TreeSHAP (treeshap.h).
+//
+// The row is decoded as gbdt_predict decodes it (row_features: same
+// column matching, same errors for a model/row mismatch).  For a
+// single-output model the class column is NULL; for multi:softprob there
+// is one set of rows per class, labelled with the class value.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "convert.h"
+#include "guard.h"
+#include "model/model_type.h"
+#include "score/scoring.h"
+
+#include "gbdt/model.h"
+#include "gbdt/explain.h"
+
+extern "C" {
+PG_FUNCTION_INFO_V1(gbdt_explain);
+PG_FUNCTION_INFO_V1(gbdt_explain_interactions);
+}
+
+namespace gbdt_pg {
+namespace {
+
+// The class value of output group k (NULL for single-output models).
+void class_datum(const gbdt::Model* m, int k, Datum* v, bool* isnull) {
+  if (m->num_output_group <= 1) {
+    *v = (Datum)0;
+    *isnull = true;
+    return;
+  }
+  *v = Float8GetDatum(k < (int)m->class_labels.size() ? m->class_labels[k] : (double)k);
+  *isnull = false;
+}
+
+Datum feature_name(const gbdt::Model* m, int f) {
+  if (f >= m->n_features()) return CStringGetTextDatum("bias");
+  return PointerGetDatum(cstring_to_text(model_to_server_string(m->feature_names[f].c_str())));
+}
+
+}  // namespace
+}  // namespace gbdt_pg
+
+using namespace gbdt_pg;
+
+// gbdt_explain(model gbdt_model, "row" record, top_k int DEFAULT NULL)
+//   -> TABLE(feature text, value float8, contribution float8, class float8)
+// One row per feature (its value in the row, NULL when missing) and a
+// 'bias' row, per class; contributions and bias sum to the row's margin.
+// top_k: only the k features of largest |contribution| per class (most
+// first), plus the bias.  NULL model or row: no rows.
+Datum gbdt_explain(PG_FUNCTION_ARGS) {
+  if (PG_ARGISNULL(0) || PG_ARGISNULL(1)) {
+    InitMaterializedSRF(fcinfo, 0);
+    return (Datum)0;
+  }
+  int top_k = -1;
+  if (!PG_ARGISNULL(2)) {
+    top_k = PG_GETARG_INT32(2);
+    if (top_k < 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("top_k must be at least 0, got %d", top_k)));
+  }
+  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
+  const float* x = row_features(fcinfo, m, th);
+  const int nf = m->n_features();
+  const int K = m->num_output_group > 0 ? m->num_output_group : 1;
+  const int W = nf + 1;
+  double* phi = (double*)palloc(sizeof(double) * (size_t)K * W);
+  run_engine([&] {
+    gbdt::TreeShap ts(*m, cancel_callback());
+    gbdt::TreeShap::Scratch s;
+    ts.contributions(x, phi, s, cancel_callback());
+  });
+
+  InitMaterializedSRF(fcinfo, 0);
+  ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
+  int* order = (int*)palloc(sizeof(int) * W);
+  Datum values[4];
+  bool nulls[4];
+  for (int k = 0; k < K; k++) {
+    const double* p = phi + (size_t)k * W;
+    int shown = nf;
+    for (int f = 0; f < nf; f++) order[f] = f;
+    if (top_k >= 0) {
+      // Largest |contribution| first; ties by feature order.
+      std::stable_sort(order, order + nf,
+                       [p](int a, int b) { return std::fabs(p[a]) > std::fabs(p[b]); });
+      shown = std::min(top_k, nf);
+    }
+    order[shown] = nf;  // the bias, always
+    for (int i = 0; i <= shown; i++) {
+      const int f = order[i];
+      values[0] = feature_name(m, f);
+      nulls[0] = false;
+      nulls[1] = f >= nf || std::isnan(x[f]);
+      values[1] = nulls[1] ? (Datum)0 : Float8GetDatum((double)x[f]);
+      values[2] = Float8GetDatum(p[f]);
+      nulls[2] = false;
+      class_datum(m, k, &values[3], &nulls[3]);
+      tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
+    CHECK_FOR_INTERRUPTS();
+  }
+  pfree(order);
+  pfree(phi);
+  return (Datum)0;
+}
+
+// gbdt_explain_interactions(model gbdt_model, "row" record)
+//   -> TABLE(feature1 text, feature2 text, interaction float8, class float8)
+// SHAP interaction values (XGBoost's pred_interactions): every pair of
+// features plus the bias ('bias', 'bias'), per class; each feature's row
+// sums to its contribution.
+Datum gbdt_explain_interactions(PG_FUNCTION_ARGS) {
+  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
+  const float* x = row_features(fcinfo, m, th);
+  const int nf = m->n_features();
+  const int K = m->num_output_group > 0 ? m->num_output_group : 1;
+  const size_t W = (size_t)nf + 1;
+  // K x W x W doubles: refuse beyond work_mem rather than allocate.
+  if ((double)K * W * W * sizeof(double) > (double)work_mem * 1024.0)
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                    errmsg("interaction values of %d features x %d classes need %.0f kB, more "
+                           "than work_mem (%d kB)",
+                           nf, K, (double)K * W * W * sizeof(double) / 1024.0, work_mem),
+                    errhint("Raise work_mem for this query.")));
+  double* out = (double*)palloc(sizeof(double) * (size_t)K * W * W);
+  run_engine([&] {
+    gbdt::TreeShap ts(*m, cancel_callback());
+    gbdt::TreeShap::Scratch s;
+    ts.interactions(x, out, s, cancel_callback());
+  });
+
+  InitMaterializedSRF(fcinfo, 0);
+  ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
+  Datum* names = (Datum*)palloc(sizeof(Datum) * W);
+  for (size_t f = 0; f < W; f++) names[f] = feature_name(m, (int)f);
+  Datum values[4];
+  bool nulls[4] = {false, false, false, false};
+  for (int k = 0; k < K; k++) {
+    for (size_t i = 0; i < W; i++) {
+      for (size_t j = 0; j < W; j++) {
+        values[0] = names[i];
+        values[1] = names[j];
+        values[2] = Float8GetDatum(out[((size_t)k * W + i) * W + j]);
+        class_datum(m, k, &values[3], &nulls[3]);
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+      }
+      CHECK_FOR_INTERRUPTS();
+    }
+  }
+  pfree(out);
+  return (Datum)0;
+}

@@ -1,0 +1,274 @@
+// Explaining the rows of a relation: gbdt_explain_table(model, relation,
+// key) and gbdt_feature_importance(model, 'shap', relation).
+//
+// The relation is read as gbdt_predict_table's general path reads it
+// (read_relation: the caller's privileges, row-level security, views; the
+// key as (key)::text) in batches bounded by work_mem; each batch is
+// explained on the engine's thread pool (one row per task, the calling
+// thread working too and polling the cancel callback as TreeShap counts
+// the nodes it visits, the workers checking the stop flag at the same
+// points and stopping within a few thousand node visits once it fires),
+// then written to the tuplestore (which respects work_mem) or folded into
+// the mean |SHAP|.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <vector>
+
+#include "convert.h"
+#include "guard.h"
+#include "model/model_type.h"
+#include "read/relation_reader.h"
+#include "score/scoring.h"
+#include "read/scoring_layout.h"
+
+#include "gbdt/model.h"
+#include "gbdt/data_source.h"
+#include "gbdt/explain.h"
+
+extern "C" {
+PG_FUNCTION_INFO_V1(gbdt_explain_table);
+PG_FUNCTION_INFO_V1(gbdt_feature_importance_shap);
+}
+
+namespace gbdt_pg {
+namespace {
+
+// The engine side: C++ objects, created and destroyed inside run_engine
+// or in drop_engine.
+struct Engine {
+  gbdt::TreeShap ts;
+  gbdt::ThreadPool pool;
+  std::vector<gbdt::TreeShap::Scratch> scratch;
+  std::atomic<bool> stop{false};
+  Engine(const gbdt::Model& m, int nthread)
+      : ts(m, cancel_callback()), pool(nthread), scratch((size_t)std::max(1, nthread)) {}
+};
+
+struct Sink {
+  const gbdt::Model* model;
+  Engine* eng;
+  int nf, K, W;
+  ScoringLayout* layout;  // array columns expanded
+  size_t cap, n;
+  float* x;           // cap x nf
+  double* phi;        // cap x K x W
+  Datum* keys;        // cap
+  bool* key_nulls;    // cap
+  MemoryContext cxt;  // keys of the batch
+  // gbdt_explain_table
+  Tuplestorestate* store;
+  TupleDesc desc;
+  Datum* names;       // W feature names as text, 'bias' last
+  // gbdt_feature_importance: sum over rows of sum_k |phi[k][f]|
+  double* abs_sum;    // nf, or NULL
+  uint64 rows;
+};
+
+void drop_engine(Engine* e) noexcept {
+  try {
+    delete e;  // joins the workers
+  } catch (...) {
+  }
+}
+
+// Explains the rows of the batch, then writes them out or sums them.
+void flush(Sink* s) {
+  if (s->n == 0) return;
+  Engine* e = s->eng;
+  const size_t n = s->n, nf = (size_t)s->nf, KW = (size_t)s->K * s->W;
+  float* x = s->x;
+  double* phi = s->phi;
+  run_engine([&] {
+    e->stop.store(false);
+    const gbdt::CancelFn caller = [e] {
+      if (e->stop.load(std::memory_order_relaxed)) return true;
+      if (!interrupt_pending()) return false;
+      e->stop.store(true);
+      return true;
+    };
+    const gbdt::CancelFn worker = [e] { return e->stop.load(std::memory_order_relaxed); };
+    e->pool.run(n, [&](size_t r, int tid) {
+      try {
+        e->ts.contributions(x + r * nf, phi + r * KW, e->scratch[(size_t)tid],
+                            tid == 0 ? caller : worker);
+      } catch (...) {
+        e->stop.store(true);  // the others stop at their next check
+        throw;
+      }
+    });
+  });
+  if (s->abs_sum != nullptr) {
+    for (size_t r = 0; r < n; r++)
+      for (int k = 0; k < s->K; k++)
+        for (size_t f = 0; f < nf; f++) s->abs_sum[f] += std::fabs(phi[r * KW + k * s->W + f]);
+    s->rows += n;
+  } else {
+    Datum values[4];
+    bool nulls[4] = {false, false, false, false};
+    const gbdt::Model* m = s->model;
+    uint64 emitted = 0;
+    for (size_t r = 0; r < n; r++) {
+      values[0] = s->keys[r];
+      nulls[0] = s->key_nulls[r];
+      for (int k = 0; k < s->K; k++) {
+        nulls[3] = m->num_output_group <= 1;
+        values[3] = nulls[3] ? (Datum)0
+                             : Float8GetDatum(k < (int)m->class_labels.size() ? m->class_labels[k]
+                                                                              : (double)k);
+        for (int f = 0; f < s->W; f++) {
+          values[1] = s->names[f];
+          values[2] = Float8GetDatum(phi[r * KW + (size_t)k * s->W + f]);
+          tuplestore_putvalues(s->store, s->desc, values, nulls);
+          if ((++emitted & 4095) == 0) CHECK_FOR_INTERRUPTS();
+        }
+      }
+    }
+  }
+  s->n = 0;
+  MemoryContextReset(s->cxt);
+}
+
+void reader_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
+  Sink* s = (Sink*)arg;
+  const size_t i = s->n;
+  scoring_row(s->layout, slot, vals, nulls, 1, s->x + i * s->nf);
+  s->key_nulls[i] = nulls[0];
+  s->keys[i] = (Datum)0;
+  if (!nulls[0] && s->abs_sum == nullptr) {
+    // Already (key)::text; copied.
+    MemoryContext old = MemoryContextSwitchTo(s->cxt);
+    s->keys[i] = datumCopy(slot->tts_values[0], false, -1);
+    MemoryContextSwitchTo(old);
+  }
+  s->n++;
+  if (s->n == s->cap) flush(s);
+}
+
+// Reads the relation (with the key column when key != NULL) and explains
+// every row into s (whose output fields the caller has set).
+void explain_relation(Sink* s, const gbdt::Model* m, const ModelCategories* mc, Oid relid,
+                      const char* key) {
+  RelInfo* rel = open_rel_info(relid);
+  const int nf = m->n_features();
+  if (key != nullptr && find_column(rel, key) == nullptr) report_missing_column(rel, key);
+  ScoringLayout* layout = scoring_layout(rel, m->feature_names, mc, nullptr, nullptr, nullptr);
+  const int ncols = layout->ncols + 1;
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
+  memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
+  if (key != nullptr) {
+    cols[0] = ReaderColumn{key, ValKind::kNone, false, false};
+  } else {
+    // The reader hands column 0 as the key: read the first feature's
+    // column twice rather than special-case the row callback.
+    cols[0] = layout->ncols > 0 ? cols[1] : ReaderColumn{nullptr, ValKind::kNone, false, false};
+  }
+  s->layout = layout;
+  s->model = m;
+  s->nf = nf;
+  s->K = m->num_output_group > 0 ? m->num_output_group : 1;
+  s->W = nf + 1;
+  // Memory: K x W doubles of contributions, nf floats and a key per row.
+  s->cap = std::min<size_t>(1024, budget_rows(s->K * s->W, sizeof(float) * nf + 64));
+  s->x = (float*)palloc(sizeof(float) * s->cap * (nf > 0 ? nf : 1));
+  s->phi = (double*)palloc(sizeof(double) * s->cap * s->K * s->W);
+  s->keys = (Datum*)palloc(sizeof(Datum) * s->cap);
+  s->key_nulls = (bool*)palloc(sizeof(bool) * s->cap);
+  s->cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt explain batch",
+                                 ALLOCSET_DEFAULT_SIZES);
+  const int nthread = scoring_threads();
+  run_engine([&] { s->eng = new Engine(*m, nthread); });
+  PG_TRY();
+  {
+    if (nf == 0 && key == nullptr) {
+      // No feature to read: nothing to explain.
+    } else {
+      read_relation(rel, cols, ncols, reader_row, s, true);
+    }
+    flush(s);
+  }
+  PG_CATCH();
+  {
+    drop_engine(s->eng);  // stops and joins the workers before any buffer goes away
+    s->eng = nullptr;
+    PG_RE_THROW();
+  }
+  PG_END_TRY();
+  drop_engine(s->eng);
+  s->eng = nullptr;
+  MemoryContextDelete(s->cxt);
+}
+
+struct ImpEntry {
+  int feature;
+  double value;
+};
+
+int cmp_importance(const void* a, const void* b) {
+  const ImpEntry* x = (const ImpEntry*)a;
+  const ImpEntry* y = (const ImpEntry*)b;
+  if (x->value != y->value) return x->value > y->value ? -1 : 1;
+  return x->feature - y->feature;
+}
+
+}  // namespace
+}  // namespace gbdt_pg
+
+using namespace gbdt_pg;
+
+// gbdt_explain_table(model gbdt_model, relation regclass, key text)
+//   -> TABLE(key text, feature text, contribution float8, class float8)
+// gbdt_explain for every row of the relation, without the feature values:
+// one row per (row, class, feature) and a 'bias' row per (row, class).
+Datum gbdt_explain_table(PG_FUNCTION_ARGS) {
+  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  Oid relid = PG_GETARG_OID(1);
+  char* key = text_to_cstring(PG_GETARG_TEXT_PP(2));
+  InitMaterializedSRF(fcinfo, 0);
+  ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
+  Sink* s = (Sink*)palloc0(sizeof(Sink));
+  s->store = rsinfo->setResult;
+  s->desc = rsinfo->setDesc;
+  const int nf = m->n_features();
+  s->names = (Datum*)palloc(sizeof(Datum) * (nf + 1));
+  for (int f = 0; f < nf; f++)
+    s->names[f] = PointerGetDatum(cstring_to_text(model_to_server_string(m->feature_names[f].c_str())));
+  s->names[nf] = CStringGetTextDatum("bias");
+  explain_relation(s, m, get_call_cache(fcinfo)->categories, relid, key);
+  return (Datum)0;
+}
+
+// gbdt_feature_importance(model gbdt_model, kind text, relation regclass)
+//   -> TABLE(feature text, importance float8), most important first
+// kind 'shap': the mean over the relation's rows of |contribution| (summed
+// over the classes of a multiclass model); NULL when the relation is empty.
+Datum gbdt_feature_importance_shap(PG_FUNCTION_ARGS) {
+  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  char* kind = text_to_cstring(PG_GETARG_TEXT_PP(1));
+  if (strcmp(kind, "shap") != 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("unknown feature importance kind \"%s\" with a relation", kind),
+                    errhint("With a relation the kind is 'shap'; gain, total_gain, weight, "
+                            "cover and total_cover take no relation.")));
+  Oid relid = PG_GETARG_OID(2);
+  const int nf = m->n_features();
+  Sink* s = (Sink*)palloc0(sizeof(Sink));
+  s->abs_sum = (double*)palloc0(sizeof(double) * (nf > 0 ? nf : 1));
+  explain_relation(s, m, get_call_cache(fcinfo)->categories, relid, nullptr);
+
+  ImpEntry* e = (ImpEntry*)palloc(sizeof(ImpEntry) * (nf > 0 ? nf : 1));
+  for (int f = 0; f < nf; f++)
+    e[f] = ImpEntry{f, s->rows > 0 ? s->abs_sum[f] / (double)s->rows : 0.0};
+  qsort(e, nf, sizeof(ImpEntry), cmp_importance);
+  InitMaterializedSRF(fcinfo, 0);
+  ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
+  Datum values[2];
+  bool nulls[2] = {false, s->rows == 0};
+  for (int i = 0; i < nf; i++) {
+    values[0] = PointerGetDatum(
+        cstring_to_text(model_to_server_string(m->feature_names[e[i].feature].c_str())));
+    values[1] = Float8GetDatum(e[i].value);
+    tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+  }
+  return (Datum)0;
+}
