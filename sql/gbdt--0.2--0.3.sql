@@ -544,3 +544,14 @@ $$;
 
 COMMENT ON FUNCTION gbdt_approve_spec(text, int) IS
   'Approves the quarantined training spec of a saved version (stored before 0.3) so that gbdt_retrain may run it; only members of the name''s owner role, who must be able to read the relations it names';
+
+-- Evaluation metrics: gbdt_evaluate with a decision threshold (binary
+-- models' accuracy, precision, recall and f1 count a row as positive when
+-- P(class 1) > threshold).  The three-argument form stays as it was.
+CREATE FUNCTION gbdt_evaluate(model gbdt_model, relation regclass, target text, threshold float8)
+  RETURNS jsonb
+  AS 'MODULE_PATHNAME', 'gbdt_evaluate'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gbdt_evaluate(gbdt_model, regclass, text, float8) IS
+  'Metrics of a model on the rows of a table or view against a target column, binary threshold metrics at threshold (in [0, 1])';

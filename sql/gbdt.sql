@@ -874,3 +874,14 @@ CREATE FUNCTION gbdt_evaluate(model gbdt_model, relation regclass, target text, 
 
 COMMENT ON FUNCTION gbdt_evaluate(gbdt_model, regclass, text, text, text) IS
   'Ranking metrics of a model per query group (group_column), weighted by the groups'' weights (weight_column: one weight per group, as XGBoost): sum(w * metric) / sum(w)';
+
+-- Evaluation metrics: gbdt_evaluate with a decision threshold (binary
+-- models' accuracy, precision, recall and f1 count a row as positive when
+-- P(class 1) > threshold).  The three-argument form stays as it was.
+CREATE FUNCTION gbdt_evaluate(model gbdt_model, relation regclass, target text, threshold float8)
+  RETURNS jsonb
+  AS 'MODULE_PATHNAME', 'gbdt_evaluate'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gbdt_evaluate(gbdt_model, regclass, text, float8) IS
+  'Metrics of a model on the rows of a table or view against a target column, binary threshold metrics at threshold (in [0, 1])';

@@ -32,7 +32,7 @@ bool parse_objective(const std::string& n, Objective* out) {
 namespace {
 
 // Metric names; "@" takes a number after it (error@0.7, tweedie-nloglik@1.2).
-const char* const kMetrics[] = {"rmse",  "mae",      "logloss", "auc",  "error", "mlogloss",
+const char* const kMetrics[] = {"rmse",  "mae",      "logloss", "auc",  "aucpr", "error", "mlogloss",
                                 "merror", "poisson-nloglik", "rmsle", "mape", "mphe",
                                 "quantile", "gamma-deviance", "gamma-nloglik", "error@",
                                 "tweedie-nloglik@", "cox-nloglik", "aft-nloglik",
@@ -288,7 +288,7 @@ const ParamDef kParams[] = {
          r->emplace_back("early_stopping_rounds", std::to_string(p.early_stopping_rounds));
      }},
     {"eval_metric", "", "list",
-     "rmse, mae, logloss, auc, error, error@t, mlogloss, merror, poisson-nloglik, rmsle, mape, "
+     "rmse, mae, logloss, auc, aucpr, error, error@t, mlogloss, merror, poisson-nloglik, rmsle, mape, "
      "mphe, quantile, gamma-deviance, gamma-nloglik, tweedie-nloglik@p, ndcg, ndcg@k, map, map@k, "
      "pre, pre@k, cox-nloglik, aft-nloglik, interval-regression-accuracy",
      "the objective's (see Objectives)",

@@ -12,6 +12,7 @@
 #include "../objective/objective.h"
 #include "../objective/lambdarank.h"
 #include "../objective/survival.h"  // X
+#include "class_metrics.h"
 
 namespace gbdt {
 
@@ -19,7 +20,7 @@ std::string default_metric(Objective obj) { return objective_info(obj).default_m
 
 // auc and (R) the ranking metrics ndcg, map, pre (ranking_metrics.cpp).
 bool metric_higher_is_better(const std::string& name) {
-  return name == "auc" || is_rank_metric(name) || name == "interval-regression-accuracy";
+  return name == "auc" || name == "aucpr" || is_rank_metric(name) || name == "interval-regression-accuracy";
 }
 
 namespace {
@@ -270,6 +271,13 @@ double weighted_metric(const std::string& name, Objective obj, int K, Rows& rows
     const double t = metric_arg(name, 0.5);
     return mean_of([t](double q, double yy) { return (double)((q > t) != (yy > 0.5)); });
   }
+  // average precision (sklearn's average_precision_score), weighted or not;
+  // a sort of every row, so distinct rows are expanded by the caller.
+  if (name == "aucpr") {
+    if constexpr (!Rows::kDirect) return not_per_row();
+    check_no_nan("aucpr", rows.p, (size_t)K, y, n);
+    return average_precision(rows.p, y, w, n, CancelFn());
+  }
   const bool classic = name == "rmse" || name == "mae" || name == "logloss" || name == "error" ||
                        name == "auc" || name == "mlogloss" || name == "merror" ||
                        name == "poisson-nloglik";
@@ -396,13 +404,10 @@ bool compute_metric_distinct(const std::string& name, Objective obj, int K,
 }
 
 std::vector<std::pair<std::string, double>> evaluate_model(const Model& m, const double* pred,
-                                                           const float* y, size_t n) {
+                                                           const float* y, size_t n,
+                                                           double threshold,
+                                                           const CancelFn& cancel) {
   const ObjectiveInfo& oi = objective_info(m.objective);
-  auto param = [&m](const char* k, double dflt) {
-    for (const auto& kv : m.params)
-      if (kv.first == k) return std::strtod(kv.second.c_str(), nullptr);
-    return dflt;
-  };
   if (m.objective == Objective::kQuantile && m.num_output_group > 1)  // K outputs per row
     return {{"quantile", multi_quantile_metric(pred, y, n, nullptr, model_quantile_alphas(m))}};
   std::vector<double> ev;
@@ -417,20 +422,50 @@ std::vector<std::pair<std::string, double>> evaluate_model(const Model& m, const
       r.emplace_back("auc", compute_metric("auc", m.objective, 1, pred, y, n));
       r.emplace_back("logloss", compute_metric("logloss", m.objective, 1, pred, y, n));
     }
-    r.emplace_back("accuracy", 1.0 - compute_metric("error", m.objective, 1, pred, y, n));
+    const BinaryCounts c = binary_counts(pred, y, n, threshold, cancel);
+    // 1 - error, the very double of the "error" metric at 0.5.
+    r.emplace_back("accuracy", 1.0 - (double)(c.fp + c.fn) / (double)n);
+    // the threshold metrics (sklearn's definitions, class_metrics.h);
+    // hinge predicts 0/1, not a probability: no ranking or Brier score.
+    if (m.objective != Objective::kHinge)
+      r.emplace_back("aucpr", average_precision(pred, y, nullptr, n, cancel));
+    r.emplace_back("precision", precision_of(c));
+    r.emplace_back("recall", recall_of(c));
+    r.emplace_back("f1", f1_of(c));
+    if (m.objective != Objective::kHinge) r.emplace_back("brier", brier(pred, y, n, cancel));
     return r;
   }
-  std::vector<std::pair<std::string, double>> r =
-      evaluate_all(oi.multiclass ? m.objective : Objective::kSquaredError, m.num_output_group,
-                   pred, y, n);
-  if (oi.multiclass || oi.code == Objective::kSquaredError || oi.code == Objective::kAbsoluteError)
-    return r;
+  if (oi.multiclass)
+    return evaluate_all(m.objective, m.num_output_group, pred, y, n);
   // survival:cox is scored by its partial likelihood only (its
-  // predictions are hazard ratios, not times); survival:aft's metrics need
-  // the upper bounds, which gbdt_evaluate does not read: rmse and mae of the
-  // predicted times against the target (the lower bound).
+  // predictions are hazard ratios, not times).
   if (oi.code == Objective::kSurvivalCox)
     return {{"cox-nloglik", cox_nloglik(pred, y, n)}};
+  std::vector<std::pair<std::string, double>> r = regression_metrics(m, pred, y, n, cancel);
+  return r;
+}
+
+std::vector<std::pair<std::string, double>> regression_metrics(const Model& m, const double* pred,
+                                                               const float* y, size_t n,
+                                                               const CancelFn& cancel) {
+  const ObjectiveInfo& oi = objective_info(m.objective);
+  auto param = [&m](const char* k, double dflt) {
+    for (const auto& kv : m.params)
+      if (kv.first == k) return std::strtod(kv.second.c_str(), nullptr);
+    return dflt;
+  };
+  std::vector<std::pair<std::string, double>> r =
+      evaluate_all(Objective::kSquaredError, m.num_output_group, pred, y, n);
+  // r2, mape and explained_variance as sklearn (class_metrics.h), after
+  // rmse and mae.
+  const RegressionScores rs = regression_scores(pred, y, n, cancel);
+  r.emplace_back("r2", rs.r2);
+  r.emplace_back("mape", rs.mape);
+  r.emplace_back("explained_variance", rs.explained_variance);
+  if (oi.code == Objective::kSquaredError || oi.code == Objective::kAbsoluteError) return r;
+  // survival:aft's metrics need the upper bounds, read by gbdt_evaluate
+  // (evaluate_aft): rmse and mae of the predicted times against the target
+  // (the lower bound) here.
   if (oi.interval_labels) return r;
   MetricParams mp;
   mp.huber_slope = param("huber_slope", 1.0);

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "../common/common.h"
 #include "../gbm/params.h"
 
 namespace gbdt {
@@ -61,9 +62,18 @@ std::vector<std::pair<std::string, double>> evaluate_all(Objective obj, int K, c
 // gbdt_evaluate of a single-output model on its predictions: evaluate_all
 // plus the objective's own metric (mphe, quantile, rmsle, gamma-deviance,
 // tweedie-nloglik@p with the model's parameters); binary:logitraw's margins
-// are turned into probabilities for logloss.
+// are turned into probabilities for logloss.  Binary models add aucpr,
+// precision, recall, f1 (a row is positive when P(class 1) > threshold;
+// accuracy follows the same threshold) and brier; regression models add
+// r2, mape and explained_variance after rmse and mae (class_metrics.h).
 struct Model;
 std::vector<std::pair<std::string, double>> evaluate_model(const Model& m, const double* pred,
-                                                           const float* labels, size_t n);
+                                                           const float* labels, size_t n,
+                                                           double threshold = 0.5,
+                                                           const CancelFn& cancel = CancelFn());
+// The regression part of evaluate_model.
+std::vector<std::pair<std::string, double>> regression_metrics(const Model& m, const double* pred,
+                                                               const float* labels, size_t n,
+                                                               const CancelFn& cancel);
 
 }  // namespace gbdt

@@ -4,5 +4,6 @@
 #pragma once
 
 #include "../../metric/metrics.h"
+#include "../../metric/class_metrics.h"
 #include "../../objective/survival.h"
 #include "../../objective/lambdarank.h"
