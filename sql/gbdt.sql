@@ -885,3 +885,32 @@ CREATE FUNCTION gbdt_evaluate(model gbdt_model, relation regclass, target text, 
 
 COMMENT ON FUNCTION gbdt_evaluate(gbdt_model, regclass, text, float8) IS
   'Metrics of a model on the rows of a table or view against a target column, binary threshold metrics at threshold (in [0, 1])';
+
+-- Evaluation curves: the ROC / precision-recall points, the confusion
+-- matrix at a threshold and the calibration bins of a classification
+-- model on the rows of a relation.
+CREATE FUNCTION gbdt_roc_curve(model gbdt_model, relation regclass, target text)
+  RETURNS TABLE(threshold float8, tpr float8, fpr float8, "precision" float8, recall float8)
+  AS 'MODULE_PATHNAME', 'gbdt_roc_curve'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 1000;
+
+COMMENT ON FUNCTION gbdt_roc_curve(gbdt_model, regclass, text) IS
+  'ROC and precision-recall curve of a binary model: one row per distinct P(class 1) (rows with P >= threshold positive) after a first row at +Infinity; its trapezoid area is the AUC';
+
+CREATE FUNCTION gbdt_confusion_matrix(model gbdt_model, relation regclass, target text,
+                                      threshold float8 DEFAULT 0.5)
+  RETURNS TABLE(actual text, predicted text, count bigint)
+  AS 'MODULE_PATHNAME', 'gbdt_confusion_matrix'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 4;
+
+COMMENT ON FUNCTION gbdt_confusion_matrix(gbdt_model, regclass, text, float8) IS
+  'Confusion matrix of a classification model: one row per (actual, predicted) class pair; binary models predict class 1 when P(class 1) > threshold';
+
+CREATE FUNCTION gbdt_calibration(model gbdt_model, relation regclass, target text,
+                                 bins int DEFAULT 10)
+  RETURNS TABLE(bin int, mean_predicted float8, observed_rate float8, count bigint)
+  AS 'MODULE_PATHNAME', 'gbdt_calibration'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 10;
+
+COMMENT ON FUNCTION gbdt_calibration(gbdt_model, regclass, text, int) IS
+  'Calibration of a binary model: equal-width bins of P(class 1) (1 .. bins, those holding rows), their mean prediction, the observed rate of class 1 and the row count';
