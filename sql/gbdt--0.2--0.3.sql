@@ -584,3 +584,22 @@ CREATE FUNCTION gbdt_calibration(model gbdt_model, relation regclass, target tex
 
 COMMENT ON FUNCTION gbdt_calibration(gbdt_model, regclass, text, int) IS
   'Calibration of a binary model: equal-width bins of P(class 1) (1 .. bins, those holding rows), their mean prediction, the observed rate of class 1 and the row count';
+
+-- Batch outputs: gbdt_predict_table's output argument ('value': the
+-- prediction as text; 'class': the class name of a classification model)
+-- and the class probabilities of every row of a relation.
+CREATE FUNCTION gbdt_predict_table(model gbdt_model, relation regclass, key text, output text)
+  RETURNS TABLE(key text, prediction text)
+  AS 'MODULE_PATHNAME', 'gbdt_predict_table'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 1000;
+
+COMMENT ON FUNCTION gbdt_predict_table(gbdt_model, regclass, text, text) IS
+  'Scores every row of a table or view: (key::text, prediction as text); output ''value'' (the prediction) or ''class'' (class name, classification models)';
+
+CREATE FUNCTION gbdt_predict_proba_table(model gbdt_model, relation regclass, key text)
+  RETURNS TABLE(key text, class text, probability float8)
+  AS 'MODULE_PATHNAME', 'gbdt_predict_proba_table'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 1000;
+
+COMMENT ON FUNCTION gbdt_predict_proba_table(gbdt_model, regclass, text) IS
+  'Class probabilities of every row of a table or view: one row (key::text, class name, probability) per row and class, as gbdt_predict_proba';

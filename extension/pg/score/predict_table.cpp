@@ -1,5 +1,15 @@
 // gbdt_predict_table(model gbdt_model, relation regclass, key text)
 //   -> TABLE(key text, prediction float8)
+// gbdt_predict_table(model, relation, key, output text)
+//   -> TABLE(key text, prediction text): output 'value' is the prediction
+//      of the three-argument form as text (float8's output), 'class' the
+//      class name of a classification model's prediction (as
+//      gbdt_predict_class: binary models class 1 when P(class 1) > 0.5,
+//      multiclass models their most probable class); 'class' on another
+//      model is an error.
+// gbdt_predict_proba_table(model, relation, key)
+//   -> TABLE(key text, class text, probability float8): one row per row and
+//      class (class order), the values gbdt_predict_proba gives the row.
 //
 // Reads the relation in batches and scores each batch on the engine's
 // BatchPredictor while the backend reads the next one (double buffering):
@@ -29,6 +39,7 @@
 #include "read/relation_reader.h"
 #include "score/scoring.h"
 #include "read/scoring_layout.h"
+#include "score/class_names.h"
 
 #include "gbdt/model.h"
 #include "gbdt/predict.h"
@@ -46,10 +57,14 @@ extern "C" {
 
 extern "C" {
 PG_FUNCTION_INFO_V1(gbdt_predict_table);
+PG_FUNCTION_INFO_V1(gbdt_predict_proba_table);
 }
 
 namespace gbdt_pg {
 namespace {
+
+// What a row's output becomes (see the top of the file).
+enum class OutputMode : uint8_t { kValue, kValueText, kClass, kProba };
 
 // How the key becomes text.
 enum class KeyConv : uint8_t { kText, kInt2, kInt4, kInt8, kOutput };
@@ -97,6 +112,8 @@ struct Sink {
   Tuplestorestate* store;
   TupleDesc desc;
   uint64 rows;
+  OutputMode mode;
+  Datum* class_names;  // kClass, kProba: the K class names (2 for binary models)
 };
 
 void init_batch(Sink* s, Batch* b, bool with_raw, MemoryContext parent) {
@@ -153,16 +170,60 @@ inline Datum key_text(Sink* s, Batch* b, size_t i, Datum d) {
   return (Datum)0;
 }
 
+// Row o's class (kClass) as gbdt_predict_class chooses it: binary models
+// class 1 when P(class 1) > 0.5 (binary:logitraw's margin turned into the
+// probability), multiclass models the most probable class.
+int output_class(const gbdt::Model* m, const double* o, int K) {
+  const gbdt::ObjectiveInfo& info = gbdt::objective_info(m->objective);
+  if (info.binary) {
+    double p = o[0];
+    if (info.eval_transform != nullptr) info.eval_transform(&p, 1);
+    return p > 0.5 ? 1 : 0;
+  }
+  int best = 0;
+  for (int k = 1; k < K; k++)
+    if (o[k] > o[best]) best = k;
+  return best;
+}
+
+// One row per class of row o (kProba): binary P(class 0) = 1 - p, then p.
+void emit_proba(Sink* s, Datum key, bool key_null, const double* o) {
+  Datum values[3];
+  bool nulls[3] = {key_null, false, false};
+  values[0] = key;
+  const bool binary = s->model->objective == gbdt::Objective::kLogistic;
+  const int classes = binary ? 2 : s->K;
+  for (int k = 0; k < classes; k++) {
+    values[1] = s->class_names[k];
+    values[2] = Float8GetDatum(binary ? (k == 0 ? 1.0 - o[0] : o[0]) : o[k]);
+    tuplestore_putvalues(s->store, s->desc, values, nulls);
+  }
+}
+
 // Writes the results of batch b to the tuplestore and empties it.
 void emit(Sink* s, Batch* b) {
   const gbdt::Model* m = s->model;
   Datum values[2];
   bool nulls[2] = {false, false};
   for (size_t i = 0; i < b->n; i++) {
-    values[0] = b->keys[i];
-    nulls[0] = b->key_nulls[i];
-    values[1] = Float8GetDatum(scalar_from_output(m, b->out + i * s->K));
-    tuplestore_putvalues(s->store, s->desc, values, nulls);
+    const double* o = b->out + i * s->K;
+    if (s->mode == OutputMode::kProba) {
+      emit_proba(s, b->keys[i], b->key_nulls[i], o);
+    } else {
+      values[0] = b->keys[i];
+      nulls[0] = b->key_nulls[i];
+      if (s->mode == OutputMode::kValue) {
+        values[1] = Float8GetDatum(scalar_from_output(m, o));
+      } else if (s->mode == OutputMode::kClass) {
+        values[1] = s->class_names[output_class(m, o, s->K)];
+      } else {
+        MemoryContext old = MemoryContextSwitchTo(b->cxt);
+        values[1] = CStringGetTextDatum(DatumGetCString(
+            DirectFunctionCall1(float8out, Float8GetDatum(scalar_from_output(m, o)))));
+        MemoryContextSwitchTo(old);
+      }
+      tuplestore_putvalues(s->store, s->desc, values, nulls);
+    }
     if ((i & 4095) == 4095) CHECK_FOR_INTERRUPTS();
   }
   b->n = 0;
@@ -420,7 +481,51 @@ void drop_predictor(gbdt::BatchPredictor* p) noexcept {
 
 using namespace gbdt_pg;
 
+namespace gbdt_pg {
+namespace {
+
+// The output argument of gbdt_predict_table (argument 3, when given).
+OutputMode output_mode_arg(FunctionCallInfo fcinfo, const gbdt::Model* m) {
+  if (PG_NARGS() < 4) return OutputMode::kValue;
+  const char* output = text_to_cstring(PG_GETARG_TEXT_PP(3));
+  if (strcmp(output, "value") == 0) return OutputMode::kValueText;
+  if (strcmp(output, "class") != 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("gbdt_predict_table: output \"%s\" is not one of value, class", output)));
+  const gbdt::ObjectiveInfo& info = gbdt::objective_info(m->objective);
+  if (!info.binary && !info.multiclass)
+    ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+                    errmsg("gbdt_predict_table: output \"class\" needs a classification model, "
+                           "not objective %s",
+                           model_objective_name(m)),
+                    errhint("Use output => 'value' (or the three-argument form) for a regression.")));
+  return OutputMode::kClass;
+}
+
+Datum predict_table(FunctionCallInfo fcinfo, OutputMode mode);
+
+}  // namespace
+}  // namespace gbdt_pg
+
 Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
+  return predict_table(fcinfo, output_mode_arg(fcinfo, get_model_arg(fcinfo, 0)));
+}
+
+Datum gbdt_predict_proba_table(PG_FUNCTION_ARGS) {
+  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  if (m->objective != gbdt::Objective::kLogistic && !gbdt::objective_info(m->objective).multiclass)
+    ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+                    errmsg("gbdt_predict_proba_table: the model is not a classifier (objective %s)",
+                           model_objective_name(m)),
+                    errhint("gbdt_predict_proba_table needs a binary:logistic, multi:softprob or "
+                            "multi:softmax model.")));
+  return predict_table(fcinfo, OutputMode::kProba);
+}
+
+namespace gbdt_pg {
+namespace {
+
+Datum predict_table(FunctionCallInfo fcinfo, OutputMode mode) {
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
   Oid relid = PG_GETARG_OID(1);
   char* key = text_to_cstring(PG_GETARG_TEXT_PP(2));
@@ -454,6 +559,12 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   s->store = rsinfo->setResult;
   s->desc = rsinfo->setDesc;
   s->key_conv = KeyConv::kText;
+  s->mode = mode;
+  if (mode == OutputMode::kClass || mode == OutputMode::kProba) {
+    const int classes = gbdt::objective_info(m->objective).binary ? 2 : s->K;
+    s->class_names = (Datum*)palloc(sizeof(Datum) * classes);
+    for (int k = 0; k < classes; k++) s->class_names[k] = class_name_datum(m, k);
+  }
 
   DirectPlan plan;
   memset(&plan, 0, sizeof(plan));
@@ -505,3 +616,6 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   MemoryContextDelete(s->b[1].cxt);
   return (Datum)0;
 }
+
+}  // namespace
+}  // namespace gbdt_pg
