@@ -603,3 +603,13 @@ CREATE FUNCTION gbdt_predict_proba_table(model gbdt_model, relation regclass, ke
 
 COMMENT ON FUNCTION gbdt_predict_proba_table(gbdt_model, regclass, text) IS
   'Class probabilities of every row of a table or view: one row (key::text, class name, probability) per row and class, as gbdt_predict_proba';
+
+-- Explanations of a relation, top features only: gbdt_explain_table with
+-- top_k (NULL = every feature), as gbdt_explain's top_k.
+CREATE FUNCTION gbdt_explain_table(model gbdt_model, relation regclass, key text, top_k int)
+  RETURNS TABLE(key text, feature text, contribution float8, class float8)
+  AS 'MODULE_PATHNAME', 'gbdt_explain_table'
+  LANGUAGE C STABLE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gbdt_explain_table(gbdt_model, regclass, text, int) IS
+  'TreeSHAP contributions of every row of a table or view: per row and class the top_k features of largest |contribution| (most first) and a bias row; top_k NULL = every feature';

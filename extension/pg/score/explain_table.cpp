@@ -60,6 +60,8 @@ struct Sink {
   Tuplestorestate* store;
   TupleDesc desc;
   Datum* names;       // W feature names as text, 'bias' last
+  int top_k;          // < 0: every feature; else the k of largest |contribution|
+  int* order;         // W: the features written for one (row, class)
   // gbdt_feature_importance: sum over rows of sum_k |phi[k][f]|
   double* abs_sum;    // nf, or NULL
   uint64 rows;
@@ -70,6 +72,25 @@ void drop_engine(Engine* e) noexcept {
     delete e;  // joins the workers
   } catch (...) {
   }
+}
+
+// The features to write for one (row, class) with contributions p (W of
+// them, the bias last) into s->order; returns how many.  Every feature and
+// the bias in feature order, or with top_k the k features of largest
+// |contribution| (most first, ties by feature order, as gbdt_explain; a
+// NaN contribution of a hostile model counts as the smallest) and the bias.
+int written_features(Sink* s, const double* p) {
+  const int nf = s->nf;
+  for (int f = 0; f < s->W; f++) s->order[f] = f;
+  if (s->top_k < 0) return s->W;
+  auto size = [p](int f) { return std::isnan(p[f]) ? -1.0 : std::fabs(p[f]); };
+  std::sort(s->order, s->order + nf, [&](int a, int b) {
+    const double x = size(a), y = size(b);
+    return x != y ? x > y : a < b;
+  });
+  const int shown = std::min(s->top_k, nf);
+  s->order[shown] = nf;  // the bias, always
+  return shown + 1;
 }
 
 // Explains the rows of the batch, then writes them out or sums them.
@@ -116,9 +137,12 @@ void flush(Sink* s) {
         values[3] = nulls[3] ? (Datum)0
                              : Float8GetDatum(k < (int)m->class_labels.size() ? m->class_labels[k]
                                                                               : (double)k);
-        for (int f = 0; f < s->W; f++) {
+        const double* p = phi + r * KW + (size_t)k * s->W;
+        const int shown = written_features(s, p);
+        for (int i = 0; i < shown; i++) {
+          const int f = s->order[i];
           values[1] = s->names[f];
-          values[2] = Float8GetDatum(phi[r * KW + (size_t)k * s->W + f]);
+          values[2] = Float8GetDatum(p[f]);
           tuplestore_putvalues(s->store, s->desc, values, nulls);
           if ((++emitted & 4095) == 0) CHECK_FOR_INTERRUPTS();
         }
@@ -216,11 +240,28 @@ int cmp_importance(const void* a, const void* b) {
 
 using namespace gbdt_pg;
 
-// gbdt_explain_table(model gbdt_model, relation regclass, key text)
+// gbdt_explain_table(model gbdt_model, relation regclass, key text
+//                    [, top_k int])
 //   -> TABLE(key text, feature text, contribution float8, class float8)
 // gbdt_explain for every row of the relation, without the feature values:
-// one row per (row, class, feature) and a 'bias' row per (row, class).
+// one row per (row, class, feature) and a 'bias' row per (row, class);
+// top_k (the four-argument form, not strict): only the k features of
+// largest |contribution| per (row, class), most first, and the bias; NULL
+// top_k = every feature; NULL model, relation or key: no rows.
 Datum gbdt_explain_table(PG_FUNCTION_ARGS) {
+  int top_k = -1;
+  if (PG_NARGS() >= 4) {
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2)) {
+      InitMaterializedSRF(fcinfo, 0);
+      return (Datum)0;
+    }
+    if (!PG_ARGISNULL(3)) {
+      top_k = PG_GETARG_INT32(3);
+      if (top_k < 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("gbdt_explain_table: top_k must be at least 0, got %d", top_k)));
+    }
+  }
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
   Oid relid = PG_GETARG_OID(1);
   char* key = text_to_cstring(PG_GETARG_TEXT_PP(2));
@@ -234,6 +275,8 @@ Datum gbdt_explain_table(PG_FUNCTION_ARGS) {
   for (int f = 0; f < nf; f++)
     s->names[f] = PointerGetDatum(cstring_to_text(model_to_server_string(m->feature_names[f].c_str())));
   s->names[nf] = CStringGetTextDatum("bias");
+  s->top_k = top_k;
+  s->order = (int*)palloc(sizeof(int) * (nf + 1));
   explain_relation(s, m, get_call_cache(fcinfo)->categories, relid, key);
   return (Datum)0;
 }
