@@ -73,6 +73,7 @@ using namespace gbdt_pg;
 Datum gbdt_roc_curve(PG_FUNCTION_ARGS) {
   binary_model_arg(fcinfo, "gbdt_roc_curve");
   EvalRows r;
+  r.fn = "gbdt_roc_curve";
   read_eval_rows(fcinfo, PG_GETARG_OID(1), text_to_cstring(PG_GETARG_TEXT_PP(2)), false, false,
                  &r);
   to_probabilities(r);
@@ -121,6 +122,7 @@ Datum gbdt_confusion_matrix(PG_FUNCTION_ARGS) {
                     errhint("Use gbdt_evaluate for the metrics of a regression model.")));
   const double threshold = threshold_arg(fcinfo, 3, "gbdt_confusion_matrix");
   EvalRows r;
+  r.fn = "gbdt_confusion_matrix";
   read_eval_rows(fcinfo, PG_GETARG_OID(1), text_to_cstring(PG_GETARG_TEXT_PP(2)), false, true,
                  &r);
   const int K = oi.binary ? 2 : r.K;
@@ -161,6 +163,7 @@ Datum gbdt_calibration(PG_FUNCTION_ARGS) {
                     errmsg("gbdt_calibration: bins %d is outside [1, %d]", bins,
                            kMaxCalibrationBins)));
   EvalRows r;
+  r.fn = "gbdt_calibration";
   read_eval_rows(fcinfo, PG_GETARG_OID(1), text_to_cstring(PG_GETARG_TEXT_PP(2)), false, false,
                  &r);
   to_probabilities(r);

@@ -131,9 +131,9 @@ void check_no_nan_predictions(const EvalRows* r) {
   }
   if (nan_rows > 0)
     ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-                    errmsg("gbdt_evaluate: the model predicts NaN for %zu of %zu rows of "
+                    errmsg("%s: the model predicts NaN for %zu of %zu rows of "
                            "relation \"%s\"; its metrics are undefined",
-                           nan_rows, r->n, r->rel->name)));
+                           r->fn, nan_rows, r->n, r->rel->name)));
 }
 
 uint64_t* zeroed_counts(size_t k) { return (uint64_t*)palloc_extended(sizeof(uint64_t) * k, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO); }
@@ -176,7 +176,7 @@ void read_eval_rows(FunctionCallInfo fcinfo, Oid relid, const char* target, bool
   const bool multi_quantile = m->objective == gbdt::Objective::kQuantile;
   if (!r->stream && r->K != 1 && !multi_quantile)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("gbdt_evaluate: objective %s with %d outputs is not supported",
+                    errmsg("%s: objective %s with %d outputs is not supported", r->fn,
                            model_objective_name(m), r->K)));
   size_t xbytes = sizeof(float) * (size_t)(nf > 0 ? nf : 1);
   s.bcap = std::min(batch_rows(nf), budget_rows(r->K, xbytes + sizeof(float)));

@@ -21,6 +21,7 @@
 namespace gbdt_pg {
 
 struct EvalRows {
+  const char* fn = "gbdt_evaluate";  // the SQL function, for messages
   const gbdt::Model* model = nullptr;
   RelInfo* rel = nullptr;
   const char* target = nullptr;
@@ -40,7 +41,8 @@ struct EvalRows {
   uint64_t* confusion = nullptr;        // K x K [actual * K + predicted] when asked for
 };
 
-// Reads and scores relation relid for the model of argument 0; target
+// Reads and scores relation relid for the model of argument 0 (out->fn
+// names the calling function in messages); target
 // names the label column.  with_upper: survival:aft reads the upper-bound
 // column of its params; with_confusion: multiclass keeps the K x K counts
 // (at most kMaxConfusionClasses classes).  No rows with a non-NULL target,
