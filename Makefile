@@ -181,7 +181,7 @@ bench:
 .PHONY: unittest gputest gpuemu bench
 
 # ==== installcheck ====
-# make installcheck [TESTS="test/sql/20_*.sql ..."]: the pgTAP suite with
+# make installcheck [TESTS="test/sql/registry/*.sql ..."]: the pgTAP suite with
 # pg_prove against an already running server (PGHOST, PGPORT, PGUSER,
 # PGDATABASE), as the calling user: no root, no cluster created.  The first run
 # loads the suite's fixtures into that database (scripts/installcheck.sh).

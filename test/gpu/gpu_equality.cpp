@@ -228,7 +228,7 @@ std::vector<Case> all_cases() {
       {{"gamma", "1"}, {"min_child_weight", "5"}});
   add("n20k_d20_max_delta_step", 20000, 20, 0.0, O::kLogistic, 1, 6, 256, 8,
       {{"max_delta_step", "0.5"}, {"eta", "1"}});
-  // Tree parameters on CUDA (T): per-node feature masks and max_leaves.
+  // Tree parameters on CUDA: per-node feature masks and max_leaves.
   add("n20k_d20_colsample_bylevel", 20000, 20, 0.02, O::kSquaredError, 1, 6, 256, 6,
       {{"colsample_bylevel", "0.5"}, {"colsample_bytree", "0.8"}, {"seed", "5"}}, true);
   add("n20k_d20_colsample_bynode_softprob", 20000, 20, 0.02, O::kSoftprob, 3, 5, 256, 4,

@@ -532,7 +532,7 @@ void grow_parallel_trees(const ParallelRound& r, const TrainParams& p, int round
     r.backend.boost_round(sample_round, feature_mask_for(sample_round, d, p), &grown[(size_t)j]);
     if ((int)grown[(size_t)j].size() != K)
       throw std::logic_error("boost_round grew a tree count other than num_group");
-    if (!alphas.empty())  // adaptive leaves, per output (Q: one alpha each)
+    if (!alphas.empty())  // adaptive leaves, per output (one alpha each)
       refit_outputs(r.mx, r.missing_bin, r.y, r.w, base, alphas, p.eta / P, r.monotone,
                     grown[(size_t)j].data(), &unused, &poll);
   }
@@ -557,7 +557,7 @@ void grow_parallel_trees(const ParallelRound& r, const TrainParams& p, int round
 Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParams p,
                  const std::vector<double>& class_labels, const TrainHooks& hooks,
                  const TrainExtras& extras, bool* on_cuda) {
-  const Model* init = extras.init_model;  // continued training (V)
+  const Model* init = extras.init_model;  // continued training
   const int d = in.matrix.n_features;
   const size_t n = in.matrix.n_rows;
   const size_t n_valid = valid.matrix.n_rows;
@@ -898,7 +898,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     m.tree_group.resize(keep);
   }
   // Final training metric (on the trees kept), from the rows as the backend
-  // holds them: with row_dedup the distinct ones (M), each scored and
+  // holds them: with row_dedup the distinct ones, each scored and
   // transformed once.
   const BinnedMatrix& scored = deduped ? dedup.matrix : in.matrix;
   const size_t ns = scored.n_rows;

@@ -17,7 +17,7 @@ namespace gbdt {
 
 std::string default_metric(Objective obj) { return objective_info(obj).default_metric; }
 
-// auc and (R) the ranking metrics ndcg, map, pre (ranking_metrics.cpp).
+// auc and the ranking metrics ndcg, map, pre (ranking_metrics.cpp).
 bool metric_higher_is_better(const std::string& name) {
   return name == "auc" || is_rank_metric(name) || name == "interval-regression-accuracy";
 }
