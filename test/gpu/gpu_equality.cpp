@@ -294,7 +294,7 @@ std::vector<Case> all_cases() {
     i = add("cat50_n10k_d8_chunked_hist", 10000, 8, 0.02, O::kLogistic, 1, 7, 256, 3, {}, true);
     cs[i].cat_levels = 50;
     cs[i].max_hist_nodes = 3;
-    // A + T: categorical splits under the tree parameters (node masks,
+    // Categorical splits under the tree parameters (node masks,
     // max_leaves, monotone bounds on the numeric features).
     i = add("cat30_n5000_d8_tree_params", 5000, 8, 0.02, O::kSquaredError, 1, 6, 256, 5,
             {{"monotone_constraints", "(0,0,1,-1)"}, {"colsample_bynode", "0.7"},

@@ -147,7 +147,7 @@ std::vector<double> estimate_base_margin(const TrainParams& p, const float* y, c
   if (oi.leaf_quantile) {
     // The objectives whose leaves are refit to a quantile of the residuals
     // (reg:quantileerror, reg:absoluteerror) start from that quantile of
-    // the labels, their base_margin; Q: each output from its own alpha.
+    // the labels, their base_margin; several quantiles: each output from its own alpha.
     // One sort for every alpha, polling cancel (label_quantiles.h).
     const std::vector<double> alphas =
         is_multi_quantile(p) ? p.quantile_alphas : std::vector<double>{oi.leaf_quantile(p)};
@@ -252,7 +252,7 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
   return r;
 }
 
-// T + C: refit leaves keep monotone_constraints.  Top down, every node gets
+// Refit leaves (adaptive-leaf objectives) keep monotone_constraints.  Top down, every node gets
 // an interval [lo, hi] (root: unbounded); a split on a constrained feature
 // cuts its interval at mid = its children's grown values' midpoint (clamped
 // into the interval), the increasing side above, the decreasing side below;
@@ -627,7 +627,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   // rewritten in canonical index form before the params are recorded).
   TreeExtParams tree_ext;
   resolve_tree_params(&p, in.feature_names, &tree_ext);
-  // A + T: a monotone constraint orders a numeric feature's values; a
+  // Categorical features and constraints: a monotone constraint orders a numeric feature's values; a
   // categorical feature's codes have no order to keep (XGBoost refuses it
   // too).  Constraints on numeric features bound the categorical splits'
   // weights as any other split's.

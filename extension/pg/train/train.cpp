@@ -106,7 +106,7 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
         break;
       case jbvBinary:
         // a JSON array (eval_metric lists) goes to the engine as its JSON
-        // text; B: so does categorical_features (the engine checks its shape);
+        // text; so does categorical_features (the engine checks its shape);
         // so do the constraint parameters' JSON lists/objects, as XGBoost takes them.
         if (JsonContainerIsArray(v.val.binary.data) || strcmp(key, "categorical_features") == 0 ||
             strcmp(key, "monotone_constraints") == 0 ||
@@ -324,7 +324,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
         param_add(&params, key, v, strcmp(key, "aft_loss_distribution_scale") != 0);
     }
   // so does a ranking init_model's group_column (its rounds were trained
-  // on query groups, and so are the rounds added), and Q: a single-quantile
+  // on query groups, and so are the rounds added), and a single-quantile
   // init_model's quantile_alpha (the engine refuses another).
   const char* carried_group = nullptr;
   if (plus.init != nullptr && gbdt::objective_info(plus.init->objective).ranking &&

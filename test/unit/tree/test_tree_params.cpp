@@ -444,7 +444,7 @@ TEST(TreeParams, MonotoneWithNewObjectivesAndWeights) {
   }
 }
 
-// A + T: categorical features in the general grower.  Column 0 gets 30
+// Categorical features in the general grower.  Column 0 gets 30
 // categories (partition splits), column 1 3 categories (one-hot); the label
 // depends on both.  Without new parameters the general grower builds the
 // fast path's trees bit for bit (categorical sets included); with lossguide,
