@@ -806,7 +806,7 @@ class CudaBackend final : public TreeBackend {
   void build_tree(int k, Tree* tree) {
     gp_ = d_gpair_.get() + (size_t)k * n_;
     cur_k_ = k;
-    if (lossguide_) return build_tree_lossguide(k, tree);  // G
+    if (lossguide_) return build_tree_lossguide(k, tree);  // loss-guided growth
     const Quantizer& q = quant_[k];
     const SplitParams& sp = data_.split;
     const size_t ns = ns_;

@@ -4,7 +4,7 @@
 #   bash scripts/check-house.sh            # all four checks
 #   GBDT_LONG_FUNCTIONS=fail bash scripts/check-house.sh
 #
-#  a. comments: no people's letter tags ("// W: ...", "-- B: ..."), no
+#  a. comments: no people's letter tags ("// W: ...", "-- B: ...", "// X"), no
 #     "engineer X", no "issue N" references in extension/, cuda/, test/ and
 #     scripts/ (they belong in commit messages; test/bench/RESULTS.md, the
 #     benchmark history, is exempt);
@@ -34,7 +34,8 @@ summary=()
 # ---- a. comment tags ---------------------------------------------------------
 # A tag is one capital letter (optionally a digit) and a colon right after a
 # comment marker: "// W:", "-- B2:", "# T:".  "issue N" in any case.
-TAG_RE='(//|/\*|--|#)[[:space:]]*[A-Z][0-9]?:[[:space:]]|[Ee]ngineers? [A-Z]\b|[Ii]ssues? #?[0-9]+'
+# A comment that is only such a letter ("// X" after a statement) is one too.
+TAG_RE='(//|/\*|--|#)[[:space:]]*[A-Z][0-9]?:[[:space:]]|(//|/\*)[[:space:]]*[A-Z][0-9]?([[:space:]]*\*/)?[[:space:]]*$|[Ee]ngineers? [A-Z]\b|[Ii]ssues? #?[0-9]+'
 tag_hits=$(tree_files extension cuda test scripts | grep -v -e '^test/bench/RESULTS\.md$' -e '^scripts/check-house\.sh$' \
            | tr '\n' '\0' | xargs -0 -r grep -nIE "$TAG_RE" -- 2>/dev/null)
 if [ -n "$tag_hits" ]; then

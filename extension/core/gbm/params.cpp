@@ -10,9 +10,9 @@
 #include "../common/json_parse.h"
 #include "../model/model_limits.h"
 #include "../objective/objective.h"
-#include "category_params.h"  // B
+#include "category_params.h"  // categorical_features, max_categories
 #include "../objective/lambdarank.h"
-#include "../objective/survival.h"  // X
+#include "../objective/survival.h"  // survival:aft parameters
 
 namespace gbdt {
 

@@ -18,7 +18,7 @@
 #include "../objective/lambdarank.h"
 #include "../objective/objective.h"
 #include "../data/row_dedup.h"
-#include "../objective/survival.h"  // X
+#include "../objective/survival.h"  // survival:cox, survival:aft
 
 namespace gbdt {
 
@@ -239,7 +239,7 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
       throw InvalidInput("parameter \"eval_metric\" = \"" + name + "\" is not supported with " +
                          std::to_string(p.quantile_alphas.size()) +
                          " quantiles (a list of quantile_alpha): use quantile");
-    if (is_survival_metric(name)) check_survival_metric(name, p.objective);  // X
+    if (is_survival_metric(name)) check_survival_metric(name, p.objective);  // cox-nloglik, aft-nloglik
     const bool multi_metric = name == "mlogloss" || name == "merror";
     if (!oi.multiclass && multi_metric)
       throw InvalidInput("parameter \"eval_metric\" = \"" + name +
@@ -666,8 +666,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   MetricParams mp;
   mp.huber_slope = p.huber_slope;
   mp.quantile_alpha = p.quantile_alpha;
-  if (multi_q) mp.quantile_alphas = &p.quantile_alphas;  // Q
-  mp.aft_distribution = p.aft_distribution;  // X
+  if (multi_q) mp.quantile_alphas = &p.quantile_alphas;  // several quantiles
+  mp.aft_distribution = p.aft_distribution;  // survival:aft
   mp.aft_scale = p.aft_scale;
   // Gradient weights: the row weights with scale_pos_weight folded in for
   // the rows labelled 1 of a binary objective (XGBoost's rule).
@@ -986,7 +986,7 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
   // The objective is inferred from, and the labels checked on, every row.
   std::vector<double> class_labels;
   resolve_objective(in.labels.data(), n_all, target_name, &p, &class_labels);
-  if (p.quantile_alphas.size() > 1 && p.objective != Objective::kQuantile)  // Q
+  if (p.quantile_alphas.size() > 1 && p.objective != Objective::kQuantile)  // several quantiles
     throw InvalidInput("parameter \"quantile_alpha\" lists " +
                        std::to_string(p.quantile_alphas.size()) +
                        " quantiles: several quantiles need objective reg:quantileerror, not " +

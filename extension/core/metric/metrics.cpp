@@ -11,7 +11,7 @@
 #include "../model/model.h"
 #include "../objective/objective.h"
 #include "../objective/lambdarank.h"
-#include "../objective/survival.h"  // X
+#include "../objective/survival.h"  // survival metrics
 
 namespace gbdt {
 

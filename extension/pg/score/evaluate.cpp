@@ -191,7 +191,7 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
     s.cap = 16384;
     s.labels = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.cap);
     s.preds = (double*)MemoryContextAllocHuge(s.cxt, sizeof(double) * s.cap * (size_t)s.K);
-    if (upper_column != nullptr) {  // X
+    if (upper_column != nullptr) {  // survival:aft's upper bounds
       s.upper = (float*)MemoryContextAllocHuge(s.cxt, sizeof(float) * s.cap);
       s.upper_col = ncols - 1;
     }
