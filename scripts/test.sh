@@ -44,7 +44,7 @@
 #
 # Environment: GBDT_SHARED (default ../shared beside the repository: data/ and
 # tools/), GBDT_PGPORT (default 5433), GBDT_KEEP_CLUSTER=1 keeps the cluster dir,
-# GBDT_TESTS="test/sql/02_*.sql ..." runs a subset of the pgTAP files,
+# GBDT_TESTS="test/sql/train/*.sql ..." runs a subset of the pgTAP files,
 # GBDT_SKIP_DEPS=1 skips the dependency check, GBDT_SKIP_ENGINE=1 the
 # engine steps 3-3c (unit tests, golden model bytes, CUDA emulation, fuzz),
 # GBDT_SKIP_CANCEL=1 step 7, GBDT_SKIP_UPGRADE=1 step 8u, GBDT_SKIP_PARITY=1
