@@ -180,6 +180,13 @@ for f in subprocess.run(['git', 'ls-files', '--cached', '--others', '--exclude-s
                         capture_output=True, text=True).stdout.split():
     tops.add(f.split('/')[0])
 tops.discard('build')
+def slugs(page):
+    out = set()
+    body = re.sub(r'(?ms)^```.*?^```', '', open(page, encoding='utf-8').read())
+    for h in re.findall(r'(?m)^#{1,6}\s+(.*?)\s*$', body):
+        h = re.sub(r'[`*_]', '', h).strip().lower()
+        out.add(re.sub(r'[^\w\- ]', '', h).replace(' ', '-'))
+    return out
 def exists(p):
     p = p.rstrip('/')
     if any(ch in p for ch in '*?['):
@@ -196,6 +203,13 @@ for doc in sys.argv[1:]:
             cands.append((tok, False))
     for m in re.finditer(r'\]\(([^)\s]+)\)', text):
         cands.append((m.group(1), True))
+    # Anchors of links into a page (#section, page.md#section): GitHub's
+    # slugs of the page's headings.
+    for m in re.finditer(r'\]\(([^)\s]*)#([^)\s]+)\)', text):
+        target = os.path.normpath(os.path.join(os.path.dirname(doc), m.group(1))) if m.group(1) else doc
+        if target.endswith('.md') and os.path.exists(target):
+            if m.group(2) not in slugs(target):
+                print(f"{doc}: {m.group(1)}#{m.group(2)} (no such heading)")
     seen = set()
     for tok, is_link in cands:
         tok = tok.strip('"\'(),;:.')
