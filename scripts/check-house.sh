@@ -20,7 +20,7 @@
 # scripts/test.sh records); the exit status is 0 when every check passed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 2
 LONG_MODE=${GBDT_LONG_FUNCTIONS:-report}
 MAX_LINES=${GBDT_MAX_FUNCTION_LINES:-150}
 PY=${PYTHON:-python3}
