@@ -49,6 +49,12 @@ ENGINE_OBJS = $(CORE_OBJS) $(BACKEND_OBJS)
 # -MMD -MP: each object's header dependencies are written beside it (.d)
 # and read back below, so touching one header rebuilds only its users.
 GBDT_CXXFLAGS = -std=c++17 -O2 -fPIC -ffp-contract=off -Wall -Wno-unused-parameter -pthread -MMD -MP
+# make WERROR=1: -Wextra -Werror for the engine and the glue (CI's warning
+# check; objects built without it are not rebuilt by it: make clean first).
+WERROR ?= 0
+ifeq ($(WERROR),1)
+  GBDT_CXXFLAGS += -Wextra -Werror
+endif
 # The engine includes its own headers by relative path; programs outside it
 # (tests, benchmarks, the CUDA backend) include them by folder from here.
 ENGINE_INCLUDES = -Iextension/core -Iextension/core/include
@@ -181,7 +187,7 @@ bench:
 .PHONY: unittest gputest gpuemu bench
 
 # ==== installcheck ====
-# make installcheck [TESTS="test/sql/20_*.sql ..."]: the pgTAP suite with
+# make installcheck [TESTS="test/sql/registry/*.sql ..."]: the pgTAP suite with
 # pg_prove against an already running server (PGHOST, PGPORT, PGUSER,
 # PGDATABASE), as the calling user: no root, no cluster created.  The first run
 # loads the suite's fixtures into that database (scripts/installcheck.sh).
@@ -255,3 +261,26 @@ soak:
 	bash scripts/soak.sh $(SOAK_SECONDS)
 
 .PHONY: sanitize soak
+
+# make format [FILES="a.cpp b.h"]: clang-format (.clang-format) on the files
+# named, whole; without FILES, on the lines of C++ files changed against main
+# (committed or not; clang-format-diff), so a change is formatted and the
+# code around it is left as it is.
+CLANG_FORMAT ?= $(shell command -v clang-format-14 || command -v clang-format)
+CLANG_FORMAT_DIFF ?= $(shell command -v clang-format-diff-14 || command -v clang-format-diff)
+FORMAT_BASE ?= main
+FORMAT_PATHS = '*.h' '*.hpp' '*.cpp' '*.cc' '*.cu' '*.cuh'
+format:
+	@[ -n "$(CLANG_FORMAT)" ] || { echo "make format: clang-format not found (apt-get install clang-format)"; exit 1; }
+	@if [ -n "$(FILES)" ]; then \
+	  echo "$(CLANG_FORMAT) -i $(FILES)"; $(CLANG_FORMAT) -i --style=file $(FILES); \
+	else \
+	  git add -N $$(git ls-files --others --exclude-standard -- $(FORMAT_PATHS)) 2>/dev/null; \
+	  changed=$$(git diff --name-only $(FORMAT_BASE) -- $(FORMAT_PATHS) | tr '\n' ' '); \
+	  if [ -z "$$changed" ]; then echo "make format: no C++ file changed against $(FORMAT_BASE)"; exit 0; fi; \
+	  echo "make format: the changed lines of $$changed"; \
+	  git diff -U0 --no-color $(FORMAT_BASE) -- $(FORMAT_PATHS) | \
+	    $(CLANG_FORMAT_DIFF) -p1 -i -binary $(CLANG_FORMAT) -style file; \
+	fi
+
+.PHONY: format

@@ -719,7 +719,7 @@ class CudaBackend final : public TreeBackend {
     // better_split is a strict total order: the CPU's best over all features.
     for (size_t i = 0; i < count; ++i)
       for (int j = 0; j < ncat_; ++j) {
-        // The node's mask (T: node masks), else the round's.
+        // The node's mask (per-node column sampling), else the round's.
         if (!(node_masks_ ? nmask_host_[i * (size_t)nf_ + cat_feats_[j]] : fmask_[cat_feats_[j]]))
           continue;
         const SplitCandidate& c = cat_cand_[i * ncat_ + j];
@@ -806,7 +806,7 @@ class CudaBackend final : public TreeBackend {
   void build_tree(int k, Tree* tree) {
     gp_ = d_gpair_.get() + (size_t)k * n_;
     cur_k_ = k;
-    if (lossguide_) return build_tree_lossguide(k, tree);  // G
+    if (lossguide_) return build_tree_lossguide(k, tree);  // loss-guided growth
     const Quantizer& q = quant_[k];
     const SplitParams& sp = data_.split;
     const size_t ns = ns_;
@@ -1038,7 +1038,7 @@ class CudaBackend final : public TreeBackend {
     t_update_ += since(tu);
   }
 
-  // ---- one tree, grow_policy lossguide (G) ----
+  // ---- one tree, grow_policy lossguide ----
   // Best first, as the CPU grower (tree_grower.cpp): the open node with the
   // largest gain splits next (ties: the lower node id), one node at a time,
   // until max_leaves leaves; children below max_depth (0: no limit) are

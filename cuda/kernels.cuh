@@ -400,7 +400,7 @@ __global__ void k_eval_cat(const GradSum* hist, size_t total_bins, const GradSum
                            const int32_t* nbins, SplitParams sp, Quantizer q, CatSplitParams cp,
                            SplitCandidate* out, uint32_t* sets, int set_w, int* order, double* wt,
                            int max_nb,
-                           const double* bounds /* T: monotone, node * 2 + (0 lower, 1 upper); null: none */) {
+                           const double* bounds /* monotone bounds, node * 2 + (0 lower, 1 upper); null: none */) {
   for (size_t t = gtid(); t < (size_t)nnodes * ncat; t += gstride()) {
     const size_t node = t / ncat;
     const int f = cat_feats[t % ncat];

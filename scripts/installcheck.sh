@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# make installcheck: the pgTAP suite (test/sql/*.sql) with pg_prove against an
+# make installcheck: the pgTAP suite (test/sql/schedule) with pg_prove against an
 # already running server, as the calling user; no root, no initdb, no server
 # start.  Connection from the usual libpq variables (PGHOST, PGPORT, PGUSER,
 # PGDATABASE); the role must be able to CREATE EXTENSION gbdt and pgtap (and
-# create roles, for test/sql/36_registry_security.sql).  Use a database of its
+# create roles, for test/sql/registry/security.sql).  Use a database of its
 # own: the suite expects an empty model registry.
 #
 #   createdb gbdt_check && PGDATABASE=gbdt_check make installcheck
-#   PGDATABASE=gbdt_check make installcheck TESTS="test/sql/20_registry.sql test/sql/36_*.sql"
+#   PGDATABASE=gbdt_check make installcheck TESTS="test/sql/registry/registry.sql test/sql/registry/*.sql"
 #
 # The first run loads the suite's fixtures into that database (the tables of
 # test/parity/schema.sql, filled from test/parity/reference.py's output: needs
@@ -44,6 +44,13 @@ if [ "$have" != t ]; then
   testdata_load "$DATA_DIR" || exit 2
 fi
 
-# shellcheck disable=SC2206
-TESTS=(${TESTS:-test/sql/*.sql})
+# TESTS, or the files of test/sql/schedule in its order (scripts/pgtap-schedule.sh
+# fails when a test file is missing from the schedule).
+if [ -n "${TESTS:-}" ]; then
+  # shellcheck disable=SC2206
+  TESTS=($TESTS)
+else
+  list=$(bash scripts/pgtap-schedule.sh) || exit 1
+  mapfile -t TESTS <<<"$list"
+fi
 exec pg_prove --ext .sql --failures "${TESTS[@]}"

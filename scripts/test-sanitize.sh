@@ -16,7 +16,7 @@
 #     libasan and libubsan preloaded into the server (PostgreSQL itself is not
 #     instrumented; scripts/sanitize-preinit.c avoids a start-up deadlock), loads the pgTAP data (scripts/lib-testdata.sh) and runs
 #     pg_prove (short: train/predict/predict_table/evaluate/import/registry
-#     files, full: test/sql/*.sql);
+#     files, full: every file of test/sql/schedule);
 #  5. fails if a test failed, if a sanitizer report appears in the test output,
 #     the server log or the sanitizer log files, or if a server process crashed.
 # The last line is "test-sanitize: ok: ..." or "test-sanitize: FAIL: ...".
@@ -43,10 +43,10 @@ if [ "$MODE" = short ]; then
   # Every test but the two slowest under ASan (4 s each: a corruption sweep
   # and thread-count determinism); the full run adds them.
   GTEST_FILTER=${GBDT_SANITIZE_GTEST_FILTER:-'*-ModelFormat.ChecksumFixedCorruptionStillValidated:Training.DeterministicAcrossThreadCounts'}
-  PG_TESTS=${GBDT_SANITIZE_TESTS:-"test/sql/01_type.sql test/sql/02_train_predict.sql test/sql/03_errors.sql test/sql/09_predict_table.sql test/sql/20_registry.sql test/sql/21_interop.sql test/sql/64_raw_pass.sql test/sql/65_deformed_pass.sql test/sql/66_tuple_walk.sql"}
+  PG_TESTS=${GBDT_SANITIZE_TESTS:-"test/sql/type/model_type.sql test/sql/train/train_predict.sql test/sql/safety/error_messages.sql test/sql/score/predict_table.sql test/sql/registry/registry.sql test/sql/interop/xgboost_json.sql test/sql/load/raw_pass.sql test/sql/load/deformed_pass.sql test/sql/load/tuple_walk.sql"}
 else
   GTEST_FILTER=${GBDT_SANITIZE_GTEST_FILTER:-'*'}
-  PG_TESTS=${GBDT_SANITIZE_TESTS:-$(echo test/sql/*.sql)}
+  PG_TESTS=${GBDT_SANITIZE_TESTS:-$(bash scripts/pgtap-schedule.sh)} || exit 1
 fi
 
 fail() {

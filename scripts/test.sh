@@ -15,6 +15,7 @@
 #
 #  1. installs missing dependencies (scripts/install-deps.sh, as root)
 #  1b. the server                 (scripts/fetch-pg.sh GBDT_PG: its bin dir first on PATH)
+#  1h. scripts/check-house.sh   (comment tags, glue includes, function lengths, doc paths)
 #  2. make && make install
 #  3. make unittest                (GoogleTest engine tests, no PostgreSQL)
 #     test/bench/model_hashes.sh   (golden model bytes, 26 configurations; again with
@@ -25,7 +26,7 @@
 #  5. XGBoost reference            (test/parity/reference.py: data splits + reference metrics)
 #  6. loads the test data          (test/parity/schema.sql + \copy)
 #  7. cancellation loop            (20 cancelled trainings, backend memory watched)
-#  8. pg_prove test/sql/*.sql      (pgTAP suite)
+#  8. pg_prove test/sql/schedule  (pgTAP suite, in the schedule's order)
 #  8s. scripts/check-sql-safety.sh    (pinned search paths, qualified SPI texts)
 #  8l. cancel latency             (scripts/test-cancel-latency.sh: each long SQL function ends within 2 s of a 1 s statement_timeout)
 #  8u. upgrade 0.1->current            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
@@ -43,7 +44,7 @@
 #
 # Environment: GBDT_SHARED (default ../shared beside the repository: data/ and
 # tools/), GBDT_PGPORT (default 5433), GBDT_KEEP_CLUSTER=1 keeps the cluster dir,
-# GBDT_TESTS="test/sql/02_*.sql ..." runs a subset of the pgTAP files,
+# GBDT_TESTS="test/sql/train/*.sql ..." runs a subset of the pgTAP files,
 # GBDT_SKIP_DEPS=1 skips the dependency check, GBDT_SKIP_ENGINE=1 the
 # engine steps 3-3c (unit tests, golden model bytes, CUDA emulation, fuzz),
 # GBDT_SKIP_CANCEL=1 step 7, GBDT_SKIP_UPGRADE=1 step 8u, GBDT_SKIP_PARITY=1
@@ -58,10 +59,10 @@ GBDT_PG=${GBDT_PG:-all}
 # The pgTAP subset on 16: the glue's version-dependent sites (schema USAGE
 # check, validation_relation's name, the registry's per-transaction cache,
 # LZ4), train, score, explain, evaluate, and the model bytes equal to 15's.
-GBDT_TESTS_16=${GBDT_TESTS_16:-"test/sql/01_type.sql test/sql/02_train_predict.sql test/sql/03_errors.sql
-  test/sql/22_validation.sql test/sql/32_relation_reading.sql test/sql/36_registry_security.sql
-  test/sql/40_explain.sql test/sql/44_validation_continue.sql test/sql/54_evaluate_group_weights.sql
-  test/sql/61_model_compression.sql test/sql/67_model_bytes_servers.sql"}
+GBDT_TESTS_16=${GBDT_TESTS_16:-"test/sql/type/model_type.sql test/sql/train/train_predict.sql test/sql/safety/error_messages.sql
+  test/sql/train/validation_early_stopping.sql test/sql/load/relation_reading.sql test/sql/registry/security.sql
+  test/sql/score/explain_treeshap.sql test/sql/train/validation_relation_continue.sql test/sql/score/evaluate_group_weights.sql
+  test/sql/type/model_compression.sql test/sql/train/model_bytes_across_servers.sql"}
 if [ "$GBDT_PG" = all ]; then
   all_rc=0 all_lines=()
   GBDT_REFERENCE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gbdt-reference.XXXXXX")
@@ -176,6 +177,18 @@ else
   record "server" FAIL "scripts/fetch-pg.sh $GBDT_PG"
   die_early
 fi
+
+# ==== house checks (scripts/check-house.sh) ===================================
+# No server needed: comment tags, the glue's engine includes, function
+# lengths, the paths the docs name.
+banner "house checks (scripts/check-house.sh)"
+HOUSE_LOG=$(mktemp "${TMPDIR:-/tmp}/gbdt-house.XXXXXX")
+bash "$ROOT/scripts/check-house.sh" 2>&1 | tee "$HOUSE_LOG"
+house_rc=${PIPESTATUS[0]}
+house_line=$(grep -E '^check-house:' "$HOUSE_LOG" | tail -n1 | sed 's/^check-house: //')
+if [ "$house_rc" = 0 ]; then record "house checks" ok "$house_line"; else record "house checks" FAIL "$house_line"; fi
+rm -f "$HOUSE_LOG"
+# ==== end of house checks =====================================================
 
 # ---- 2. build and install --------------------------------------------------
 banner "build"
@@ -385,11 +398,22 @@ fi  # GBDT_SKIP_CANCEL
 
 # ---- 8. pgTAP suite --------------------------------------------------------
 banner "pgTAP suite (pg_prove)"
-# shellcheck disable=SC2206
-TESTS=(${GBDT_TESTS:-test/sql/*.sql test/sql/evaluate/*.sql})
+# The files of test/sql/schedule in its order (scripts/pgtap-schedule.sh
+# fails when a test file is missing from it), or GBDT_TESTS.
+if [ -n "${GBDT_TESTS:-}" ]; then
+  # shellcheck disable=SC2206
+  TESTS=($GBDT_TESTS); schedule_rc=0
+else
+  schedule_list=$(bash "$ROOT/scripts/pgtap-schedule.sh"); schedule_rc=$?
+  mapfile -t TESTS <<<"$schedule_list"
+fi
 PROVE_LOG=$GBDT_CLUSTER_DIR/pg_prove.out
-pg_prove --ext .sql --timer --failures --comments "${TESTS[@]}" 2>&1 | tee "$PROVE_LOG"
-prove_rc=${PIPESTATUS[0]}
+if [ "$schedule_rc" = 0 ]; then
+  pg_prove --ext .sql --timer --failures --comments "${TESTS[@]}" 2>&1 | tee "$PROVE_LOG"
+  prove_rc=${PIPESTATUS[0]}
+else
+  echo "Result: FAIL (test/sql/schedule, see above)" >"$PROVE_LOG"; prove_rc=1
+fi
 prove_line=$(grep -E '^(Files=|Result:)' "$PROVE_LOG" | tr '\n' ' ')
 if [ "$prove_rc" = 0 ]; then
   record "pgTAP" ok "$prove_line"

@@ -529,7 +529,7 @@ def main():
             dmetric=(ind["metric"][1] - xg["metric"][1]) if ind["metric"][1] is not None else float("nan"),
             rel=(ind["metric"][1] / xg["metric"][1] - 1) if ind["metric"][1] else float("nan"),
             key=mname)))
-    emit("## Targets (issue 4)")
+    emit("## Targets")
     emit()
     emit("| dataset | engine / XGBoost (<= 0.8) | engine / LightGBM (<= 1.0) | in-db / engine (<= 1.25) | "
          "in-db / XGBoost (<= 0.8) | user path / in-db | backend peak / budget (<= 1.0; private) | "

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Quick side-by-side of gbdt's engine against XGBoost hist and LightGBM on
-real-data shapes (issue 15): training time only, same numpy matrices.
+real-data shapes: training time only, same numpy matrices.
 
   python3 test/bench/profile_real.py [--tables a,b,...] [--threads 1,2]
                                      [--rounds 100] [--repeats 3] [--skip-peers]

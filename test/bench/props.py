@@ -1,4 +1,4 @@
-"""Column properties of a benchmark table (issue 15): distinct values per
+"""Column properties of a benchmark table: distinct values per
 column, missing share, constant / sparse / skewed columns.  Used by suite.py
 to state what each data set looks like."""
 import numpy as np

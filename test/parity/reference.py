@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""XGBoost reference for the gbdt parity tests (test/sql/05_parity.sql).
+"""XGBoost reference for the gbdt parity tests (test/sql/interop/xgboost_parity.sql).
 
 Usage: reference.py OUTDIR [--shared DIR]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Survival parity (issue 12): survival:cox and survival:aft against XGBoost 3.x.
+"""Survival parity: survival:cox and survival:aft against XGBoost 3.x.
 
 Usage: survival_parity.py [--rounds 50]
 

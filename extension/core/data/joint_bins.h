@@ -1,5 +1,5 @@
-// Low-cardinality features added to the histogram in groups (issue 15:
-// real columns often hold 2-10 distinct values).  Adding a row to the
+// Low-cardinality features added to the histogram in groups (real
+// columns often hold 2-10 distinct values).  Adding a row to the
 // histogram is one 16-byte load-add-store per feature, and with few bins per
 // feature consecutive rows keep hitting the same cells; that store traffic
 // is the histogram's cost on such tables.  Features whose cell counts

@@ -1,5 +1,5 @@
-// Features whose most frequent bin holds most rows (issue 15: real columns
-// are mostly zero, mostly missing, rare flags, skewed codes, or constant).
+// Features whose most frequent bin holds most rows (real columns
+// are often mostly zero, mostly missing, rare flags, skewed codes, or constant).
 // The CPU backend does not add such a feature's rows to the histogram one by
 // one: per feature block, each row lists only its cells outside the elided
 // features' dominant bins, and each dominant cell is filled afterwards as the

@@ -1,4 +1,4 @@
-// Parameters of categorical features (engineer B's block of TrainParams):
+// Parameters of categorical features (their block of TrainParams):
 // categorical_features (integer columns declared categorical) and
 // max_categories (the most distinct values of a categorical column).
 #pragma once

@@ -10,9 +10,9 @@
 #include "../common/json_parse.h"
 #include "../model/model_limits.h"
 #include "../objective/objective.h"
-#include "category_params.h"  // B
+#include "category_params.h"  // categorical_features, max_categories
 #include "../objective/lambdarank.h"
-#include "../objective/survival.h"  // X
+#include "../objective/survival.h"  // survival:aft parameters
 
 namespace gbdt {
 
@@ -147,7 +147,7 @@ bool rank_bool(const ParamKV& kv) {
 }
 
 // a refused hist-updater parameter: only its default (`only`; "1" also
-// accepts "true"), or none at all (null), with T's messages.
+// accepts "true"), or none at all (null), with the tree parameters' messages.
 void only_default(const ParamKV& kv, const ParamDef&, const char* only) {
   const bool is_default =
       only && (kv.value == only || (std::string(only) == "1" && kv.value == "true"));
@@ -545,7 +545,7 @@ const ParamDef kParams[] = {
        const size_t b = kv.value.find_first_not_of(" \t\n");
        if (b != std::string::npos && kv.value[b] == '[') {
          // XGBoost's list form: one alpha is the number, several train one
-         // output each (Q).
+         // output each.
          std::vector<std::string> items;
          try {
            JsonDoc doc(kv.value);

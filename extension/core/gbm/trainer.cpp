@@ -18,7 +18,7 @@
 #include "../objective/lambdarank.h"
 #include "../objective/objective.h"
 #include "../data/row_dedup.h"
-#include "../objective/survival.h"  // X
+#include "../objective/survival.h"  // survival:cox, survival:aft
 
 namespace gbdt {
 
@@ -147,7 +147,7 @@ std::vector<double> estimate_base_margin(const TrainParams& p, const float* y, c
   if (oi.leaf_quantile) {
     // The objectives whose leaves are refit to a quantile of the residuals
     // (reg:quantileerror, reg:absoluteerror) start from that quantile of
-    // the labels, their base_margin; Q: each output from its own alpha.
+    // the labels, their base_margin; several quantiles: each output from its own alpha.
     // One sort for every alpha, polling cancel (label_quantiles.h).
     const std::vector<double> alphas =
         is_multi_quantile(p) ? p.quantile_alphas : std::vector<double>{oi.leaf_quantile(p)};
@@ -239,7 +239,7 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
       throw InvalidInput("parameter \"eval_metric\" = \"" + name + "\" is not supported with " +
                          std::to_string(p.quantile_alphas.size()) +
                          " quantiles (a list of quantile_alpha): use quantile");
-    if (is_survival_metric(name)) check_survival_metric(name, p.objective);  // X
+    if (is_survival_metric(name)) check_survival_metric(name, p.objective);  // cox-nloglik, aft-nloglik
     const bool multi_metric = name == "mlogloss" || name == "merror";
     if (!oi.multiclass && multi_metric)
       throw InvalidInput("parameter \"eval_metric\" = \"" + name +
@@ -252,7 +252,7 @@ std::vector<std::string> resolve_metrics(const TrainParams& p) {
   return r;
 }
 
-// T + C: refit leaves keep monotone_constraints.  Top down, every node gets
+// Refit leaves (adaptive-leaf objectives) keep monotone_constraints.  Top down, every node gets
 // an interval [lo, hi] (root: unbounded); a split on a constrained feature
 // cuts its interval at mid = its children's grown values' midpoint (clamped
 // into the interval), the increasing side above, the decreasing side below;
@@ -532,7 +532,7 @@ void grow_parallel_trees(const ParallelRound& r, const TrainParams& p, int round
     r.backend.boost_round(sample_round, feature_mask_for(sample_round, d, p), &grown[(size_t)j]);
     if ((int)grown[(size_t)j].size() != K)
       throw std::logic_error("boost_round grew a tree count other than num_group");
-    if (!alphas.empty())  // adaptive leaves, per output (Q: one alpha each)
+    if (!alphas.empty())  // adaptive leaves, per output (one alpha each)
       refit_outputs(r.mx, r.missing_bin, r.y, r.w, base, alphas, p.eta / P, r.monotone,
                     grown[(size_t)j].data(), &unused, &poll);
   }
@@ -557,7 +557,7 @@ void grow_parallel_trees(const ParallelRound& r, const TrainParams& p, int round
 Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParams p,
                  const std::vector<double>& class_labels, const TrainHooks& hooks,
                  const TrainExtras& extras, bool* on_cuda) {
-  const Model* init = extras.init_model;  // continued training (V)
+  const Model* init = extras.init_model;  // continued training
   const int d = in.matrix.n_features;
   const size_t n = in.matrix.n_rows;
   const size_t n_valid = valid.matrix.n_rows;
@@ -627,7 +627,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   // rewritten in canonical index form before the params are recorded).
   TreeExtParams tree_ext;
   resolve_tree_params(&p, in.feature_names, &tree_ext);
-  // A + T: a monotone constraint orders a numeric feature's values; a
+  // Categorical features and constraints: a monotone constraint orders a numeric feature's values; a
   // categorical feature's codes have no order to keep (XGBoost refuses it
   // too).  Constraints on numeric features bound the categorical splits'
   // weights as any other split's.
@@ -666,8 +666,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   MetricParams mp;
   mp.huber_slope = p.huber_slope;
   mp.quantile_alpha = p.quantile_alpha;
-  if (multi_q) mp.quantile_alphas = &p.quantile_alphas;  // Q
-  mp.aft_distribution = p.aft_distribution;  // X
+  if (multi_q) mp.quantile_alphas = &p.quantile_alphas;  // several quantiles
+  mp.aft_distribution = p.aft_distribution;  // survival:aft
   mp.aft_scale = p.aft_scale;
   // Gradient weights: the row weights with scale_pos_weight folded in for
   // the rows labelled 1 of a binary objective (XGBoost's rule).
@@ -898,7 +898,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     m.tree_group.resize(keep);
   }
   // Final training metric (on the trees kept), from the rows as the backend
-  // holds them: with row_dedup the distinct ones (M), each scored and
+  // holds them: with row_dedup the distinct ones, each scored and
   // transformed once.
   const BinnedMatrix& scored = deduped ? dedup.matrix : in.matrix;
   const size_t ns = scored.n_rows;
@@ -986,7 +986,7 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
   // The objective is inferred from, and the labels checked on, every row.
   std::vector<double> class_labels;
   resolve_objective(in.labels.data(), n_all, target_name, &p, &class_labels);
-  if (p.quantile_alphas.size() > 1 && p.objective != Objective::kQuantile)  // Q
+  if (p.quantile_alphas.size() > 1 && p.objective != Objective::kQuantile)  // several quantiles
     throw InvalidInput("parameter \"quantile_alpha\" lists " +
                        std::to_string(p.quantile_alphas.size()) +
                        " quantiles: several quantiles need objective reg:quantileerror, not " +

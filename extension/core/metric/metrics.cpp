@@ -11,14 +11,14 @@
 #include "../model/model.h"
 #include "../objective/objective.h"
 #include "../objective/lambdarank.h"
-#include "../objective/survival.h"  // X
+#include "../objective/survival.h"  // survival metrics
 #include "class_metrics.h"
 
 namespace gbdt {
 
 std::string default_metric(Objective obj) { return objective_info(obj).default_metric; }
 
-// auc and (R) the ranking metrics ndcg, map, pre (ranking_metrics.cpp).
+// auc and the ranking metrics ndcg, map, pre (ranking_metrics.cpp).
 bool metric_higher_is_better(const std::string& name) {
   return name == "auc" || name == "aucpr" || is_rank_metric(name) || name == "interval-regression-accuracy";
 }

@@ -73,7 +73,7 @@ void prepare_ranking(TrainParams* p, const float* y, size_t n, bool has_groups,
     p->objective_set = true;
   }
   const bool rank = is_rank_objective(p->objective);
-  // eval_metric is a comma-separated list (C): each name is checked.
+  // eval_metric is a comma-separated list: each name is checked.
   const std::vector<std::string> metrics = split_metrics(p->eval_metric);
   if (!rank) {
     if (grouped)

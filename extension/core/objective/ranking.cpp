@@ -1,4 +1,4 @@
-// Learning to rank (R): rank:pairwise, rank:ndcg and rank:map with query
+// Learning to rank: rank:pairwise, rank:ndcg and rank:map with query
 // groups (group_column).  The gradients are LambdaMART's, computed on the
 // host for both backends (ranking_lambdarank.cpp, handed over through
 // BoostData::external_gradients); the label rule, the default metric and

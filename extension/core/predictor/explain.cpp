@@ -95,7 +95,7 @@ std::string model_info_json(const Model& m) {
   for (const Tree& t : m.trees) nodes += t.num_nodes();
   o << "], \"rounds\": " << m.num_rounds() << ", \"trees\": " << m.trees.size()
     << ", \"nodes\": " << nodes;
-  if (m.num_parallel_tree > 1) o << ", \"num_parallel_tree\": " << m.num_parallel_tree;  // Q
+  if (m.num_parallel_tree > 1) o << ", \"num_parallel_tree\": " << m.num_parallel_tree;  // parallel trees
   o << ", \"base_score\": " << json_number(m.base_score);
   o << ", \"params\": {";
   for (size_t i = 0; i < m.params.size(); ++i) {

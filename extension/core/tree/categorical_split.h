@@ -125,7 +125,7 @@ GBDT_HD SplitCandidate best_categorical_split_words(const GradSum* h, int nb, in
   auto set_add = [set](int b) { set[b >> 5] |= 1u << (b & 31); };
   const GradSum miss = h[nb];
   const bool has_miss = miss.g != 0 || miss.h != 0;
-  // T's monotone constraints (split_math.h): with bounds = {lower, upper} of
+  // Monotone constraints (split_math.h): with bounds = {lower, upper} of
   // the node's weight, gains use the clamped weights as the numeric scans.
   const double lo = bounds ? bounds[0] : 0.0, hi = bounds ? bounds[1] : 0.0;
   const double pg = bounds ? bounded_parent_gain(sp, q, parent, lo, hi) : parent_gain(sp, q, parent);

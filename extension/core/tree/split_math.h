@@ -115,7 +115,7 @@ GBDT_HD bool better_split(const SplitCandidate& a, const SplitCandidate& b) {
   return a.default_left < b.default_left;
 }
 
-// ---- monotone constraints (T): XGBoost's TreeEvaluator ----
+// ---- monotone constraints: XGBoost's TreeEvaluator ----
 // A node's weight is clamped to its bounds [lo, hi] (from the monotone splits
 // above it); gains use the clamped weights.
 

@@ -61,7 +61,7 @@ struct Sink {
   TupleDesc desc;
   Datum* names;       // W feature names as text, 'bias' last
   int top_k;          // < 0: every feature; else the k of largest |contribution|
-  int* order;         // W: the features written for one (row, class)
+  int* order;         // W entries, the features written for one (row, class)
   // gbdt_feature_importance: sum over rows of sum_k |phi[k][f]|
   double* abs_sum;    // nf, or NULL
   uint64 rows;

@@ -20,7 +20,7 @@
 #include "train/train_continue.h"
 #include "train/train_data.h"
 #include "train/train_load.h"
-#include "train/train_bounds.h"  // X
+#include "train/train_bounds.h"  // survival:aft's upper bounds
 #include "train/train_groups.h"
 #include "score/target_classes.h"
 
@@ -106,7 +106,7 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
         break;
       case jbvBinary:
         // a JSON array (eval_metric lists) goes to the engine as its JSON
-        // text; B: so does categorical_features (the engine checks its shape);
+        // text; so does categorical_features (the engine checks its shape);
         // so do the constraint parameters' JSON lists/objects, as XGBoost takes them.
         if (JsonContainerIsArray(v.val.binary.data) || strcmp(key, "categorical_features") == 0 ||
             strcmp(key, "monotone_constraints") == 0 ||
@@ -324,7 +324,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
         param_add(&params, key, v, strcmp(key, "aft_loss_distribution_scale") != 0);
     }
   // so does a ranking init_model's group_column (its rounds were trained
-  // on query groups, and so are the rounds added), and Q: a single-quantile
+  // on query groups, and so are the rounds added), and a single-quantile
   // init_model's quantile_alpha (the engine refuses another).
   const char* carried_group = nullptr;
   if (plus.init != nullptr && gbdt::objective_info(plus.init->objective).ranking &&
@@ -438,12 +438,12 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
                       errhint("Leave num_class out: the classes are the target's values.")));
     if (!objective_given) {
       objective_kind = classes.k == 2 ? gbdt::Objective::kLogistic : gbdt::Objective::kSoftprob;
-      if (plus.init != nullptr) objective_kind = plus.init->objective;  // L2
+      if (plus.init != nullptr) objective_kind = plus.init->objective;  // the init model's labels
       param_add(&params, "objective", gbdt::objective_name(objective_kind), true);
     }
     if (is_multiclass(objective_kind)) memory.num_class = classes.k;
   }
-  if (plus.init != nullptr) check_init_target(plus.init, target, text_target, target_kind);  // L2
+  if (plus.init != nullptr) check_init_target(plus.init, target, text_target, target_kind);  // the init model's labels
   if (target_kind == ValKind::kBool && !objective_given) {
     param_add(&params, "objective", "binary:logistic", true);
     objective_kind = gbdt::Objective::kLogistic;
@@ -485,7 +485,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
     for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
   }
-  if (carried_group != nullptr && find_column(rel, group_column) == nullptr)  // R
+  if (carried_group != nullptr && find_column(rel, group_column) == nullptr)  // ranking query groups
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                     errmsg("group_column \"%s\" of init_model is not a column of relation \"%s\"",
                            group_column, rel->name),
@@ -507,10 +507,10 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   LoadSpec spec{rel, target, target_kind, &fs, max_bin, sample_rows, nthread, memory,
                 text_target ? &classes : nullptr, weight_column, weight_kind,
                 feat_arr == nullptr};
-  spec.group_column = group_column;  // R
-  spec.upper_column = upper_column;  // X
+  spec.group_column = group_column;  // ranking query groups
+  spec.upper_column = upper_column;  // survival:aft's upper bounds
   spec.upper_kind = upper_kind;
-  spec.max_categories = cat_decl->limit;  // B
+  spec.max_categories = cat_decl->limit;  // categorical columns
   LoadResult loaded;
   if (plus.init != nullptr)
     load_continue_data(spec, &plus, data_cxt, &loaded);
@@ -616,7 +616,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
         float* y = data->labels.data();
         const size_t n = data->labels.size();
         remapped = map_numeric_labels(y, n, ls, &classes);
-        if (remapped) map_validation_labels(&plus, target, classes);  // L
+        if (remapped) map_validation_labels(&plus, target, classes);  // class labels
       }
       appendStringInfo(&why, "target \"%s\" has %zu distinct values (%s)%s", target,
                        ls.distinct, values, remapped ? ", classes in this order" : "");

@@ -1,4 +1,4 @@
--- Included by pgTAP files (\ir lib/as_role.sql).
+-- Included by pgTAP files (\ir ../lib/as_role.sql).
 -- Runs sql as role r; the outcome ('ok: <result>' or 'SQLSTATE: message')
 -- is kept in the setting gbdt_test.outcome.
 CREATE FUNCTION pg_temp.as_role(r text, sql text) RETURNS text LANGUAGE plpgsql AS $$

@@ -1,4 +1,4 @@
--- Included by pgTAP files (\ir lib/chain_model.sql).
+-- Included by pgTAP files (\ir ../lib/chain_model.sql).
 -- An XGBoost JSON model of n_trees chain trees (reg:squarederror): every row
 -- with feature values < 0.5 walks `depth` nodes in every tree; inner node i
 -- splits on feature (i / 2) % nf (features "a" when nf = 1, else f0..f<nf-1>).

@@ -1,4 +1,4 @@
--- Included by pgTAP files (\ir lib/multiclass_model.sql).
+-- Included by pgTAP files (\ir ../lib/multiclass_model.sql).
 -- An XGBoost JSON multi:softprob model with n_class classes, `rounds`
 -- stumps per class on feature "a"; every leaf left of 0.5 = leaf, or
 -- (tree index % 7) / 10 when leaf is NULL.

@@ -1,4 +1,4 @@
--- Included by pgTAP files (\ir lib/psql_lines.sql) that check what a second
+-- Included by pgTAP files (\ir ../lib/psql_lines.sql) that check what a second
 -- session prints: pg_temp.psql_lines(cmds...) runs psql (superuser: COPY FROM PROGRAM).
 CREATE TEMP TABLE psql_out (n serial, line text);
 -- Output lines (stdout and stderr, in order) of psql running cmds, each as

@@ -1,4 +1,4 @@
--- Included by pgTAP files (\ir lib/timed.sql): runs q and returns the
+-- Included by pgTAP files (\ir ../lib/timed.sql): runs q and returns the
 -- cancel/timeout message it ended with ('no error' if none) and its seconds.
 CREATE FUNCTION pg_temp.timed(q text, OUT err text, OUT seconds float8) LANGUAGE plpgsql AS $$
 DECLARE t0 timestamptz := clock_timestamp();

@@ -1,4 +1,4 @@
-// Issue 15: the CPU backend does not accumulate features whose bin is the
+// The CPU backend does not accumulate features whose bin is the
 // same on every row (the extreme case of sparse_bins.h: no entries, the one
 // cell filled from the node's sum).  Constant columns anywhere (first,
 // between, last, all missing) change no tree and no prediction, on the

@@ -1,4 +1,4 @@
-// Issue 15: low-cardinality features added to the histogram in groups
+// Low-cardinality features added to the histogram in groups
 // (joint_bins.h).  The grouping, the records (each group's code decodes to
 // its features' bins), the marginals (the very per-feature histogram of the
 // rows), and training: the same model bytes with the groups on and off

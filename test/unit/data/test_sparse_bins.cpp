@@ -1,4 +1,4 @@
-// Issue 15: the CPU backend's histograms skip the dominant bin of features
+// The CPU backend's histograms skip the dominant bin of features
 // that are mostly one value (sparse_bins.h) and fill it from the node's sum,
 // and rows are routed from a feature-major copy of the bins.  The row
 // records themselves, and training: the same model bytes with these copies

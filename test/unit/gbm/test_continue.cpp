@@ -204,7 +204,7 @@ TEST(Continue, RefusesIncompatibleInitModel) {
   EXPECT_EQ(m.num_rounds(), 5);
 }
 
-// C's objectives continue too (the registry's objective, its parameters;
+// The other objectives continue too (the registry's objective, its parameters;
 // reg:quantileerror's adaptive leaves are refit each round as in one run).
 TEST(Continue, TenPlusTenEqualsTwentyQuantile) {
   TrainParams p = gbdt_test::params_for(Task::kRegression);
@@ -217,7 +217,7 @@ TEST(Continue, TenPlusTenEqualsTwentyQuantileValidationMetricList) {
   TrainParams p = gbdt_test::params_for(Task::kRegression);
   p.objective = Objective::kQuantile;
   p.quantile_alpha = 0.7;
-  p.eval_metric = "quantile,mae";  // C's eval_metric lists: the init's rounds per metric
+  p.eval_metric = "quantile,mae";  // eval_metric lists: the init's rounds per metric
   expect_same_as_once(Task::kRegression, p, true);
 }
 
@@ -234,7 +234,7 @@ TEST(Continue, TenPlusTenEqualsTwentySoftmaxValidationMetricList) {
   expect_same_as_once(Task::kMulticlass, p, true);
 }
 
-// C's row weights: a continued training uses the weights of its training
+// Row weights: a continued training uses the weights of its training
 // rows (and weighted validation rows when given); 10 + 10 == 20.
 TEST(Continue, TenPlusTenEqualsTwentyWeighted) {
   Data D = gbdt_test::make_data(3000, 5, Task::kRegression, 0.1, 11);

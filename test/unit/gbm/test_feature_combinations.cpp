@@ -1,4 +1,4 @@
-// Cross-feature robustness sweep (issues 11 and 12): small trainings over a
+// Cross-feature robustness sweep: small trainings over a
 // pairwise-covering subset of the combinations of objective family x
 // grow_policy x categorical column (none / narrow / wide > 255 levels, with
 // NULLs, and unseen categories at predict time) x num_parallel_tree x

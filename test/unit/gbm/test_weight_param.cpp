@@ -1,4 +1,4 @@
-// weight_column (engineer W): a string naming the column, recorded in the
+// weight_column: a string naming the column, recorded in the
 // model's params only when given (so other trainings keep their bytes).
 #include <gtest/gtest.h>
 

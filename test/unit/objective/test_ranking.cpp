@@ -283,7 +283,7 @@ TEST(Ranking, RegistryEntriesParamsAndMetricLists) {
   EXPECT_EQ(p.group_column, "q");
   EXPECT_THROW(gbdt::apply_params({{"group_column", "a", true}, {"qid_column", "b", true}}, &p),
                gbdt::InvalidInput);
-  // What a ranking training records: R's keys, in R's order, after eval_metric.
+  // What a ranking training records: the ranking keys, in their order, after eval_metric.
   p.eval_metric = "ndcg@5";
   auto kv = gbdt::params_to_kv(p);
   std::vector<std::string> keys;

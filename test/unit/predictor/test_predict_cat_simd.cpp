@@ -1,4 +1,4 @@
-// Issue 15: models with categorical splits and trees of depth <= 10 are
+// Models with categorical splits and trees of depth <= 10 are
 // scored 16 rows per step in AVX-512 lanes (predict.cpp,
 // perfect_trees_avx512<true>) where the CPU has them.  Every kernel gives
 // the same bits: kernel 0 (the fastest available) against kernel 2 (the

@@ -1,4 +1,4 @@
-// Issue 15: the perfect layout marks pass-through nodes (a leaf above the
+// The perfect layout marks pass-through nodes (a leaf above the
 // tree's depth, repeated below) with a NaN threshold, and the AVX2 kernel
 // stops walking a group of rows once all of them are at pass-through
 // nodes, going right to the last level (predict.cpp, place_perfect).

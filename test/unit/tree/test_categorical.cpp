@@ -239,7 +239,7 @@ TEST(Categorical, UnseenCodesLeftMissingByDefault) {
 
 TEST(Categorical, OneBinPerCategoryPast255Categories) {
   // 400 categories; members: a few frequent codes and every code >= 254
-  // (W: one bin each now, where earlier builds had one "other" bin 254).
+  // (one bin each, in a 2-byte bin matrix; no shared "other" bin 254).
   std::set<int> member = {0, 3, 5};
   for (int k = 254; k < 400; ++k) member.insert(k);
   CatData c = make_cat(20000, 400, member, 0.0, /*skewed=*/false);
@@ -390,7 +390,7 @@ TEST(Categorical, SplitSearchSkipsEmptyCategories) {
   EXPECT_EQ(w[7], 0xC0000000u);  // 254, 255
 }
 
-// C's row weights and adaptive-leaf objectives (reg:absoluteerror) with a
+// Row weights and adaptive-leaf objectives (reg:absoluteerror) with a
 // categorical feature: 30% of the rows get a flipped label (-20 for members,
 // +20 for the others) and weight 0.  The weighted trainings ignore them (the
 // root split still separates the member codes; the clean rows are fitted),

@@ -394,7 +394,7 @@ TEST(TreeParams, UnusedParamsKeepTheRecord) {
   EXPECT_EQ(params_to_kv(a), params_to_kv(b));
 }
 
-// C's objectives and row weights with T's tree parameters (merge of wt-c):
+// The regression objectives and row weights with the tree parameters:
 // monotone constraints hold for reg:quantileerror and reg:absoluteerror
 // (adaptive leaves, refit then bounded), reg:pseudohubererror and
 // a weighted reg:squarederror training, with both grow policies.
@@ -444,7 +444,7 @@ TEST(TreeParams, MonotoneWithNewObjectivesAndWeights) {
   }
 }
 
-// A + T: categorical features in the general grower.  Column 0 gets 30
+// Categorical features in the general grower.  Column 0 gets 30
 // categories (partition splits), column 1 3 categories (one-hot); the label
 // depends on both.  Without new parameters the general grower builds the
 // fast path's trees bit for bit (categorical sets included); with lossguide,
@@ -633,7 +633,7 @@ TEST(TreeParams, MonotoneWithCategoricalPresent) {
   }
 }
 
-// Continued training (V) with T's parameters: 10 rounds then 10 more give
+// Continued training with the tree parameters: 10 rounds then 10 more give
 // the trees of 20 rounds at once (the column samples are seeded by the
 // round number of the whole model), for each tree parameter.
 TEST(TreeParams, ContinuedTrainingWithTreeParams) {
@@ -666,7 +666,7 @@ TEST(TreeParams, ContinuedTrainingWithTreeParams) {
   }
 }
 
-// Ranking (R: gradients from LambdaRank) with T's parameters: lossguide with
+// Ranking (gradients from LambdaRank) with the tree parameters: lossguide with
 // max_leaves and a monotone constraint grow with the ranking gradients.
 TEST(TreeParams, RankingWithTreeParams) {
   Data D = gbdt_test::make_data(3000, 5, Task::kMulticlass, 0.02, 27);

@@ -1,4 +1,4 @@
-// The last level of a depth-wise tree (issue 15: per-level partition cost).
+// The last level of a depth-wise tree (it saves the last level's partition).
 //
 // The children of a split at depth max_depth - 1 are leaves: their rows need
 // no histogram and no order, only their leaf value added to the margin.  So

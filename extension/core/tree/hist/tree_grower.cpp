@@ -149,7 +149,7 @@ class Grower {
   }
 
   void build_hist(const GNode& n) {
-    in_.matrix->visit([&](auto* bins) { build_hist(n, bins); });  // W
+    in_.matrix->visit([&](auto* bins) { build_hist(n, bins); });  // 1- or 2-byte bins
   }
   template <typename BinT>
   void build_hist(const GNode& n, const BinT* bins) {

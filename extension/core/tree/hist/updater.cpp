@@ -995,7 +995,7 @@ class CpuBackend final : public TreeBackend {
     g.K = K_;
     g.n_rows = n_;
     g.in_sample = n_sampled_ < n_ ? in_sample_.data() : nullptr;
-    g.n_categories = any_cat_ ? data_.n_categories : nullptr;  // A
+    g.n_categories = any_cat_ ? data_.n_categories : nullptr;  // categorical features
     g.cat_split = data_.cat_split;
     auto t0 = Clock::now();
     grow_tree_general(g, tree);
