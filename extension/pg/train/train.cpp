@@ -314,6 +314,16 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   // Parameters first: bad parameters fail fast, before reading any data.
   ParamList params;
   if (params_jb != nullptr) params_from_jsonb(params_jb, &params);
+  ExcludeList exclude;  // "exclude": glue-only, taken out before the engine sees the params
+  for (int i = 0; i < params.n; i++)
+    if (strcmp(params.keys[i], "exclude") == 0) {
+      exclude = parse_exclude_param(params.values[i], params.is_string[i]);
+      for (int j = i + 1; j < params.n; j++)
+        params.keys[j - 1] = params.keys[j], params.values[j - 1] = params.values[j],
+        params.is_string[j - 1] = params.is_string[j];
+      params.n--;
+      break;
+    }
   // a survival:aft init_model's bound column and distribution carry over
   // when not given (XGBoost's xgb_model keeps its objective parameters).
   if (plus.init != nullptr && plus.init->objective == gbdt::Objective::kSurvivalAft)
@@ -462,6 +472,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   memset(&fs, 0, sizeof(fs));
   ColumnList left_out;
   column_list_init(&left_out);
+  if (plus.init != nullptr) apply_exclude(rel, exclude, false, true, &fs, &left_out);
   if (plus.init != nullptr) {
     // weights, a group column, a text target and categorical features
     // continue through load_continue_data; categorical_features may only
@@ -481,6 +492,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     }
   } else {
     resolve_features(rel, target, weight_column, feat_arr, &fs, &left_out, cat_decl);
+    apply_exclude(rel, exclude, feat_arr != nullptr, false, &fs, &left_out);
     check_categorical_decl(rel, target, fs.n, fs.names, cat_decl);
     fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
     for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
