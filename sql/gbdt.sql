@@ -874,3 +874,28 @@ CREATE FUNCTION gbdt_evaluate(model gbdt_model, relation regclass, target text, 
 
 COMMENT ON FUNCTION gbdt_evaluate(gbdt_model, regclass, text, text, text) IS
   'Ranking metrics of a model per query group (group_column), weighted by the groups'' weights (weight_column: one weight per group, as XGBoost): sum(w * metric) / sum(w)';
+
+-- ---------------------------------------------------------------------------
+-- Model-building workflow: cross-validation folds and gbdt_cv
+-- (docs/sql-api.md "Cross-validation").  The "exclude" parameter needs no
+-- SQL object: it is a params key of gbdt_train and gbdt_cv.
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION gbdt_fold(ordinal bigint, nfold int, seed bigint DEFAULT 0)
+  RETURNS int
+  AS 'MODULE_PATHNAME', 'gbdt_fold'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_fold(bigint, int, bigint) IS
+  'The gbdt_cv fold (0 .. nfold-1) of row number ordinal (from 0, rows with a non-NULL target in the order gbdt_train reads them; for ranking, the query group number in order of first appearance), by the hash of gbdt_validation_row';
+
+CREATE FUNCTION gbdt_cv(relation regclass, target text, features text[] DEFAULT NULL,
+                        objective text DEFAULT NULL, params jsonb DEFAULT '{}',
+                        nfold int DEFAULT 5, stratified bool DEFAULT false,
+                        seed bigint DEFAULT 0)
+  RETURNS TABLE(round int, metric text, train_mean float8, train_std float8,
+                test_mean float8, test_std float8)
+  AS 'MODULE_PATHNAME', 'gbdt_cv'
+  LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gbdt_cv(regclass, text, text[], text, jsonb, int, bool, bigint) IS
+  'Cross-validation as xgboost.cv: one booster per fold (test rows: gbdt_fold(ordinal, nfold, seed) = k), one row per round and metric with the folds'' mean and standard deviation of the train and test metric; early_stopping_rounds stops on the mean test metric';

@@ -22,6 +22,7 @@
 #include "train/train_load.h"
 #include "train/train_bounds.h"  // X
 #include "train/train_groups.h"
+#include "train/cv.h"
 #include "score/target_classes.h"
 
 #include "gbdt/train.h"
@@ -723,6 +724,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       gbdt::MemoryBudget budget(memory_limit, "gbdt.max_memory");
       hooks.budget = &budget;
 
+      // gbdt_cv (cv.h) trains its folds on these rows instead of one model.
+      if (cv_request() != nullptr) return run_cv_request(std::move(*data), p, hooks, target);
       gbdt::Model model;
       try {
         model = gbdt::train_binned(std::move(*data), p, hooks, std::string(target), plus.extras());
@@ -763,5 +766,6 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       raise_engine_error(&err, style);
     }
   }
+  if (cv_request() != nullptr) PG_RETURN_NULL();  // the folds' history is in the request
   PG_RETURN_POINTER(compressed_model_value(result));
 }

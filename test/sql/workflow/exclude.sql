@@ -3,7 +3,7 @@
 -- list or an init_model, a non-string element, and excluding every
 -- feature are errors naming the parameter (and the column).
 BEGIN;
-SELECT plan(9);
+SELECT plan(10);
 
 CREATE TABLE ex_data AS
 SELECT i, (i % 7)::float8 AS a, (i % 11)::float8 AS b, (i % 13)::float8 AS c,
@@ -43,5 +43,8 @@ SELECT throws_like($$SELECT gbdt_train('ex_data', 'y', params => '{"exclude": ["
                                         init_model => gbdt_train('ex_data', 'y', params => '{"num_round": 2}'))$$,
                    '%exclude" is for the default feature list, not with init_model%',
                    'exclude with init_model is an error');
+SELECT is((SELECT count(*)::int FROM gbdt_cv('ex_data', 'y', params => '{"exclude": ["c"], "num_round": 2}', nfold => 2)),
+          2, 'gbdt_cv takes exclude too');
+
 SELECT * FROM finish();
 ROLLBACK;
