@@ -899,3 +899,19 @@ CREATE FUNCTION gbdt_cv(relation regclass, target text, features text[] DEFAULT 
 
 COMMENT ON FUNCTION gbdt_cv(regclass, text, text[], text, jsonb, int, bool, bigint) IS
   'Cross-validation as xgboost.cv: one booster per fold (test rows: gbdt_fold(ordinal, nfold, seed) = k), one row per round and metric with the folds'' mean and standard deviation of the train and test metric; early_stopping_rounds stops on the mean test metric';
+
+-- ---------------------------------------------------------------------------
+-- Model-building workflow: parameter search by cross-validation, gbdt_tune
+-- (docs/sql-api.md "Parameter search").
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION gbdt_tune(relation regclass, target text, features text[] DEFAULT NULL,
+                          objective text DEFAULT NULL, params jsonb DEFAULT '{}',
+                          search jsonb DEFAULT '{}', trials int DEFAULT NULL,
+                          nfold int DEFAULT 3, seed bigint DEFAULT 0)
+  RETURNS TABLE(trial int, params jsonb, metric text, score float8, score_std float8,
+                rounds int)
+  AS 'MODULE_PATHNAME', 'gbdt_tune'
+  LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gbdt_tune(regclass, text, text[], text, jsonb, jsonb, int, int, bigint) IS
+  'Parameter search: each trial (a grid point of the search lists, or a draw of its ranges with the seed) cross-validated as gbdt_cv on the same binned rows and folds; score: the mean test metric at the trial''s best round';

@@ -12,7 +12,9 @@
 // trains one booster per fold (gbdt/train.h cross_validate).
 #include "train/cv.h"
 
+extern "C" {
 #include "funcapi.h"
+}
 
 extern "C" {
 PG_FUNCTION_INFO_V1(gbdt_fold);
@@ -25,8 +27,7 @@ namespace gbdt_pg {
 namespace {
 CvRequest* active_request = nullptr;
 
-constexpr int64 kMaxSeed = 9007199254740992LL;  // 2^53, as the seed parameter
-constexpr int kMaxFolds = 1000;
+}  // namespace
 
 void check_fold_args(int nfold, int64 seed) {
   if (nfold < 2 || nfold > kMaxFolds)
@@ -38,7 +39,6 @@ void check_fold_args(int nfold, int64 seed) {
                            "[0, 2^53]",
                            seed)));
 }
-}  // namespace
 
 CvRequest* cv_request() { return active_request; }
 
@@ -46,7 +46,16 @@ void run_cv_request(gbdt::BinnedInput&& data, const gbdt::TrainParams& p,
                     const gbdt::TrainHooks& hooks, const char* target) {
   CvRequest* r = active_request;
   const std::vector<int32_t> folds = gbdt::assign_folds(data, r->nfold, r->seed, r->stratified);
-  *r->history = gbdt::cross_validate(data, p, folds, r->nfold, hooks, target);
+  if (r->trials == nullptr) {
+    *r->history = gbdt::cross_validate(data, p, folds, r->nfold, hooks, target);
+    return;
+  }
+  for (const std::vector<gbdt::ParamKV>& trial : *r->trials) {
+    if (hooks.cancel && hooks.cancel()) throw gbdt::Cancelled();
+    gbdt::TrainParams q = p;
+    gbdt::apply_params(trial, &q);
+    r->trial_histories->push_back(gbdt::cross_validate(data, q, folds, r->nfold, hooks, target));
+  }
 }
 
 }  // namespace gbdt_pg
@@ -67,6 +76,34 @@ extern "C" Datum gbdt_fold(PG_FUNCTION_ARGS) {
   PG_RETURN_INT32(gbdt::hashed_fold((uint64_t)seed, (uint64_t)ordinal, nfold));
 }
 
+namespace gbdt_pg {
+
+void run_cv_train(FunctionCallInfo fcinfo, CvRequest* req) {
+  if (active_request != nullptr)
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("gbdt_cv and gbdt_tune cannot run inside one another")));
+  LOCAL_FCINFO(call, 6);
+  InitFunctionCallInfoData(*call, nullptr, 6, PG_GET_COLLATION(), nullptr, nullptr);
+  for (int a = 0; a < 5; a++) {
+    call->args[a].value = PG_GETARG_DATUM(a);
+    call->args[a].isnull = PG_ARGISNULL(a);
+  }
+  call->args[5].value = (Datum)0;
+  call->args[5].isnull = true;  // no init_model
+  active_request = req;
+  PG_TRY();
+  {
+    (void)gbdt_train(call);
+  }
+  PG_FINALLY();
+  {
+    active_request = nullptr;
+  }
+  PG_END_TRY();
+}
+
+}  // namespace gbdt_pg
+
 extern "C" Datum gbdt_cv(PG_FUNCTION_ARGS) {
   for (int a : {0, 1, 5, 6, 7})
     if (PG_ARGISNULL(a))
@@ -77,35 +114,21 @@ extern "C" Datum gbdt_cv(PG_FUNCTION_ARGS) {
   const int nfold = PG_GETARG_INT32(5);
   const int64 seed = PG_GETARG_INT64(7);
   check_fold_args(nfold, seed);
-  if (active_request != nullptr)
-    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("gbdt_cv cannot run inside another gbdt_cv")));
 
   CvRequest req{nfold, PG_GETARG_BOOL(6), (uint64_t)seed, nullptr};
   req.history = new (std::nothrow) gbdt::CvHistory();
   if (req.history == nullptr)
     ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
-  LOCAL_FCINFO(call, 6);
-  InitFunctionCallInfoData(*call, nullptr, 6, PG_GET_COLLATION(), nullptr, nullptr);
-  for (int a = 0; a < 5; a++) {
-    call->args[a].value = PG_GETARG_DATUM(a);
-    call->args[a].isnull = PG_ARGISNULL(a);
-  }
-  call->args[5].value = (Datum)0;
-  call->args[5].isnull = true;  // no init_model
-  active_request = &req;
   PG_TRY();
   {
-    (void)gbdt_train(call);
+    run_cv_train(fcinfo, &req);
   }
   PG_CATCH();
   {
-    active_request = nullptr;
     delete req.history;
     PG_RE_THROW();
   }
   PG_END_TRY();
-  active_request = nullptr;
 
   // Copy the history into palloc'd rows, then free the C++ object, so no
   // error below can leave it behind.

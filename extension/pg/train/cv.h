@@ -14,6 +14,11 @@ struct CvRequest {
   bool stratified;
   uint64_t seed;
   gbdt::CvHistory* history;  // filled by run_cv_request
+  // gbdt_tune: the parameters each trial sets on top of the call's (null:
+  // one cross-validation into history); one history per trial, all on the
+  // same binned rows and folds.
+  const std::vector<std::vector<gbdt::ParamKV>>* trials = nullptr;
+  std::vector<gbdt::CvHistory>* trial_histories = nullptr;
 };
 
 // The active request (set by gbdt_cv around its gbdt_train call), or null.
@@ -24,5 +29,15 @@ CvRequest* cv_request();
 // for bad folds, gbdt::Cancelled on cancel.
 void run_cv_request(gbdt::BinnedInput&& data, const gbdt::TrainParams& p,
                     const gbdt::TrainHooks& hooks, const char* target);
+
+constexpr int64 kMaxSeed = 9007199254740992LL;  // 2^53, as the seed parameter
+constexpr int kMaxFolds = 1000;
+// nfold in [2, kMaxFolds] and seed in [0, 2^53], else an error naming it.
+void check_fold_args(int nfold, int64 seed);
+
+// Calls gbdt_train with this call's first five arguments (relation, target,
+// features, objective, params) and `req` active; the request is cleared
+// also on error.
+void run_cv_train(FunctionCallInfo fcinfo, CvRequest* req);
 
 }  // namespace gbdt_pg
