@@ -585,3 +585,17 @@ CREATE FUNCTION gbdt_tune(relation regclass, target text, features text[] DEFAUL
 
 COMMENT ON FUNCTION gbdt_tune(regclass, text, text[], text, jsonb, jsonb, int, int, bigint) IS
   'Parameter search: each trial (a grid point of the search lists, or a draw of its ranges with the seed) cross-validated as gbdt_cv on the same binned rows and folds; score: the mean test metric at the trial''s best round';
+
+-- ---------------------------------------------------------------------------
+-- Model-building workflow: training on the rows of a query, gbdt_train_query
+-- (docs/sql-api.md "Training on a query").
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION gbdt_train_query(query text, target text, features text[] DEFAULT NULL,
+                                 objective text DEFAULT NULL, params jsonb DEFAULT '{}',
+                                 init_model gbdt_model DEFAULT NULL)
+  RETURNS gbdt_model
+  AS 'MODULE_PATHNAME', 'gbdt_train_query'
+  LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gbdt_train_query(text, text, text[], text, jsonb, gbdt_model) IS
+  'Trains as gbdt_train on the rows of a SELECT (run with the caller''s rights, in the query''s order, through a temporary view dropped afterwards)';
