@@ -101,6 +101,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--repeat", type=int, default=1, help="timing runs (the fastest counts)")
+    ap.add_argument("--tune", action="store_true", help="also time gbdt_tune (12 trials x 3 folds)")
+    ap.add_argument("--skip-cv", action="store_true", help="only the --tune timing")
     a = ap.parse_args()
     X, y = load(a.datadir)
     folds = folds_of(len(y), a.nfold, a.seed)
@@ -108,7 +110,7 @@ def main():
     ok = True
     cases = [("binary:logistic", {}, None), ("binary:logistic", {"eval_metric": "auc"}, None),
              ("binary:logistic", {"eta": 0.5}, 5)]
-    for obj, extra, esr in cases:
+    for obj, extra, esr in ([] if a.skip_cv else cases):
         base = {"objective": obj, "eta": 0.1, "max_depth": 6, **extra}
         g = {**base, "num_round": a.rounds, "max_bin": 256, "nthread": 2}
         if esr:
@@ -126,13 +128,37 @@ def main():
               f"train gbdt {float(rows[-1][2]):.6f} xgboost "
               f"{float(h[f'train-{metric}-mean'].iloc[-1]):.6f}; xgboost on the cuts of all rows "
               f"{same:.6f} (rel {abs(ours - same) / abs(same):.4%}) {'ok' if good else 'FAIL'}")
-    for nt in [int(v) for v in a.threads.split(",")]:
+    for nt in ([] if a.skip_cv else [int(v) for v in a.threads.split(",")]):
         base = {"objective": "binary:logistic", "eta": 0.1, "max_depth": 6}
         g = {**base, "num_round": a.rounds, "max_bin": 256, "nthread": nt}
         tg = min(gbdt_cv(g, a.nfold, a.seed)[0] for _ in range(a.repeat))
         tx = min(xgb_cv(dall, base, a.rounds, folds, nt)[0] for _ in range(a.repeat))
         print(f"cv time nthread={nt}: gbdt_cv {tg:.3f} s, xgboost.cv {tx:.3f} s, "
               f"ratio {tg / tx:.2f}x (target <= 0.5x)")
+    if a.tune:
+        # gbdt_tune over 12 trials x 3 folds against the same search written
+        # as a loop of xgboost.cv; the best trial of each is printed.
+        search = {"max_depth": [2, 4, 6], "eta": [0.05, 0.1, 0.2, 0.3]}
+        folds3 = folds_of(len(y), 3, a.seed)
+        for nt in [int(v) for v in a.threads.split(",")]:
+            t = time.perf_counter()
+            rows = psql("SET client_min_messages = warning; SELECT params, score FROM gbdt_tune("
+                        f"'cvp_higgs', 'label', NULL, 'binary:logistic', "
+                        f"'{json.dumps({'num_round': a.rounds, 'max_bin': 256, 'nthread': nt})}', "
+                        f"'{json.dumps(search)}', NULL, 3, {a.seed}) ORDER BY score")
+            tg = time.perf_counter() - t
+            best_x, tx = None, 0.0
+            for md in search["max_depth"]:
+                for eta in search["eta"]:
+                    dt, h = xgb_cv(dall, {"objective": "binary:logistic", "max_depth": md, "eta": eta},
+                                   a.rounds, folds3, nt)
+                    tx += dt
+                    v = float(h["test-logloss-mean"].min())
+                    if best_x is None or v < best_x[0]:
+                        best_x = (v, md, eta)
+            print(f"tune time nthread={nt}: gbdt_tune {tg:.3f} s, xgboost.cv loop {tx:.3f} s, "
+                  f"ratio {tg / tx:.2f}x (target <= 0.5x); best gbdt {rows[0]}, "
+                  f"best xgboost logloss {best_x[0]:.6f} max_depth {best_x[1]} eta {best_x[2]}")
     print(f"cv parity overall: {'ok' if ok else 'FAIL'}")
     return 0 if ok else 1
 
