@@ -268,6 +268,21 @@ ExcludeList parse_exclude_param(const char* value, bool is_string) {
   return ex;
 }
 
+ExcludeList take_exclude_param(char** keys, char** values, bool* is_string, int* n) {
+  for (int i = 0; i < *n; i++) {
+    if (strcmp(keys[i], "exclude") != 0) continue;
+    ExcludeList ex = parse_exclude_param(values[i], is_string[i]);
+    for (int j = i + 1; j < *n; j++) {
+      keys[j - 1] = keys[j];
+      values[j - 1] = values[j];
+      is_string[j - 1] = is_string[j];
+    }
+    (*n)--;
+    return ex;
+  }
+  return ExcludeList();
+}
+
 void apply_exclude(const RelInfo* rel, const ExcludeList& ex, bool features_given,
                    bool init_model, FeatureSet* fs, ColumnList* left_out) {
   if (ex.n == 0) return;

@@ -72,6 +72,10 @@ struct ExcludeList {
 // text of an array, or the string itself when is_string).  An element that
 // is not a string is an error naming the parameter.
 ExcludeList parse_exclude_param(const char* value, bool is_string);
+// Finds "exclude" among the n params (parallel arrays keys/values/is_string),
+// removes it (the others keep their order; *n drops by one) and parses it;
+// an empty list when it is not there.
+ExcludeList take_exclude_param(char** keys, char** values, bool* is_string, int* n);
 // Takes ex's columns out of fs (before expand_features) and names them in
 // left_out ("excluded").  Errors: a name that is no column of rel (naming
 // it); exclude together with an explicit features list or an init_model

@@ -315,16 +315,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   // Parameters first: bad parameters fail fast, before reading any data.
   ParamList params;
   if (params_jb != nullptr) params_from_jsonb(params_jb, &params);
-  ExcludeList exclude;  // "exclude": glue-only, taken out before the engine sees the params
-  for (int i = 0; i < params.n; i++)
-    if (strcmp(params.keys[i], "exclude") == 0) {
-      exclude = parse_exclude_param(params.values[i], params.is_string[i]);
-      for (int j = i + 1; j < params.n; j++)
-        params.keys[j - 1] = params.keys[j], params.values[j - 1] = params.values[j],
-        params.is_string[j - 1] = params.is_string[j];
-      params.n--;
-      break;
-    }
+  // "exclude" (feature_selection.h) is the glue's: out of the list before the engine sees it.
+  ExcludeList exclude = take_exclude_param(params.keys, params.values, params.is_string, &params.n);
   // a survival:aft init_model's bound column and distribution carry over
   // when not given (XGBoost's xgb_model keeps its objective parameters).
   if (plus.init != nullptr && plus.init->objective == gbdt::Objective::kSurvivalAft)
