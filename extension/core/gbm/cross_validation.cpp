@@ -44,8 +44,9 @@ void check_fold_sizes(const std::vector<int32_t>& fold, int nfold) {
 }  // namespace
 
 std::vector<int32_t> assign_folds(const BinnedInput& in, int nfold, uint64_t seed,
-                                  bool stratified) {
+                                  bool stratified, const CancelFn& cancel) {
   const size_t n = in.labels.size();
+  CancelPoller poll(cancel);
   if (nfold < 2)
     throw InvalidInput(fold_count_text(nfold) + " is out of range: must be at least 2");
   std::vector<int32_t> fold(n);
@@ -54,26 +55,39 @@ std::vector<int32_t> assign_folds(const BinnedInput& in, int nfold, uint64_t see
       throw InvalidInput("stratified folds are not for query groups (ranking): the folds keep "
                          "each query group whole; pass stratified => false");
     uint32_t groups = 0;
-    for (uint32_t g : in.query_group) groups = std::max(groups, g + 1);
+    for (uint32_t g : in.query_group) {
+      poll.tick();
+      groups = std::max(groups, g + 1);
+    }
     if ((size_t)nfold > groups)
       throw InvalidInput(fold_count_text(nfold) + " is more than the " + std::to_string(groups) +
                          " query groups");
-    for (size_t r = 0; r < n; ++r) fold[r] = hashed_fold(seed, in.query_group[r], nfold);
+    for (size_t r = 0; r < n; ++r) {
+      poll.tick();
+      fold[r] = hashed_fold(seed, in.query_group[r], nfold);
+    }
   } else {
     if ((size_t)nfold > n)
       throw InvalidInput(fold_count_text(nfold) + " is more than the " + std::to_string(n) +
                          " rows");
     if (!stratified) {
-      for (size_t r = 0; r < n; ++r) fold[r] = hashed_fold(seed, r, nfold);
+      for (size_t r = 0; r < n; ++r) {
+        poll.tick();
+        fold[r] = hashed_fold(seed, r, nfold);
+      }
     } else {
       // classes: the distinct labels, ascending; per class the rows seen so far.
       std::map<float, uint64_t> cls;
-      for (float y : in.labels) cls.emplace(y, 0);
+      for (float y : in.labels) {
+        poll.tick();
+        cls.emplace(y, 0);
+      }
       uint64_t c = 0;
       for (auto& kv : cls) kv.second = c++;
       std::vector<uint64_t> seen(cls.size(), 0), offset(cls.size());
       for (size_t i = 0; i < cls.size(); ++i) offset[i] = (uint64_t)hashed_fold(seed, i, nfold);
       for (size_t r = 0; r < n; ++r) {
+        poll.tick();
         const uint64_t k = cls[in.labels[r]];
         fold[r] = (int32_t)((seen[k]++ + offset[k]) % (uint64_t)nfold);
       }
@@ -88,7 +102,8 @@ namespace {
 // Rows `rows` of `in` as a BinnedInput of their own (the same cuts; query
 // groups renumbered from 0 in order of first appearance).  with_bins false:
 // the labels, weights, bounds and groups only (rows scored on in.matrix).
-BinnedInput subset(const BinnedInput& in, const std::vector<size_t>& rows, bool with_bins) {
+BinnedInput subset(const BinnedInput& in, const std::vector<size_t>& rows, bool with_bins,
+                   CancelPoller* poll) {
   BinnedInput s;
   const size_t d = (size_t)in.matrix.n_features, m = rows.size();
   s.matrix.n_rows = m;
@@ -99,29 +114,28 @@ BinnedInput subset(const BinnedInput& in, const std::vector<size_t>& rows, bool 
     s.matrix.resize_entries();
   }
   for (size_t i = 0; i < m && with_bins; ++i) {
+    poll->tick(d);
     const size_t r = rows[i];
     if (in.matrix.wide)
       std::copy_n(in.matrix.bins16.begin() + r * d, d, s.matrix.bins16.begin() + i * d);
     else
       std::copy_n(in.matrix.bins.begin() + r * d, d, s.matrix.bins.begin() + i * d);
   }
+  // Labels, weights, bounds and query groups (renumbered) of the rows.
+  const bool weighted = !in.weights.empty(), bounds = !in.labels_upper.empty(),
+             groups = !in.query_group.empty();
   s.labels.resize(m);
-  for (size_t i = 0; i < m; ++i) s.labels[i] = in.labels[rows[i]];
-  if (!in.weights.empty()) {
-    s.weights.resize(m);
-    for (size_t i = 0; i < m; ++i) s.weights[i] = in.weights[rows[i]];
-  }
-  if (!in.labels_upper.empty()) {
-    s.labels_upper.resize(m);
-    for (size_t i = 0; i < m; ++i) s.labels_upper[i] = in.labels_upper[rows[i]];
-  }
-  if (!in.query_group.empty()) {
-    std::map<uint32_t, uint32_t> code;
-    s.query_group.resize(m);
-    for (size_t i = 0; i < m; ++i) {
-      auto it = code.emplace(in.query_group[rows[i]], (uint32_t)code.size()).first;
-      s.query_group[i] = it->second;
-    }
+  if (weighted) s.weights.resize(m);
+  if (bounds) s.labels_upper.resize(m);
+  if (groups) s.query_group.resize(m);
+  std::map<uint32_t, uint32_t> code;
+  for (size_t i = 0; i < m; ++i) {
+    poll->tick();
+    const size_t r = rows[i];
+    s.labels[i] = in.labels[r];
+    if (weighted) s.weights[i] = in.weights[r];
+    if (bounds) s.labels_upper[i] = in.labels_upper[r];
+    if (groups) s.query_group[i] = code.emplace(in.query_group[r], (uint32_t)code.size()).first->second;
   }
   s.feature_names = in.feature_names;
   s.feature_types = in.feature_types;
@@ -191,8 +205,12 @@ struct FoldResult {
 void run_fold(const BinnedInput& in, const TrainParams& p, const std::vector<int32_t>& fold,
               int k, const CancelFn& cancel, double memory_limit, const std::string& target,
               FoldResult* out) {
+  CancelPoller poll(cancel);
   std::vector<size_t> train_rows, test_rows;
-  for (size_t r = 0; r < fold.size(); ++r) (fold[r] == k ? test_rows : train_rows).push_back(r);
+  for (size_t r = 0; r < fold.size(); ++r) {
+    poll.tick();
+    (fold[r] == k ? test_rows : train_rows).push_back(r);
+  }
   MemoryBudget budget(memory_limit, "gbdt.max_memory");
   const double copy_bytes = (double)fold.size() * ((double)in.matrix.n_features *
                                                        (in.matrix.wide ? 2 : 1) + 16);
@@ -200,7 +218,7 @@ void run_fold(const BinnedInput& in, const TrainParams& p, const std::vector<int
                       "the rows of fold " + std::to_string(k) + " (" +
                           std::to_string(fold.size()) + " rows)",
                       "use fewer threads, or train on a sample of the rows");
-  BinnedInput train = subset(in, train_rows, true);
+  BinnedInput train = subset(in, train_rows, true, &poll);
   TrainHooks hooks;
   hooks.cancel = cancel;
   hooks.default_device = "cpu";
@@ -208,11 +226,10 @@ void run_fold(const BinnedInput& in, const TrainParams& p, const std::vector<int
   const Model m = train_binned(std::move(train), p, hooks, target);
   out->metrics = split_metrics(m.report.eval_metric);
   out->rounds = m.num_rounds();
-  CancelPoller poll(cancel);
-  round_metrics(m, in.matrix, train_rows, subset(in, train_rows, false), out->metrics, p, &poll,
-                &out->train);
-  round_metrics(m, in.matrix, test_rows, subset(in, test_rows, false), out->metrics, p, &poll,
-                &out->test);
+  round_metrics(m, in.matrix, train_rows, subset(in, train_rows, false, &poll), out->metrics, p,
+                &poll, &out->train);
+  round_metrics(m, in.matrix, test_rows, subset(in, test_rows, false, &poll), out->metrics, p,
+                &poll, &out->test);
 }
 
 void mean_std(const std::vector<FoldResult>& f, size_t i, bool test, double* mean, double* sd) {

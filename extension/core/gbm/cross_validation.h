@@ -27,8 +27,9 @@ int hashed_fold(uint64_t seed, uint64_t ordinal, int nfold);
 //   equal share (within one row) of every class.
 // InvalidInput when nfold < 2, nfold is more than the rows (or query
 // groups), stratified is asked with query groups, or a fold has no rows.
+// `cancel` is polled as the rows are assigned (throws Cancelled).
 std::vector<int32_t> assign_folds(const BinnedInput& in, int nfold, uint64_t seed,
-                                  bool stratified);
+                                  bool stratified, const CancelFn& cancel = CancelFn());
 
 // The per-round history of a cross-validation.  Index r * metrics.size()
 // + i: round r (0-based), metric i.  Standard deviations are over the

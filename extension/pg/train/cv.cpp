@@ -45,7 +45,8 @@ CvRequest* cv_request() { return active_request; }
 void run_cv_request(gbdt::BinnedInput&& data, const gbdt::TrainParams& p,
                     const gbdt::TrainHooks& hooks, const char* target) {
   CvRequest* r = active_request;
-  const std::vector<int32_t> folds = gbdt::assign_folds(data, r->nfold, r->seed, r->stratified);
+  const std::vector<int32_t> folds = gbdt::assign_folds(data, r->nfold, r->seed, r->stratified,
+                                                            hooks.cancel);
   if (r->trials == nullptr) {
     *r->history = gbdt::cross_validate(data, p, folds, r->nfold, hooks, target);
     return;
