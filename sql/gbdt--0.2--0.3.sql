@@ -613,3 +613,57 @@ CREATE FUNCTION gbdt_explain_table(model gbdt_model, relation regclass, key text
 
 COMMENT ON FUNCTION gbdt_explain_table(gbdt_model, regclass, text, int) IS
   'TreeSHAP contributions of every row of a table or view: per row and class the top_k features of largest |contribution| (most first) and a bias row; top_k NULL = every feature';
+-- ---------------------------------------------------------------------------
+-- Model-building workflow: cross-validation folds and gbdt_cv
+-- (docs/sql-api.md "Cross-validation").  The "exclude" parameter needs no
+-- SQL object: it is a params key of gbdt_train and gbdt_cv.
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION gbdt_fold(ordinal bigint, nfold int, seed bigint DEFAULT 0)
+  RETURNS int
+  AS 'MODULE_PATHNAME', 'gbdt_fold'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_fold(bigint, int, bigint) IS
+  'The gbdt_cv fold (0 .. nfold-1) of row number ordinal (from 0, rows with a non-NULL target in the order gbdt_train reads them; for ranking, the query group number in order of first appearance), by the hash of gbdt_validation_row';
+
+CREATE FUNCTION gbdt_cv(relation regclass, target text, features text[] DEFAULT NULL,
+                        objective text DEFAULT NULL, params jsonb DEFAULT '{}',
+                        nfold int DEFAULT 5, stratified bool DEFAULT false,
+                        seed bigint DEFAULT 0)
+  RETURNS TABLE(round int, metric text, train_mean float8, train_std float8,
+                test_mean float8, test_std float8)
+  AS 'MODULE_PATHNAME', 'gbdt_cv'
+  LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gbdt_cv(regclass, text, text[], text, jsonb, int, bool, bigint) IS
+  'Cross-validation as xgboost.cv: one booster per fold (test rows: gbdt_fold(ordinal, nfold, seed) = k), one row per round and metric with the folds'' mean and standard deviation of the train and test metric; early_stopping_rounds stops on the mean test metric';
+
+-- ---------------------------------------------------------------------------
+-- Model-building workflow: parameter search by cross-validation, gbdt_tune
+-- (docs/sql-api.md "Parameter search").
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION gbdt_tune(relation regclass, target text, features text[] DEFAULT NULL,
+                          objective text DEFAULT NULL, params jsonb DEFAULT '{}',
+                          search jsonb DEFAULT '{}', trials int DEFAULT NULL,
+                          nfold int DEFAULT 3, seed bigint DEFAULT 0)
+  RETURNS TABLE(trial int, params jsonb, metric text, score float8, score_std float8,
+                rounds int)
+  AS 'MODULE_PATHNAME', 'gbdt_tune'
+  LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gbdt_tune(regclass, text, text[], text, jsonb, jsonb, int, int, bigint) IS
+  'Parameter search: each trial (a grid point of the search lists, or a draw of its ranges with the seed) cross-validated as gbdt_cv on the same binned rows and folds; score: the mean test metric at the trial''s best round';
+
+-- ---------------------------------------------------------------------------
+-- Model-building workflow: training on the rows of a query, gbdt_train_query
+-- (docs/sql-api.md "Training on a query").
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION gbdt_train_query(query text, target text, features text[] DEFAULT NULL,
+                                 objective text DEFAULT NULL, params jsonb DEFAULT '{}',
+                                 init_model gbdt_model DEFAULT NULL)
+  RETURNS gbdt_model
+  AS 'MODULE_PATHNAME', 'gbdt_train_query'
+  LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gbdt_train_query(text, text, text[], text, jsonb, gbdt_model) IS
+  'Trains as gbdt_train on the rows of a SELECT (run with the caller''s rights, in the query''s order, through a temporary view dropped afterwards)';

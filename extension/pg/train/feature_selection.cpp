@@ -11,6 +11,7 @@ extern "C" {
 #include "parser/parsetree.h"
 #include "rewrite/rewriteHandler.h"
 #include "utils/lsyscache.h"
+#include "utils/fmgrprotos.h"
 #include "utils/rel.h"
 }
 
@@ -234,6 +235,93 @@ const char* identifier_reason(const FeatureSet* fs, const FeatureValueKinds& vk,
     return psprintf("numbers the rows: %zu distinct values from %.0f to %.0f in %zu%s rows",
                     v.distinct, v.lo, v.hi, v.present, sampled);
   return nullptr;
+}
+
+ExcludeList parse_exclude_param(const char* value, bool is_string) {
+  ExcludeList ex;
+  if (is_string) {
+    ex.n = 1;
+    ex.names = (const char**)palloc(sizeof(char*));
+    ex.names[0] = pstrdup(value);
+    return ex;
+  }
+  Jsonb* jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(value)));
+  if (JB_ROOT_IS_SCALAR(jb) || !JB_ROOT_IS_ARRAY(jb))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("parameter \"exclude\" must be a column name or a JSON array of "
+                           "column names, not %s",
+                           value)));
+  const int cap = (int)JB_ROOT_COUNT(jb);
+  ex.names = (const char**)palloc(sizeof(char*) * (cap > 0 ? cap : 1));
+  JsonbIterator* it = JsonbIteratorInit(&jb->root);
+  JsonbValue v;
+  JsonbIteratorToken tok;
+  while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE) {
+    if (tok != WJB_ELEM) continue;
+    if (v.type != jbvString || ex.n >= cap)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("parameter \"exclude\" must list column names (JSON strings): "
+                             "element %d is not a string",
+                             ex.n + 1)));
+    ex.names[ex.n++] = pnstrdup(v.val.string.val, v.val.string.len);
+  }
+  return ex;
+}
+
+ExcludeList take_exclude_param(char** keys, char** values, bool* is_string, int* n) {
+  for (int i = 0; i < *n; i++) {
+    if (strcmp(keys[i], "exclude") != 0) continue;
+    ExcludeList ex = parse_exclude_param(values[i], is_string[i]);
+    for (int j = i + 1; j < *n; j++) {
+      keys[j - 1] = keys[j];
+      values[j - 1] = values[j];
+      is_string[j - 1] = is_string[j];
+    }
+    (*n)--;
+    return ex;
+  }
+  return ExcludeList();
+}
+
+void apply_exclude(const RelInfo* rel, const ExcludeList& ex, bool features_given,
+                   bool init_model, FeatureSet* fs, ColumnList* left_out) {
+  if (ex.n == 0) return;
+  if (features_given || init_model)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("parameter \"exclude\" is for the default feature list, not with %s",
+                           init_model ? "init_model (its features are taken)"
+                                      : "an explicit features list"),
+                    errhint("Leave the column out of features, or pass features => NULL.")));
+  for (int i = 0; i < ex.n; i++) {
+    CHECK_FOR_INTERRUPTS();
+    if (find_column(rel, ex.names[i]) == nullptr)
+      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                      errmsg("parameter \"exclude\" names column \"%s\", which is not a column "
+                             "of relation \"%s\"",
+                             ex.names[i], rel->name)));
+  }
+  int kept = 0;
+  for (int f = 0; f < fs->n; f++) {
+    CHECK_FOR_INTERRUPTS();
+    bool drop = false;
+    for (int i = 0; i < ex.n && !drop; i++) drop = strcmp(fs->names[f], ex.names[i]) == 0;
+    if (drop) {
+      column_list_add(left_out, fs->names[f], "excluded");
+      continue;
+    }
+    fs->names[kept] = fs->names[f];
+    fs->kinds[kept] = fs->kinds[f];
+    fs->widths[kept] = fs->widths[f];
+    fs->elem_kinds[kept] = fs->elem_kinds[f];
+    kept++;
+  }
+  fs->n = kept;
+  fs->has_arrays = false;
+  for (int f = 0; f < fs->n; f++) fs->has_arrays |= fs->kinds[f] == ValKind::kArray;
+  if (fs->n == 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("parameter \"exclude\" leaves relation \"%s\" no feature column",
+                           rel->name)));
 }
 
 }  // namespace gbdt_pg

@@ -61,4 +61,27 @@ const char* column_list_text(const ColumnList* l, int max = 30);
 // identifiers it keeps (value_checks.h), each naming the columns.
 void warn_feature_checks(const FeatureSet* fs, const LoadResult* loaded, const char* target);
 
+// Parameter "exclude": columns left out of the default feature list
+// (features => NULL).  The value is a JSON array of column names, or one
+// name as a JSON string.
+struct ExcludeList {
+  int n = 0;
+  const char** names = nullptr;
+};
+// Parses the parameter's text (as the params reader passes it: the JSON
+// text of an array, or the string itself when is_string).  An element that
+// is not a string is an error naming the parameter.
+ExcludeList parse_exclude_param(const char* value, bool is_string);
+// Finds "exclude" among the n params (parallel arrays keys/values/is_string),
+// removes it (the others keep their order; *n drops by one) and parses it;
+// an empty list when it is not there.
+ExcludeList take_exclude_param(char** keys, char** values, bool* is_string, int* n);
+// Takes ex's columns out of fs (before expand_features) and names them in
+// left_out ("excluded").  Errors: a name that is no column of rel (naming
+// it); exclude together with an explicit features list or an init_model
+// (the caller chose the features: leave the column out of that list); no
+// feature left.
+void apply_exclude(const RelInfo* rel, const ExcludeList& ex, bool features_given,
+                   bool init_model, FeatureSet* fs, ColumnList* left_out);
+
 }  // namespace gbdt_pg

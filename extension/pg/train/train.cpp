@@ -22,6 +22,7 @@
 #include "train/train_load.h"
 #include "train/train_bounds.h"  // survival:aft's upper bounds
 #include "train/train_groups.h"
+#include "train/cv.h"
 #include "score/target_classes.h"
 
 #include "gbdt/train.h"
@@ -314,6 +315,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   // Parameters first: bad parameters fail fast, before reading any data.
   ParamList params;
   if (params_jb != nullptr) params_from_jsonb(params_jb, &params);
+  // "exclude" (feature_selection.h) is the glue's: out of the list before the engine sees it.
+  ExcludeList exclude = take_exclude_param(params.keys, params.values, params.is_string, &params.n);
   // a survival:aft init_model's bound column and distribution carry over
   // when not given (XGBoost's xgb_model keeps its objective parameters).
   if (plus.init != nullptr && plus.init->objective == gbdt::Objective::kSurvivalAft)
@@ -462,6 +465,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   memset(&fs, 0, sizeof(fs));
   ColumnList left_out;
   column_list_init(&left_out);
+  if (plus.init != nullptr) apply_exclude(rel, exclude, false, true, &fs, &left_out);
   if (plus.init != nullptr) {
     // weights, a group column, a text target and categorical features
     // continue through load_continue_data; categorical_features may only
@@ -481,6 +485,7 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
     }
   } else {
     resolve_features(rel, target, weight_column, feat_arr, &fs, &left_out, cat_decl);
+    apply_exclude(rel, exclude, feat_arr != nullptr, false, &fs, &left_out);
     check_categorical_decl(rel, target, fs.n, fs.names, cat_decl);
     fs.model_names = (const char**)palloc(sizeof(char*) * (fs.n > 0 ? fs.n : 1));
     for (int f = 0; f < fs.n; f++) fs.model_names[f] = server_to_model_string(fs.names[f]);
@@ -711,6 +716,8 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       gbdt::MemoryBudget budget(memory_limit, "gbdt.max_memory");
       hooks.budget = &budget;
 
+      // gbdt_cv (cv.h) trains its folds on these rows instead of one model.
+      if (cv_request() != nullptr) return run_cv_request(std::move(*data), p, hooks, target);
       gbdt::Model model;
       try {
         model = gbdt::train_binned(std::move(*data), p, hooks, std::string(target), plus.extras());
@@ -751,5 +758,6 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
       raise_engine_error(&err, style);
     }
   }
+  if (cv_request() != nullptr) PG_RETURN_NULL();  // the folds' history is in the request
   PG_RETURN_POINTER(compressed_model_value(result));
 }

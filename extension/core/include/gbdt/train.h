@@ -6,6 +6,7 @@
 #include "../../gbm/trainer.h"
 #include "../../gbm/params.h"
 #include "../../gbm/continue_training.h"
+#include "../../gbm/cross_validation.h"
 #include "../../gbm/multi_quantile.h"
 #include "../../objective/objective.h"
 #include "../../tree/tree_backend.h"
