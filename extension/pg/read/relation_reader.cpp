@@ -11,7 +11,7 @@
 #include "guard.h"
 #include "gbdt/model.h"
 #include "read/raw_layout.h"
-#include "gbdt/data_source.h"
+#include "gbdt/load_internals.h"
 #include "read/tuple_walk.h"
 
 extern "C" {

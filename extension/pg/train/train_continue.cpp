@@ -1,5 +1,5 @@
 #include "train/train_continue.h"
-#include "gbdt/data_source.h"
+#include "gbdt/load_internals.h"
 
 #include <cmath>
 #include <string>

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "read/array_features.h"
-#include "gbdt/data_source.h"
+#include "gbdt/load_internals.h"
 #include "read/category_dict.h"
 #include "train/feature_selection.h"
 #include "guard.h"
