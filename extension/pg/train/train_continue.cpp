@@ -121,7 +121,7 @@ void rows_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
     s->weights[i] = checked_weight(s->extras->weight_column, vals[1], nulls[1]);
   if (s->extras != nullptr && s->extras->groups != nullptr)
     group_coder_add(s->extras->groups, slot->tts_values[s->group_col], nulls[s->group_col]);
-  if (s->extras != nullptr && s->extras->upper != nullptr)  // X
+  if (s->extras != nullptr && s->extras->upper != nullptr)  // survival:aft's upper bounds
     upper_bounds_add(s->extras->upper, vals[s->upper_col], nulls[s->upper_col]);
   if (s->layout != nullptr) {
     scoring_row(s->layout, slot, vals, nulls, s->first, s->rowbuf);
@@ -465,7 +465,7 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
       group_coder_check_weights(ex->groups, o->data->weights.data(), ex->weight_column);
     group_coder_take(ex->groups, &o->data->query_group);
   }
-  if (ex->upper != nullptr) {  // X
+  if (ex->upper != nullptr) {  // survival:aft's upper bounds
     if (upper_bounds_rows(ex->upper) != o->data->matrix.n_rows)
       elog(ERROR, "gbdt: upper bound rows do not match the training rows");
     upper_bounds_take(ex->upper, &o->data->labels_upper);
@@ -575,8 +575,8 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
     o->validation = new gbdt::ValidationRows(
         gbdt::make_validation_rows(columns_of(s), s.labels, data.cuts, spec.nthread, keep));
     if (ex != nullptr && ex->upper != nullptr)
-      upper_bounds_take(ex->upper, &o->validation->labels_upper);  // X
-    if (ex != nullptr && ex->groups != nullptr)  // R
+      upper_bounds_take(ex->upper, &o->validation->labels_upper);
+    if (ex != nullptr && ex->groups != nullptr)  // ranking's query groups
       group_coder_take(ex->groups, &o->validation->query_group);
     // A category never seen in training (code n) is missing, as in scoring
     // (category_values.h): its rows get the feature's missing bin.

@@ -14,7 +14,7 @@
 #include "gbdt/errors.h"
 #include "module.h"
 #include "train/train_data.h"
-#include "train/train_bounds.h"  // X
+#include "train/train_bounds.h"  // survival:aft's upper bounds
 #include "train/train_groups.h"
 
 namespace gbdt_pg {
@@ -329,9 +329,9 @@ struct BinSink {
   int nf;
   size_t n;
   size_t cap;
-  GroupCoder* groups;  // R
+  GroupCoder* groups;  // ranking's query groups (null: none)
   int group_col;
-  UpperBounds* upper;  // X
+  UpperBounds* upper;  // survival:aft's upper bounds (null: none)
   int upper_col;
   uint64 skipped;      // raw pass: rows without a target
 };
