@@ -110,11 +110,12 @@ const std::vector<uint32_t>* counts_of(const LoadOptions& o) {
 
 // The in-memory trainer's binning (bin_input) of rows held as floats: cuts
 // from the cut sample of them, value ranges of every row, then the matrix.
-// The floats are freed before the matrix would be allocated when that is
-// possible (the cuts need only the rows; the matrix needs rows and cuts).
+// The matrix needs the rows and the cuts at once, so the float pages are
+// given back as their rows are binned (release_binned), then freed.
 void bin_floats(const LoadOptions& o, FloatRows* rows, BinnedInput* out) {
-  const ColumnInput in = rows->input();
+  ColumnInput in = rows->input();
   out->cuts = compute_cuts(in, o.max_bin, o.nthread, o.sample_rows, counts_of(o));
+  in.release_binned = true;
   out->matrix = bin_matrix(in, out->cuts, o.nthread);
   rows->cols.clear();
   rows->cols.shrink_to_fit();
