@@ -227,7 +227,8 @@ TEST(LoadBinned, CategoricalFeaturesGetCategoricalCuts) {
   std::vector<float> cat;
   categorical_cuts(7, &cat);
   ASSERT_EQ(got.cuts.nbins(2), (int)cat.size());
-  for (int b = 0; b < got.cuts.nbins(2); b++) EXPECT_EQ(got.cuts.feature_cuts(2)[b], cat[(size_t)b]);
+  for (int b = 0; b < got.cuts.nbins(2); b++)
+    EXPECT_EQ(got.cuts.feature_cuts(2)[b], cat[(size_t)b]);
   for (size_t r = 0; r < 4000; r++) EXPECT_EQ(got.matrix.at(r, 2), (uint32_t)s.cols[2][r]);
 }
 
