@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "gbdt/data_source.h"
+#include "gbdt/load_internals.h"
 
 namespace gbdt_pg {
 

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "gbdt/data_source.h"
+#include "gbdt/threads.h"
 
 extern "C" {
 #include "storage/ipc.h"

@@ -79,22 +79,35 @@ inline int64_t now_us() {
 }
 }  // namespace
 
-ThreadPool::ThreadPool(int nthread) : nthread_(std::max(1, nthread)) {
-  if (nthread_ == 1) return;
-  // Workers inherit the creating thread's signal mask: block everything while
-  // spawning so signals keep going to the backend's main thread.
+void spawn_signal_blocked(int count, const std::function<std::thread(int)>& make,
+                          std::vector<std::thread>* out) {
+  if (count <= 0) return;
+  // Room first: a std::thread that could not be stored would be destroyed
+  // while running (std::terminate).
+  out->reserve(out->size() + (size_t)count);
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
   try {
-    register_worker_group(this);
-    for (int i = 1; i < nthread_; ++i) threads_.emplace_back(&ThreadPool::worker, this, i);
+    for (int i = 0; i < count; ++i) out->push_back(make(i));
   } catch (...) {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    stop_and_join();
     throw;
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+ThreadPool::ThreadPool(int nthread) : nthread_(std::max(1, nthread)) {
+  if (nthread_ == 1) return;
+  try {
+    register_worker_group(this);
+    spawn_signal_blocked(
+        nthread_ - 1, [this](int i) { return std::thread(&ThreadPool::worker, this, i + 1); },
+        &threads_);
+  } catch (...) {
+    stop_and_join();
+    throw;
+  }
 }
 
 ThreadPool::~ThreadPool() { stop_and_join(); }

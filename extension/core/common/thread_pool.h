@@ -46,6 +46,17 @@ void stop_all_worker_groups() noexcept;
 // Groups registered now (tests).
 size_t live_worker_groups() noexcept;
 
+// The one way the engine starts worker threads: `count` threads, make(i)
+// for i in [0, count) each returning a started std::thread, appended to
+// *out, all spawned with every signal blocked.  Threads inherit the
+// creating thread's signal mask, and inside a PostgreSQL backend signals
+// must keep going to the backend's own thread, never to a worker.  The
+// caller's mask is restored before returning or throwing; when a spawn
+// throws, the threads already started are in *out (the caller stops and
+// joins them).
+void spawn_signal_blocked(int count, const std::function<std::thread(int)>& make,
+                          std::vector<std::thread>* out);
+
 class ThreadPool final : public WorkerGroup {
  public:
   explicit ThreadPool(int nthread);

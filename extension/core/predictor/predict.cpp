@@ -7,8 +7,6 @@
 #include <vector>
 
 #include <immintrin.h>
-#include <signal.h>
-#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
@@ -1109,21 +1107,16 @@ struct BatchPredictor::Impl : WorkerGroup {
         nthread(nt < 1 ? 1 : nt) {}
 
   void start_workers() {
-    // Workers inherit the creating thread's signal mask: block everything
-    // while spawning so signals keep going to the calling (backend) thread.
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
+    // Spawned with every signal blocked, as every worker of the engine
+    // (thread_pool.h): signals keep going to the calling (backend) thread.
     try {
       register_worker_group(this);
-      for (int i = 1; i < nthread; ++i) threads.emplace_back(&Impl::worker, this);
+      spawn_signal_blocked(nthread - 1, [this](int) { return std::thread(&Impl::worker, this); },
+                           &threads);
     } catch (...) {
-      pthread_sigmask(SIG_SETMASK, &old, nullptr);
       stop_workers();
       nthread = 1;  // score on the calling thread only
-      return;
     }
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
   }
 
   void stop_workers() noexcept {

@@ -10,7 +10,7 @@
 
 #include "guard.h"
 #include "gbdt/model.h"
-#include "gbdt/data_source.h"
+#include "gbdt/load_internals.h"
 
 namespace gbdt_pg {
 

@@ -9,7 +9,7 @@
 #include "pg_includes.h"
 
 #include "convert.h"
-#include "gbdt/data_source.h"
+#include "gbdt/load_internals.h"
 
 extern "C" {
 #include "access/htup_details.h"

@@ -17,7 +17,7 @@
 #include "pg_includes.h"
 
 #include "read/relation_reader.h"
-#include "gbdt/data_source.h"
+#include "gbdt/load_internals.h"
 
 namespace gbdt_pg {
 

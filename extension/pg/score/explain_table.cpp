@@ -23,7 +23,7 @@
 #include "read/scoring_layout.h"
 
 #include "gbdt/model.h"
-#include "gbdt/data_source.h"
+#include "gbdt/threads.h"
 #include "gbdt/explain.h"
 
 extern "C" {

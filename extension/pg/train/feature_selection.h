@@ -6,7 +6,7 @@
 
 #include "read/relation_reader.h"
 #include "train/train_load.h"
-#include "gbdt/data_source.h"
+#include "gbdt/load_internals.h"
 
 namespace gbdt_pg {
 

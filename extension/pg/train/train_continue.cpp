@@ -1,5 +1,5 @@
 #include "train/train_continue.h"
-#include "gbdt/data_source.h"
+#include "gbdt/load_internals.h"
 
 #include <cmath>
 #include <string>
@@ -575,8 +575,8 @@ void load_validation_relation(const LoadSpec& spec, const gbdt::BinnedInput& dat
     o->validation = new gbdt::ValidationRows(
         gbdt::make_validation_rows(columns_of(s), s.labels, data.cuts, spec.nthread, keep));
     if (ex != nullptr && ex->upper != nullptr)
-      upper_bounds_take(ex->upper, &o->validation->labels_upper);  // survival:aft's upper bounds
-    if (ex != nullptr && ex->groups != nullptr)  // ranking query groups
+      upper_bounds_take(ex->upper, &o->validation->labels_upper);
+    if (ex != nullptr && ex->groups != nullptr)  // ranking's query groups
       group_coder_take(ex->groups, &o->validation->query_group);
     // A category never seen in training (code n) is missing, as in scoring
     // (category_values.h): its rows get the feature's missing bin.

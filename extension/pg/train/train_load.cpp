@@ -6,7 +6,7 @@
 #include <string>
 
 #include "read/array_features.h"
-#include "gbdt/data_source.h"
+#include "gbdt/load_internals.h"
 #include "read/category_dict.h"
 #include "train/feature_selection.h"
 #include "guard.h"
@@ -329,9 +329,9 @@ struct BinSink {
   int nf;
   size_t n;
   size_t cap;
-  GroupCoder* groups;  // ranking query groups
+  GroupCoder* groups;  // ranking's query groups (null: none)
   int group_col;
-  UpperBounds* upper;  // survival:aft's upper bounds
+  UpperBounds* upper;  // survival:aft's upper bounds (null: none)
   int upper_col;
   uint64 skipped;      // raw pass: rows without a target
 };

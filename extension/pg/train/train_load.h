@@ -21,7 +21,7 @@
 
 #include "pg_includes.h"
 
-#include "gbdt/data_source.h"
+#include "gbdt/load_internals.h"
 #include "train/label_classes.h"
 #include "read/relation_reader.h"
 #include "train/train_data.h"
