@@ -4,7 +4,7 @@
 -- what cannot be honoured is an error naming the key.  A misspelt key's
 -- error suggests the known name in its first line.
 BEGIN;
-SELECT plan(22);
+SELECT plan(23);
 
 CREATE TABLE pdi AS
 SELECT i AS id, sin(i)::float8 AS x1, cos(i * 0.3)::float8 AS x2, (i % 4)::int AS x3,
@@ -24,8 +24,8 @@ SELECT 'xgb' AS k, gbdt_train('pdi', 'y', ARRAY['x1', 'x2', 'x3', 'colour'], NUL
     "silent": false, "eval_metric": "logloss", "max_bin": 256}') AS m;
 -- A dict of LightGBM's names.
 INSERT INTO pm
-SELECT 'lgb', gbdt_train('pdi', 'y', ARRAY['x1', 'x2', 'x3', 'colour'], 'binary:logistic',
-  '{"num_leaves": 15, "learning_rate": 0.1, "feature_fraction": 0.9, "bagging_fraction": 0.8,
+SELECT 'lgb', gbdt_train('pdi', 'y', ARRAY['x1', 'x2', 'x3', 'colour'], NULL,
+  '{"objective": "binary", "num_leaves": 15, "learning_rate": 0.1, "feature_fraction": 0.9, "bagging_fraction": 0.8,
     "bagging_freq": 1, "lambda_l1": 0.1, "lambda_l2": 1.0, "num_iterations": 20,
     "min_sum_hessian_in_leaf": 0.001, "max_depth": -1, "is_unbalance": true, "verbose": -1,
     "seed": 7}');
@@ -36,6 +36,7 @@ SELECT is((pg_temp.info('xgb')->'params'->>'num_round')::int, 20, 'xgboost dict 
 SELECT is((pg_temp.info('xgb')->'params'->>'eta')::float8, 0.1::float8, 'xgboost dict: learning_rate');
 SELECT is((pg_temp.info('xgb')->'params'->>'seed')::int, 42, 'xgboost dict: random_state is the seed');
 SELECT is((pg_temp.info('lgb')->'params'->>'num_round')::int, 20, 'lightgbm dict trains: num_iterations');
+SELECT is(pg_temp.info('lgb')->'params'->>'objective', 'binary:logistic', 'LightGBM objective binary is binary:logistic');
 SELECT is(pg_temp.info('lgb')->'params'->>'grow_policy', 'lossguide', 'num_leaves grows leaf-wise (lossguide)');
 SELECT is((pg_temp.info('lgb')->'params'->>'max_leaves')::int, 15, 'num_leaves is max_leaves');
 SELECT is((pg_temp.info('lgb')->'params'->>'max_depth')::int, 0, 'max_depth -1 is no depth limit');

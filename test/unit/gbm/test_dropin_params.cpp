@@ -115,6 +115,17 @@ TEST(DropInParams, LightGBMNamesMap) {
   EXPECT_FALSE(p.verbose);
 }
 
+// LightGBM's objective names are aliases of the objectives (objective/*.cpp).
+TEST(DropInParams, LightGBMObjectiveNames) {
+  TrainParams p;
+  apply_params({{"objective", "binary", true}}, &p);
+  EXPECT_EQ(p.objective, Objective::kLogistic);
+  apply_params({{"objective", "multiclass", true}, {"num_class", "3"}}, &p);
+  EXPECT_EQ(p.objective, Objective::kSoftprob);
+  apply_params({{"objective", "regression_l1", true}}, &p);
+  EXPECT_EQ(p.objective, Objective::kAbsoluteError);
+}
+
 TEST(DropInParams, ConflictsNameBothKeys) {
   EXPECT_EQ(error_of({{"subsample", "0.5"}, {"bagging_fraction", "0.7"}}),
             "parameters \"subsample\" and \"bagging_fraction\" both set subsample: give only one "
