@@ -3,7 +3,7 @@
 -- gbdt.missing_features = 'missing' the absent features score as missing
 -- values, exactly as NULLs in those columns would.
 BEGIN;
-SELECT plan(12);
+SELECT plan(13);
 
 CREATE TABLE pmf AS
 SELECT i AS id, sin(i)::float8 AS a, cos(i * 0.7)::float8 AS b, (i % 5)::int AS c,
@@ -48,6 +48,11 @@ SELECT is((SELECT max(abs(p.prediction - q.prediction))
           'gbdt_predict_table of the relation lacking b and t equals the one with them NULL');
 SELECT is(gbdt_evaluate(pg_temp.m(), 'pmf_part', 'a'), gbdt_evaluate(pg_temp.m(), 'pmf_null', 'a'),
           'gbdt_evaluate scores absent features as missing values');
+SELECT is((SELECT array_agg(contribution ORDER BY key, feature)
+           FROM gbdt_explain_table(pg_temp.m(), 'pmf_part', 'id')),
+          (SELECT array_agg(contribution ORDER BY key, feature)
+           FROM gbdt_explain_table(pg_temp.m(), 'pmf_null', 'id')),
+          'gbdt_explain_table of the relation lacking b and t equals the one with them NULL');
 -- back to error in the same session: the cached row mapping is rebuilt.
 SET LOCAL gbdt.missing_features = 'error';
 SELECT throws_ok($$SELECT gbdt_predict(pg_temp.m(), p) FROM pmf_part p$$, '42703',
