@@ -29,9 +29,17 @@ void raise_engine_error(const EngineError* e, const ErrorStyle& style) {
   switch (e->kind) {
     case EngineErrKind::kNone:
       return;
-    case EngineErrKind::kInvalidInput:
+    case EngineErrKind::kInvalidInput: {
+      // A message's lines after the first are its errdetail (the unknown
+      // parameter's list of allowed names).
+      const char* nl = std::strchr(e->message, '\n');
+      if (nl != nullptr)
+        ereport(ERROR, (errcode(style.invalid_code),
+                        errmsg("%s%.*s", prefix, (int)(nl - e->message), e->message),
+                        errdetail("%s", nl + 1)));
       ereport(ERROR, (errcode(style.invalid_code), errmsg("%s%s", prefix, e->message)));
       break;
+    }
     case EngineErrKind::kCorruptModel:
       ereport(ERROR, (errcode(style.corrupt_code), errmsg("%s%s", prefix, e->message)));
       break;

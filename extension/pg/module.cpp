@@ -21,6 +21,7 @@ bool guc_verbose = false;
 bool guc_one_pass_load = true;
 bool guc_debug_loader_help = false;
 bool guc_tuple_walk = true;
+int guc_missing_features = kMissingFeaturesError;
 int guc_max_threads = 1;  // set to the CPU count in _PG_init
 
 int max_threads() { return guc_max_threads > 0 ? guc_max_threads : 1; }
@@ -44,6 +45,12 @@ static const struct config_enum_entry device_options[] = {
     {"cpu", kDeviceCpu, false},
     {"cuda", kDeviceCuda, false},
     {"gpu", kDeviceCuda, true},
+    {nullptr, 0, false},
+};
+
+static const struct config_enum_entry missing_features_options[] = {
+    {"error", kMissingFeaturesError, false},
+    {"missing", kMissingFeaturesAsMissing, false},
     {nullptr, 0, false},
 };
 
@@ -83,6 +90,13 @@ extern "C" void _PG_init(void) {
       "may change it: set it in postgresql.conf, or per role with ALTER ROLE name SET "
       "gbdt.max_threads = n.",
       &guc_max_threads, cores < 1 ? 1 : (cores > 1024 ? 1024 : cores), 1, 1024, PGC_SUSET, 0,
+      nullptr, nullptr, nullptr);
+  DefineCustomEnumVariable(
+      "gbdt.missing_features",
+      "What gbdt scoring does with a model feature the row or relation lacks: error or missing.",
+      "error (the default) raises one error naming every absent column; missing scores each "
+      "absent feature as a missing value (NULL) on every row, as the trees send missing values.",
+      &guc_missing_features, kMissingFeaturesError, missing_features_options, PGC_USERSET, 0,
       nullptr, nullptr, nullptr);
   DefineCustomBoolVariable("gbdt.log_progress", "Report gbdt training progress as NOTICEs.", nullptr,
                            &guc_verbose, false, PGC_USERSET, 0, nullptr, nullptr, nullptr);

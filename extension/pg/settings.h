@@ -12,6 +12,12 @@ extern bool guc_one_pass_load;  // gbdt.enable_one_pass_load
 extern bool guc_tuple_walk;     // gbdt.enable_tuple_walk
 extern bool guc_debug_loader_help;  // gbdt.debug_loader_help
 
+// gbdt.missing_features: what scoring does with a model feature the row or
+// relation lacks: an error naming every absent column (the default), or
+// score it as a missing value (NULL) on every row.
+enum MissingFeaturesSetting { kMissingFeaturesError = 0, kMissingFeaturesAsMissing = 1 };
+extern int guc_missing_features;
+
 // "auto", "cpu" or "cuda" for the current gbdt.device.
 const char* device_setting_name();
 

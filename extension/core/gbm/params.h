@@ -1,9 +1,12 @@
 // Training parameters with XGBoost's names, aliases and defaults.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "../common/interruptible.h"
 
 namespace gbdt {
 
@@ -105,6 +108,9 @@ struct TrainParams {
   std::vector<double> quantile_alphas;
   double tweedie_variance_power = 1.5;  // reg:tweedie, in [1, 2)
   double scale_pos_weight = 1.0;        // binary objectives: weight of label 1
+  // LightGBM's is_unbalance: scale_pos_weight = negatives / positives of
+  // the training rows, set by resolve_is_unbalance once the labels are known.
+  bool is_unbalance = false;
   // learning to rank (ranking_params.cpp).  group_column names the
   // query-group column (read by the PostgreSQL glue); the rest are
   // XGBoost's LambdaRankParam with its defaults.
@@ -145,6 +151,13 @@ struct ParamKV {
 // learning_rate, lambda and reg_lambda, ...).
 void apply_params(const std::vector<ParamKV>& kvs, TrainParams* p);
 
+// is_unbalance (LightGBM): sets p->scale_pos_weight to the training rows'
+// negatives / positives (labels 1 are positive, as scale_pos_weight
+// weighs them); nothing when is_unbalance is off or the rows hold one
+// class only.  Throws InvalidInput when the objective is not binary,
+// Cancelled when cancel reports a cancel (polled through the rows).
+void resolve_is_unbalance(const float* labels, size_t n, const CancelFn& cancel, TrainParams* p);
+
 // Canonical list of the parameters that define a training, for the model's
 // record (gbdt_model_info) and for retraining.
 std::vector<std::pair<std::string, std::string>> params_to_kv(const TrainParams& p);
@@ -159,5 +172,35 @@ std::vector<std::string> split_metrics(const std::string& list);
 const char* param_type(const std::string& key);
 // The README's parameter table (markdown), from the table of parameters.
 std::string params_markdown_table();
+
+// The allowed values of a parameter: the text the errors and the README
+// say and, for a number or an integer, the bounds apply_params checks
+// (has_bounds false for the others).
+struct ParamRange {
+  const char* text = "";
+  double lo = 0, hi = 0;
+  bool lo_open = false, hi_open = false;
+  bool has_bounds = false;
+  ParamRange(const char* t) : text(t) {}  // NOLINT: a plain text is the common case
+  ParamRange(const char* t, double l, double h, bool lo_o, bool hi_o)
+      : text(t), lo(l), hi(h), lo_open(lo_o), hi_open(hi_o), has_bounds(true) {}
+};
+
+// One row of the table of parameters (for the unit test that checks the
+// TrainParams defaults and the bounds against it).  get reads the
+// parameter's TrainParams field as a number (booleans 0/1); null when the
+// parameter is not a number or a boolean.
+struct ParamInfo {
+  const char* name;
+  const char* aliases;  // comma-separated
+  const char* type;
+  ParamRange range;
+  const char* default_text;
+  double (*get)(const TrainParams& p);
+};
+std::vector<ParamInfo> param_table();
+
+// Every name and alias apply_params accepts.
+std::vector<std::string> known_param_names();
 
 }  // namespace gbdt

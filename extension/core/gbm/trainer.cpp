@@ -636,6 +636,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       throw InvalidInput("parameter \"monotone_constraints\" constrains the categorical feature \"" +
                          in.feature_names[f] +
                          "\": only numeric features can be monotone (give it 0 or leave it out)");
+  resolve_is_unbalance(y, n, hooks.cancel, &p);  // LightGBM's: from the training rows' labels
   m.params = params_to_kv(p);
   const int init_rounds = init != nullptr ? init->num_rounds() : 0;
   if (init != nullptr) m.params.emplace_back("init_model_rounds", std::to_string(init_rounds));

@@ -4,6 +4,7 @@
 
 #include "read/array_features.h"
 #include "read/category_dict.h"
+#include "settings.h"
 
 namespace gbdt_pg {
 
@@ -20,6 +21,47 @@ int model_array_length(const std::vector<std::string>& names, const char* base_u
   return len;
 }
 
+void absent_features_init(AbsentFeatures* a) {
+  initStringInfo(&a->names);
+  a->listed = nullptr;
+  a->count = 0;
+  a->more = 0;
+}
+
+void absent_features_add(AbsentFeatures* a, const char* column) {
+  ListCell* lc;
+  foreach (lc, a->listed)
+    if (strcmp((const char*)lfirst(lc), column) == 0) return;  // an array's next element
+  if (a->count >= kAbsentListed) {
+    a->more++;  // counted, not named: the message stays short
+    return;
+  }
+  if (a->count > 0) appendStringInfoString(&a->names, ", ");
+  appendStringInfo(&a->names, "\"%s\"", column);
+  a->listed = lappend(a->listed, pstrdup(column));
+  a->count++;
+}
+
+bool absent_features_allowed(const AbsentFeatures* a, const char* relation) {
+  if (a->count == 0) return true;
+  if (guc_missing_features == kMissingFeaturesAsMissing) return true;
+  const char* hint =
+      "Add the columns, or SET gbdt.missing_features = 'missing' to score absent features as "
+      "missing values.";
+  // one column: the message of earlier versions; several: all of them.
+  const char* what = a->count == 1 ? "column" : "columns";
+  const char* more = a->more > 0 ? psprintf(" and %d more", a->more) : "";
+  if (relation == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("row has no %s %s%s required by the model", what, a->names.data, more),
+                    errhint("%s", hint)));
+  ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                  errmsg("relation \"%s\" has no %s %s%s required by the model", relation, what,
+                         a->names.data, more),
+                  errhint("%s", hint)));
+  return false;
+}
+
 namespace {
 
 // The reader column named `name` among l->cols[0 .. l->ncols), or -1.
@@ -29,6 +71,8 @@ int find_reader_column(const ScoringLayout* l, const char* name) {
   return -1;
 }
 
+// A feature column the relation lacks: an error at once for validation
+// rows and training rows; a scoring payload's are gathered in `absent`.
 void report_missing(const RelInfo* rel, const char* name, const char* validation) {
   if (validation != nullptr)
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
@@ -44,7 +88,8 @@ void report_missing(const RelInfo* rel, const char* name, const char* validation
 
 ScoringLayout* scoring_layout(const RelInfo* rel, const std::vector<std::string>& names,
                               const ModelCategories* mc, const char* validation,
-                              int (*array_len)(void* arg, const char* column), void* arg) {
+                              int (*array_len)(void* arg, const char* column), void* arg,
+                              bool training_rows) {
   const int nf = (int)names.size();
   const int n1 = nf > 0 ? nf : 1;
   ScoringLayout* l = (ScoringLayout*)palloc0(sizeof(ScoringLayout));
@@ -58,6 +103,11 @@ ScoringLayout* scoring_layout(const RelInfo* rel, const std::vector<std::string>
   l->reject_inf = validation != nullptr;
   int buf_len = 0;
   int hint = 0;
+  // a scoring payload's absent features: one error naming them all, or
+  // missing values (gbdt.missing_features).
+  const bool payload = validation == nullptr && !training_rows;
+  AbsentFeatures absent;
+  absent_features_init(&absent);
   for (int f = 0; f < nf; f++) {
     const char* name = model_to_server_string(names[f].c_str());
     Form_pg_attribute a = find_column(rel, name, &hint);
@@ -67,6 +117,11 @@ ScoringLayout* scoring_layout(const RelInfo* rel, const std::vector<std::string>
       int index = 0;
       Form_pg_attribute b = nullptr;
       if (parse_element_name(name, &base, &index)) b = find_column(rel, base);
+      if (b == nullptr && payload) {
+        absent_features_add(&absent, base != nullptr ? base : name);
+        l->col_of[f] = -1;
+        continue;
+      }
       if (b == nullptr) report_missing(rel, base != nullptr ? base : name, validation);
       const ValKind ek = array_element_kind(b->atttypid);
       if (ek == ValKind::kNone)
@@ -103,6 +158,9 @@ ScoringLayout* scoring_layout(const RelInfo* rel, const std::vector<std::string>
     l->cols[c] = ReaderColumn{name, k, l->reject_inf, false, cat};
     l->col_of[f] = c;
   }
+  absent_features_allowed(&absent, rel->name);  // errors unless they score as missing
+  // absent features: col_of no longer maps feature f to column f.
+  if (absent.count > 0) l->has_arrays = true;
   l->buf = (float*)palloc(sizeof(float) * (buf_len > 0 ? buf_len : 1));
   return l;
 }
@@ -129,7 +187,9 @@ void scoring_row(ScoringLayout* l, TupleTableSlot* slot, const float* vals, cons
   }
   for (int f = 0; f < l->nf; f++) {
     const int c = l->col_of[f];
-    dst[f] = l->elem[f] > 0 ? l->buf[l->buf_off[c] + l->elem[f] - 1] : vals[first + c];
+    dst[f] = c < 0               ? NAN  // absent from the relation
+             : l->elem[f] > 0 ? l->buf[l->buf_off[c] + l->elem[f] - 1]
+                              : vals[first + c];
   }
 }
 

@@ -25,6 +25,26 @@ namespace gbdt_pg {
 
 struct ModelCategories;
 
+// The model features a scoring payload (a row, a relation) lacks, gathered
+// while its columns are looked up, so that one error names them all.
+struct AbsentFeatures {
+  StringInfoData names;  // "a", "b": the first kAbsentListed columns, each once
+  List* listed;          // those columns (char*)
+  int count;             // columns named
+  int more;              // absent features beyond those (not named)
+};
+constexpr int kAbsentListed = 20;
+void absent_features_init(AbsentFeatures* a);
+// Adds a column (the array column of an element feature "emb[i]"), once
+// among the named ones.
+void absent_features_add(AbsentFeatures* a, const char* column);
+// True when absent features score as missing values (gbdt.missing_features
+// = 'missing'); else, when some are absent, raises the error naming them:
+// 'row has no column(s) ... required by the model' (relation NULL) or
+// 'relation "r" has no column(s) ...'.
+bool absent_features_allowed(const AbsentFeatures* a, const char* relation);
+
+
 struct ScoringLayout {
   int nf;              // features
   int ncols;           // reader columns (the relation's columns read)
@@ -35,7 +55,9 @@ struct ScoringLayout {
   ValKind* elem_kind;  // per reader column: the array's element kind
   int* buf_off;        // per reader column: where its elements go in buf
   float* buf;          // one row's expanded arrays
-  bool has_arrays;     // some feature is an array element (else col_of[f] == f)
+  // some feature is an array element or absent (col_of[f] = -1, a missing
+  // value on every row); else col_of[f] == f
+  bool has_arrays;
   bool reject_inf;     // +-Infinity is an error (validation rows), else a value
 };
 
@@ -45,10 +67,15 @@ struct ScoringLayout {
 // validation relation (errors are worded for it, infinities rejected), NULL
 // when scoring.  array_len (may be NULL): the training's length of an array
 // column by its name (0: unknown).  A missing column, or one whose type does
-// not fit the feature, is an error naming it.
+// not fit the feature, is an error naming it.  A scoring payload (not
+// validation, not training_rows: the rows a continued training reads as
+// the init model's features) lacking features raises one error naming
+// every absent column, or, with gbdt.missing_features = 'missing', scores
+// them as missing values.
 ScoringLayout* scoring_layout(const RelInfo* rel, const std::vector<std::string>& names,
                               const ModelCategories* mc, const char* validation,
-                              int (*array_len)(void* arg, const char* column), void* arg);
+                              int (*array_len)(void* arg, const char* column), void* arg,
+                              bool training_rows = false);
 
 // The row's features (arrays expanded) into dst[0 .. nf): vals / nulls /
 // slot as handed to a ReaderRowFn, the layout's columns starting at index

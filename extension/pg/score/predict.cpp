@@ -11,6 +11,7 @@
 #include "model/model_type.h"
 #include "score/scoring.h"
 #include "read/scoring_layout.h"
+#include "settings.h"
 
 #include "gbdt/model.h"
 #include "gbdt/train.h"
@@ -31,7 +32,7 @@ struct RowMap {
   uint64_t model_generation;
   TupleDesc desc;   // copy, in the cache context
   int nf;
-  int* attidx;      // per feature: 0-based attribute index
+  int* attidx;      // per feature: 0-based attribute index, -1: absent (scored as missing)
   CategoryColumn** cats;  // per feature: categorical lookups (NULL: numeric)
   ValKind* kinds;   // per feature (the element kind for an array element)
   int* elem;        // per feature: 0, or i for element i of an array column (name[i])
@@ -40,6 +41,7 @@ struct RowMap {
   Datum* values;    // natts
   bool* nulls;      // natts
   float* x;         // nf
+  int missing_mode;  // gbdt.missing_features when built
 };
 
 void free_row_map(RowMap* rm) {
@@ -59,13 +61,15 @@ void free_row_map(RowMap* rm) {
 RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmod) {
   int nf = m->n_features();
   TupleDesc td = lookup_rowtype_tupdesc(typid, typmod);
-  const char* missing = nullptr;
+  AbsentFeatures absent;  // the features the row type lacks, named at once
+  absent_features_init(&absent);
   const char* badtype_col = nullptr;
   Oid badtype = InvalidOid;
   MemoryContext old = MemoryContextSwitchTo(c->mcxt);
   RowMap* rm = (RowMap*)palloc0(sizeof(RowMap));
   rm->typid = typid;
   rm->typmod = typmod;
+  rm->missing_mode = guc_missing_features;
   rm->desc = CreateTupleDescCopy(td);
   rm->nf = nf;
   rm->attidx = (int*)palloc(sizeof(int) * (nf > 0 ? nf : 1));
@@ -78,7 +82,7 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
   rm->nulls = (bool*)palloc(sizeof(bool) * (td->natts > 0 ? td->natts : 1));
   rm->x = (float*)palloc(sizeof(float) * (nf > 0 ? nf : 1));
   MemoryContextSwitchTo(old);
-  for (int f = 0; f < nf && missing == nullptr && badtype_col == nullptr; f++) {
+  for (int f = 0; f < nf && badtype_col == nullptr; f++) {
     const char* name = model_to_server_string(m->feature_names[f].c_str());
     int found = -1;
     for (int i = 0; i < td->natts; i++) {
@@ -117,8 +121,9 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
       }
     }
     if (found < 0) {
-      missing = name;
-      break;
+      absent_features_add(&absent, base != nullptr ? base : name);
+      rm->attidx[f] = -1;
+      continue;
     }
     Oid t = TupleDescAttr(td, found)->atttypid;
     ValKind k = kind_for_type(t);
@@ -137,11 +142,11 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
   }
   rm->ebuf = (float*)MemoryContextAlloc(c->mcxt, sizeof(float) * max_elen);
   ReleaseTupleDesc(td);
-  if (missing != nullptr || badtype_col != nullptr) {
+  if (badtype_col != nullptr || absent.count > 0) {
+    if (badtype_col == nullptr && guc_missing_features == kMissingFeaturesAsMissing)
+      return rm;  // absent features score as missing values
     free_row_map(rm);
-    if (missing != nullptr)
-      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                      errmsg("row has no column \"%s\" required by the model", missing)));
+    absent_features_allowed(&absent, nullptr);  // the error naming every absent column
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("column \"%s\" has unsupported type %s", badtype_col,
                            format_type_be(badtype)),
@@ -159,7 +164,7 @@ const float* row_features(FunctionCallInfo fcinfo, const gbdt::Model* m, HeapTup
   int32 typmod = HeapTupleHeaderGetTypMod(th);
   RowMap* rm = (RowMap*)c->extra;
   if (rm == nullptr || rm->model_generation != c->generation || rm->typid != typid ||
-      rm->typmod != typmod) {
+      rm->typmod != typmod || rm->missing_mode != guc_missing_features) {
     if (rm != nullptr) {
       c->extra = nullptr;
       free_row_map(rm);
@@ -177,6 +182,10 @@ const float* row_features(FunctionCallInfo fcinfo, const gbdt::Model* m, HeapTup
   int expanded = -1;  // the array column in ebuf
   for (int f = 0; f < rm->nf; f++) {
     int i = rm->attidx[f];
+    if (i < 0) {  // absent from the row type (gbdt.missing_features = 'missing')
+      rm->x[f] = NAN;
+      continue;
+    }
     if (rm->elem[f] > 0) {
       if (expanded != i) {
         expand_array(rm->values[i], rm->nulls[i], rm->kinds[f], rm->elen[f],

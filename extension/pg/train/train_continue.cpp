@@ -410,7 +410,7 @@ void load_continue_data(const LoadSpec& spec, TrainPlus* plus, MemoryContext cxt
   ModelCategories** mc = categories_slot(cxt);
   run_engine([&] { *mc = build_model_categories(*init); });
   ScoringLayout* layout = scoring_layout(spec.rel, init->feature_names, *mc, nullptr,
-                                         training_array_length, (void*)fs);
+                                         training_array_length, (void*)fs, true);
   layout->reject_inf = true;  // as the training reader
   for (int c = 0; c < layout->ncols; c++) layout->cols[c].reject_infinity = true;
   // A text target through the init model's classes (a label that is not

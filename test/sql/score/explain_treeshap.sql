@@ -76,7 +76,7 @@ SELECT is((SELECT array_agg(feature ORDER BY feature) FROM xs x, gbdt_explain(pg
 
 -- Errors: a model/row mismatch as gbdt_predict reports it; bad top_k.
 SELECT throws_ok($$SELECT * FROM gbdt_explain(pg_temp.m('reg'), ROW(1.0::float8))$$,
-                 '42703', 'row has no column "a" required by the model', 'row without the model''s columns');
+                 '42703', 'row has no columns "a", "b", "c", "d", "e" required by the model', 'row without the model''s columns');
 CREATE TEMP TABLE xbad AS SELECT 1.0::float8 AS a, 'x'::text AS b, 1 AS c, true AS d, 1.0 AS e;
 SELECT throws_ok($$SELECT * FROM xbad x, gbdt_explain(pg_temp.m('reg'), x)$$,
                  '42804', 'column "b" has unsupported type text', 'feature column of an unsupported type');
