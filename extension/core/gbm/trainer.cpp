@@ -10,6 +10,7 @@
 #include "../data/binned_matrix.h"
 #include "../data/categorical_input.h"
 #include "continue_training.h"
+#include "labels.h"
 #include "../objective/gradients.h"
 #include "../objective/label_quantiles.h"
 #include "../metric/metrics.h"
@@ -64,15 +65,11 @@ std::string fmtd(double v) {
   return o.str();
 }
 
-// Decides the objective when not given and checks the labels fit it (the
-// objective's rule, objective.h).
+// Decides the objective when not given (infer_objective, the label rule of
+// labels.h) and checks the labels fit it (the objective's rule, objective.h).
 void resolve_objective(const float* y, size_t n, const std::string& target, TrainParams* p,
                        std::vector<double>* class_labels) {
-  if (!p->objective_set) {
-    bool binary = n > 0;
-    for (size_t i = 0; i < n && binary; ++i) binary = (y[i] == 0.0f || y[i] == 1.0f);
-    p->objective = binary ? Objective::kLogistic : Objective::kSquaredError;
-  }
+  if (!p->objective_set) p->objective = infer_objective(y, n);  // labels.h's rule
   class_labels->clear();
   const ObjectiveInfo& oi = objective_info(p->objective);
   if (oi.multiclass) {
