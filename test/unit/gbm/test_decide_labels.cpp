@@ -8,8 +8,10 @@
 
 #include "gbm/labels.h"
 #include "model/model_limits.h"
+#include "test_util.h"
 
 using namespace gbdt;
+using namespace gbdt_test;
 
 namespace {
 
@@ -238,4 +240,20 @@ TEST(DecideLabels, CancelIsPolled) {
   LabelRequest r = numeric();
   r.cancel = [] { return true; };
   EXPECT_THROW(decide_labels(r, y.data(), y.size()), Cancelled);
+}
+
+// The trainer infers an objective not given by the same rule as the label
+// decision: the model's objective is the one decide_labels reports.
+TEST(DecideLabels, TrainerInfersTheSameObjective) {
+  for (Task task : {Task::kBinary, Task::kMulticlass, Task::kRegression}) {
+    Data D = make_data(300, 3, task);
+    TrainParams p = params_for(task, 2);
+    p.objective_set = false;
+    p.objective = Objective::kSquaredError;
+    std::vector<float> y = D.y;
+    const LabelPlan lp = decide_labels(numeric("label"), y.data(), y.size());
+    ASSERT_TRUE(lp.ok()) << lp.message;
+    EXPECT_EQ(train(D, p).objective, lp.objective);
+    EXPECT_EQ(lp.objective, task == Task::kBinary ? Objective::kLogistic : Objective::kSquaredError);
+  }
 }
