@@ -12,6 +12,7 @@
 
 #include "read/category_dict.h"
 #include "read/relation_reader.h"
+#include "train/feature_selection.h"
 #include "train/label_classes.h"
 #include "train/train_continue.h"
 #include "train/train_data.h"
@@ -87,6 +88,9 @@ struct TrainLabels {
   int n_class_values = 0;            // numeric label values of the classes
   const double* class_values = nullptr;
 };
+
+// The request from gbdt_train's arguments (train_request.cpp).
+TrainRequest* train_request_from_args(FunctionCallInfo fcinfo);
 
 // Resolves the target (a text target's classes and objective decided),
 // the role columns and the features of `rel` (train_columns.cpp).
