@@ -277,7 +277,8 @@ void resolve_columns(const RelInfo* rel, TrainRequest* req, EnginePlan* plan, Co
     for (int f = 0; f < fs->n; f++) fs->model_names[f] = server_to_model_string(fs->names[f]);
   }
   const char* group_column = plan->group_column;
-  if (req->carried_group != nullptr && find_column(rel, group_column) == nullptr)  // R
+  // A group_column carried from a ranking init_model must still be a column.
+  if (req->carried_group != nullptr && find_column(rel, group_column) == nullptr)
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                     errmsg("group_column \"%s\" of init_model is not a column of relation \"%s\"",
                            group_column, rel->name),

@@ -73,7 +73,7 @@ void params_from_jsonb(Jsonb* jb, ParamList* out) {
         break;
       case jbvBinary:
         // a JSON array (eval_metric lists) goes to the engine as its JSON
-        // text; B: so does categorical_features (the engine checks its shape);
+        // text; so does categorical_features (the engine checks its shape);
         // so do the constraint parameters' JSON lists/objects, as XGBoost takes them.
         if (JsonContainerIsArray(v.val.binary.data) || strcmp(key, "categorical_features") == 0 ||
             strcmp(key, "monotone_constraints") == 0 ||
