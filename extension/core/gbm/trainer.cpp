@@ -10,6 +10,8 @@
 #include "../data/binned_matrix.h"
 #include "../data/categorical_input.h"
 #include "continue_training.h"
+#include "evaluator.h"
+#include "labels.h"
 #include "../objective/gradients.h"
 #include "../objective/label_quantiles.h"
 #include "../metric/metrics.h"
@@ -64,15 +66,11 @@ std::string fmtd(double v) {
   return o.str();
 }
 
-// Decides the objective when not given and checks the labels fit it (the
-// objective's rule, objective.h).
+// Decides the objective when not given (infer_objective, the label rule of
+// labels.h) and checks the labels fit it (the objective's rule, objective.h).
 void resolve_objective(const float* y, size_t n, const std::string& target, TrainParams* p,
                        std::vector<double>* class_labels) {
-  if (!p->objective_set) {
-    bool binary = n > 0;
-    for (size_t i = 0; i < n && binary; ++i) binary = (y[i] == 0.0f || y[i] == 1.0f);
-    p->objective = binary ? Objective::kLogistic : Objective::kSquaredError;
-  }
+  if (!p->objective_set) p->objective = infer_objective(y, n);  // labels.h's rule
   class_labels->clear();
   const ObjectiveInfo& oi = objective_info(p->objective);
   if (oi.multiclass) {
@@ -346,14 +344,6 @@ void refit_outputs(const BinnedMatrix& mx, const std::vector<int>& missing_bin, 
   }
 }
 
-// Margins -> what the metrics see (probabilities for binary:logitraw).
-void eval_transform(const ObjectiveInfo& oi, const Model& m, double* v) {
-  if (oi.eval_transform)
-    oi.eval_transform(v, m.num_output_group);
-  else
-    transform_margins(m, v);
-}
-
 }  // namespace
 
 namespace {
@@ -549,148 +539,145 @@ void grow_parallel_trees(const ParallelRound& r, const TrainParams& p, int round
   r.backend.init(r.bd, *margins);
 }
 
-// One training on the device that `p` / `hooks` select, on the training
-// rows of `in` (validation rows already split off into `valid`); *on_cuda
-// tells whether it ran (or failed) on the CUDA backend.
-// `p` has its objective resolved (resolve_objective) and class_labels are
-// the model's.
-Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParams p,
-                 const std::vector<double>& class_labels, const TrainHooks& hooks,
-                 const TrainExtras& extras, bool* on_cuda) {
-  const Model* init = extras.init_model;  // continued training
-  const int d = in.matrix.n_features;
-  const size_t n = in.matrix.n_rows;
-  const size_t n_valid = valid.matrix.n_rows;
-  const float* y = in.labels.data();
-  Model m;
-  m.class_labels = class_labels;
-  // several quantiles: one output per alpha.
-  const bool multi_q = is_multi_quantile(p);
-  const int K = objective_info(p.objective).multiclass ? p.num_class
-                : multi_q                               ? (int)p.quantile_alphas.size()
-                                                        : 1;
-  const int nthread = p.nthread > 0 ? p.nthread : default_nthread();
+// The sizes of one training.
+struct Layout {
+  int d = 0;         // features
+  size_t n = 0;      // training rows
+  size_t n_valid = 0;
+  int K = 1;         // output groups: classes, quantiles, or 1
+  int P = 1;         // trees per round and output group (num_parallel_tree)
+  bool multi_q = false;  // several quantiles: one output (and backend) per alpha
+  int nthread = 1;
+};
 
-  m.objective = p.objective;
-  m.num_output_group = K;
-  const int P = p.num_parallel_tree;  // trees per round and output group
-  m.num_parallel_tree = P;
-  m.feature_names = in.feature_names;
-  m.feature_types = in.feature_types;
-  if ((int)m.feature_types.size() != d) m.feature_types.assign((size_t)d, FeatureType::kFloat);
-  m.categories = in.categories;
-  const std::vector<uint32_t> n_categories =
-      category_counts(in.feature_names, m.feature_types, in.categories);
-  const ObjectiveInfo& oi = objective_info(p.objective);
-  const float* w = in.weights.empty() ? nullptr : in.weights.data();
-  // The data-independent part of the memory, before it is allocated and
-  // before the intercepts (a sort of the labels) are computed; the
-  // histograms and the trees are charged as they grow.
+Layout layout_of(const BinnedInput& in, const ValidationSplit& valid, const TrainParams& p) {
+  Layout l;
+  l.d = in.matrix.n_features;
+  l.n = in.matrix.n_rows;
+  l.n_valid = valid.matrix.n_rows;
+  l.multi_q = is_multi_quantile(p);
+  l.K = objective_info(p.objective).multiclass ? p.num_class
+        : l.multi_q                             ? (int)p.quantile_alphas.size()
+                                                : 1;
+  l.P = p.num_parallel_tree;
+  l.nthread = p.nthread > 0 ? p.nthread : default_nthread();
+  return l;
+}
+
+// The data-independent part of the memory, charged before it is allocated
+// and before the intercepts (a sort of the labels) are computed; the
+// histograms and the trees are charged as they grow.
+struct FixedCharge {
+  double bytes = 0;
+  std::string what, hint;
+};
+
+FixedCharge fixed_charge(const Layout& l, const BinnedInput& in, const TrainParams& p) {
   TrainShape shape;
-  shape.n_rows = n + n_valid;
-  shape.n_features = d;
+  shape.n_rows = l.n + l.n_valid;
+  shape.n_features = l.d;
   shape.hist_bins = in.cuts.total_hist_bins();
-  shape.num_class = K;
-  shape.output_backends = multi_q;  // one backend per quantile
-  shape.nthread = nthread;
+  shape.num_class = l.K;
+  shape.output_backends = l.multi_q;  // one backend per quantile
+  shape.nthread = l.nthread;
   shape.max_depth = p.max_depth > 0 ? p.max_depth : 16;  // 0 = no limit (lossguide)
-  shape.validation_fraction = shape.n_rows ? (double)n_valid / (double)shape.n_rows : 0;
+  shape.validation_fraction = shape.n_rows ? (double)l.n_valid / (double)shape.n_rows : 0;
   shape.subsample = p.subsample < 1.0;
   const MemoryEstimate est = estimate_training_memory(shape);
+  const int K = l.K;
   const std::string outputs =
-      multi_q ? std::to_string(K) + " quantiles (quantile_alpha)"
-              : std::to_string(K) + " output group" + (K == 1 ? "" : "s");
-  BudgetCharge fixed(hooks.budget, est.data + est.per_class + est.rows,
-                     "the binned data, gradients and margins of " +
-                         std::to_string(shape.n_rows) + " rows x " + std::to_string(d) +
-                         " features x " + outputs,
-                     multi_q ? "train on a sample of the rows, fewer features or fewer quantiles "
-                               "in quantile_alpha"
-                             : "train on a sample of the rows, fewer features or fewer classes");
-  // Released when this training ends (the model is then serialized and
-  // the backend's buffers are gone).
-  struct TreeCharge {
-    MemoryBudget* b;
-    double n = 0;
-    ~TreeCharge() {
-      if (b) b->release(n);
-    }
-  } tree_charge{hooks.budget};
+      l.multi_q ? std::to_string(K) + " quantiles (quantile_alpha)"
+                : std::to_string(K) + " output group" + (K == 1 ? "" : "s");
+  FixedCharge c;
+  c.bytes = est.data + est.per_class + est.rows;
+  c.what = "the binned data, gradients and margins of " + std::to_string(shape.n_rows) +
+           " rows x " + std::to_string(l.d) + " features x " + outputs;
+  c.hint = l.multi_q ? "train on a sample of the rows, fewer features or fewer quantiles in "
+                       "quantile_alpha"
+                     : "train on a sample of the rows, fewer features or fewer classes";
+  return c;
+}
+
+// The model's metadata (objective, outputs, features, categories), its
+// base margins (the init model's, or the labels' intercepts), the tree
+// constraints resolved against the feature names (rewritten in canonical
+// index form into *p before the parameters are recorded), the report's
+// row counts and the metrics (the objective's default or the given list;
+// early stopping on the last, as XGBoost).  With several metrics the
+// report's eval_metric is the comma-separated list, train_metric holds one
+// value per metric and validation_metric one per metric and round
+// (round-major).
+std::vector<std::string> configure_model(const BinnedInput& in, const Layout& l,
+                                         const std::vector<double>& class_labels,
+                                         const TrainHooks& hooks, const Model* init,
+                                         TrainParams* p, TreeExtParams* tree_ext, Model* m) {
+  const int d = l.d;
+  m->class_labels = class_labels;
+  m->objective = p->objective;
+  m->num_output_group = l.K;
+  m->num_parallel_tree = l.P;
+  m->feature_names = in.feature_names;
+  m->feature_types = in.feature_types;
+  if ((int)m->feature_types.size() != d) m->feature_types.assign((size_t)d, FeatureType::kFloat);
+  m->categories = in.categories;
+  const std::vector<uint32_t> n_categories =
+      category_counts(in.feature_names, m->feature_types, in.categories);
   if (init != nullptr) {
-    m.base_margin = init->base_margin;
-    m.base_score = init->base_score;
+    m->base_margin = init->base_margin;
+    m->base_score = init->base_score;
   } else {
-    m.base_margin = estimate_base_margin(p, y, w, n, K, hooks.cancel);
-    m.base_score = margin_to_base_score(oi, m.base_margin[0]);
+    const float* w = in.weights.empty() ? nullptr : in.weights.data();
+    m->base_margin = estimate_base_margin(*p, in.labels.data(), w, l.n, l.K, hooks.cancel);
+    m->base_score = margin_to_base_score(objective_info(p->objective), m->base_margin[0]);
   }
-  // the constraint texts resolved against the feature names (and
-  // rewritten in canonical index form before the params are recorded).
-  TreeExtParams tree_ext;
-  resolve_tree_params(&p, in.feature_names, &tree_ext);
-  // Categorical features and constraints: a monotone constraint orders a numeric feature's values; a
-  // categorical feature's codes have no order to keep (XGBoost refuses it
-  // too).  Constraints on numeric features bound the categorical splits'
-  // weights as any other split's.
-  for (size_t f = 0; f < tree_ext.monotone.size() && f < n_categories.size(); ++f)
-    if (tree_ext.monotone[f] != 0 && n_categories[f] > 0)
+  resolve_tree_params(p, in.feature_names, tree_ext);
+  // A monotone constraint orders a numeric feature's values; a categorical
+  // feature's codes have no order to keep (XGBoost refuses it too).
+  // Constraints on numeric features bound the categorical splits' weights
+  // as any other split's.
+  for (size_t f = 0; f < tree_ext->monotone.size() && f < n_categories.size(); ++f)
+    if (tree_ext->monotone[f] != 0 && n_categories[f] > 0)
       throw InvalidInput("parameter \"monotone_constraints\" constrains the categorical feature \"" +
                          in.feature_names[f] +
                          "\": only numeric features can be monotone (give it 0 or leave it out)");
-  resolve_is_unbalance(y, n, hooks.cancel, &p);  // LightGBM's: from the training rows' labels
-  m.params = params_to_kv(p);
-  const int init_rounds = init != nullptr ? init->num_rounds() : 0;
-  if (init != nullptr) m.params.emplace_back("init_model_rounds", std::to_string(init_rounds));
-  m.report.rows_used = n;
-  m.report.rows_skipped = in.rows_skipped;
-  m.report.rows_validation = n_valid;
-  m.report.seconds_load = in.seconds_load;
-  m.report.seconds_bin = in.seconds_bin;
-  // Metrics: the objective's default or the given list; early stopping on
-  // the last (as XGBoost).  With several, the report's eval_metric is the
-  // comma-separated list, train_metric holds one value per metric and
-  // validation_metric one per metric and round (round-major).
-  const std::vector<std::string> metrics = resolve_metrics(p);
-  const size_t M = metrics.size();
-  for (size_t i = 0; i < M; ++i) m.report.eval_metric += (i ? "," : "") + metrics[i];
-  // ranking metrics (ndcg, map, pre) are computed per query group.
-  const bool ranking = oi.ranking;
-  auto metric_of = [&](const std::string& name, const double* pred, const float* labels,
-                       size_t nr, const float* mw, const std::vector<uint32_t>& groups,
-                       MetricParams mp) {
-    // survival:aft's metrics read the upper bounds of these rows.
-    const std::vector<float>& upper = labels == y ? in.labels_upper : valid.labels_upper;
-    if (!upper.empty()) mp.label_upper = upper.data();
-    if (ranking)
-      return rank_metric_codes(name, groups.data(), nr, pred, labels, p.ndcg_exp_gain, mw);
-    return compute_metric(name, p.objective, K, pred, labels, nr, mw, mp);
-  };
-  MetricParams mp;
-  mp.huber_slope = p.huber_slope;
-  mp.quantile_alpha = p.quantile_alpha;
-  if (multi_q) mp.quantile_alphas = &p.quantile_alphas;  // several quantiles
-  mp.aft_distribution = p.aft_distribution;  // survival:aft
-  mp.aft_scale = p.aft_scale;
-  // Gradient weights: the row weights with scale_pos_weight folded in for
-  // the rows labelled 1 of a binary objective (XGBoost's rule).
-  std::vector<float> grad_w;
+  resolve_is_unbalance(in.labels.data(), l.n, hooks.cancel, p);  // LightGBM's: from the training rows' labels
+  m->params = params_to_kv(*p);
+  if (init != nullptr) m->params.emplace_back("init_model_rounds", std::to_string(init->num_rounds()));
+  m->report.rows_used = l.n;
+  m->report.rows_skipped = in.rows_skipped;
+  m->report.rows_validation = l.n_valid;
+  m->report.seconds_load = in.seconds_load;
+  m->report.seconds_bin = in.seconds_bin;
+  std::vector<std::string> metrics = resolve_metrics(*p);
+  for (size_t i = 0; i < metrics.size(); ++i) m->report.eval_metric += (i ? "," : "") + metrics[i];
+  return metrics;
+}
+
+// What the backend trains on: the rows, gradient parameters and weights
+// (scale_pos_weight folded into *grad_w for a binary objective's rows
+// labelled 1, XGBoost's rule), split and sampling parameters; ranking and
+// survival gradients computed on the host (*lambdarank owns the former).
+BoostData boost_data(const BinnedInput& in, const Layout& l, const TrainParams& p,
+                     const TreeExtParams& tree_ext, const std::vector<uint32_t>& n_categories,
+                     const TrainHooks& hooks, const Model& m, std::vector<float>* grad_w,
+                     std::unique_ptr<LambdaRank>* lambdarank) {
+  const ObjectiveInfo& oi = objective_info(p.objective);
+  const size_t n = l.n;
+  const float* y = in.labels.data();
+  const float* w = in.weights.empty() ? nullptr : in.weights.data();
   const float* gw = w;
   if (oi.binary && p.scale_pos_weight != 1.0) {
-    grad_w.resize(n);
+    grad_w->resize(n);
     for (size_t i = 0; i < n; ++i)
-      grad_w[i] = (w ? w[i] : 1.0f) * (y[i] == 1.0f ? (float)p.scale_pos_weight : 1.0f);
-    gw = grad_w.data();
+      (*grad_w)[i] = (w ? w[i] : 1.0f) * (y[i] == 1.0f ? (float)p.scale_pos_weight : 1.0f);
+    gw = grad_w->data();
   }
-  m.cuts = in.cuts;
-  std::vector<int> missing_bin((size_t)d);
-  for (int f = 0; f < d; ++f) missing_bin[f] = m.cuts.nbins(f);
-  check_cancel(hooks.cancel);
-
   BoostData bd;
   bd.matrix = &in.matrix;
   bd.cuts = &m.cuts;
   bd.labels = y;
   bd.n_rows = n;
-  bd.num_group = K;
+  bd.num_group = l.K;
   bd.objective = p.objective;
   bd.grad.max_delta_step = p.effective_max_delta_step();
   bd.grad.huber_slope = p.huber_slope;
@@ -700,18 +687,17 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   // parallel trees' leaves are scaled by eta / num_parallel_tree
   // (XGBoost's rule; exactly eta for one tree).
   bd.split = SplitParams{p.reg_lambda, p.reg_alpha, p.gamma, p.min_child_weight,
-                         p.effective_max_delta_step(), p.eta / P};
+                         p.effective_max_delta_step(), p.eta / l.P};
   bd.max_depth = p.max_depth;
   bd.subsample = p.subsample;
   bd.seed = p.seed;
-  bd.nthread = nthread;
+  bd.nthread = l.nthread;
   bd.cpu_bin_copies = p.cpu_bin_copies;
   bd.cancel = hooks.cancel;
   bd.budget = hooks.budget;
   if (!n_categories.empty()) bd.n_categories = &n_categories;
   bd.cat_split = CatSplitParams{p.max_cat_to_onehot, p.max_cat_threshold};
-  std::unique_ptr<LambdaRank> lambdarank;  // ranking gradients on the host
-  if (ranking) {
+  if (oi.ranking) {
     // Every caller's path has checked the groups (prepare_ranking); this
     // keeps a ranking objective without them (one taken from an init
     // model, say) from ever reaching the gradients.
@@ -719,21 +705,30 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       throw InvalidInput(std::string("objective ") + objective_name(p.objective) +
                          " needs query groups: pass group_column => the column that identifies "
                          "the query of each row (params '{\"group_column\": \"qid\"}')");
-    lambdarank.reset(new LambdaRank(p.objective, rank_params_of(p),
-                                    make_query_groups(in.query_group.data(), n), y, p.seed,
-                                    nthread, w));
-    LambdaRank* lr = lambdarank.get();
+    lambdarank->reset(new LambdaRank(p.objective, rank_params_of(p),
+                                     make_query_groups(in.query_group.data(), n), y, p.seed,
+                                     l.nthread, w));
+    LambdaRank* lr = lambdarank->get();
     const CancelFn cancel = hooks.cancel;
     bd.external_gradients = [lr, cancel](int round, const float* mg, double* g, double* h) {
       lr->gradients(round, mg, g, h, cancel);
     };
   }
-  bd.tree_ext = tree_ext;  // T (resolved above)
+  bd.tree_ext = tree_ext;
   if (oi.host_gradients)  // survival (survival.h)
     bd.external_gradients = oi.host_gradients(
         p.objective, y, in.labels_upper.empty() ? nullptr : in.labels_upper.data(), gw, n, p);
+  return bd;
+}
 
-  std::string device = p.device.empty() ? hooks.default_device : p.device;
+// The backend of the device that `p` / `hooks` select: "cuda" (an error
+// when this library has no CUDA), "auto" (CUDA when a device is there,
+// else, or when it fails to start, the CPU with a notice saying why), or
+// the CPU; several quantiles get one single-output backend of that kind
+// per quantile.
+std::unique_ptr<TreeBackend> make_backend(const BoostData& bd, const TrainParams& p,
+                                          const TrainHooks& hooks, bool multi_q) {
+  const std::string device = p.device.empty() ? hooks.default_device : p.device;
   std::unique_ptr<TreeBackend> backend;
   if (device == "cuda") {
     if (!cuda_compiled())
@@ -749,19 +744,138 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   }
   if (!backend) backend = make_cpu_backend();
   if (multi_q) {
-    // one single-output backend of the chosen kind per quantile.
     const bool cuda = backend->name() != "cpu";
     backend.reset();
     backend = make_multi_quantile_backend(
         bd, [cuda](const BoostData& b) { return cuda ? make_cuda_backend(b) : make_cpu_backend(); },
         p.quantile_alphas);
   }
+  return backend;
+}
+
+// The rounds' shared state: what boost() reads and the trees go into.
+struct BoostState {
+  const BinnedInput& in;
+  const Layout& l;
+  const TrainParams& p;
+  const TrainHooks& hooks;
+  BoostData& bd;
+  TreeBackend* backend;
+  const std::vector<int>& missing_bin;
+  bool deduped;             // the backend holds the distinct rows (row_dedup)
+  int init_rounds;          // rounds numbered after the init model's
+  std::vector<float>* margins;
+  double* tree_bytes;       // charged to the budget for the trees
+};
+
+// The trees of one round: num_parallel_tree per output group on the
+// round's gradients, or the backend's round with adaptive leaves refit.
+void grow_round(const BoostState& s, int round, const std::vector<double>& refit_alphas,
+                std::vector<float>* before, CancelPoller* refit_poll, std::vector<Tree>* trees) {
+  const TrainParams& p = s.p;
+  const ObjectiveInfo& oi = objective_info(p.objective);
+  const float* y = s.in.labels.data();
+  const float* w = s.in.weights.empty() ? nullptr : s.in.weights.data();
+  const int sample_round = s.init_rounds + round;  // sampling seeds
+  if (s.l.P > 1) {
+    // Rows as the backend holds them: the distinct ones when deduped (no
+    // refit then: adaptive leaves turn row_dedup off).
+    ParallelRound pr{*s.backend, s.bd, *s.bd.matrix, s.missing_bin, s.deduped ? s.bd.labels : y,
+                     s.deduped ? s.bd.weights : w, &s.bd.tree_ext.monotone};
+    grow_parallel_trees(pr, p, sample_round, refit_alphas, trees, s.margins);
+    return;
+  }
+  if (oi.leaf_quantile) s.backend->margins(before);
+  s.backend->boost_round(sample_round, feature_mask_for(sample_round, s.l.d, p), trees);
+  if (oi.leaf_quantile && s.l.multi_q) {
+    refit_outputs(s.in.matrix, s.missing_bin, y, w, *before, refit_alphas, p.eta,
+                  &s.bd.tree_ext.monotone, trees->data(), s.margins, refit_poll);
+    s.backend->init(s.bd, *s.margins);
+  } else if (oi.leaf_quantile) {
+    refit_leaves(s.in.matrix, s.missing_bin, y, w, *before, oi.leaf_quantile(p), p.eta,
+                 &s.bd.tree_ext.monotone, &(*trees)[0], s.margins, refit_poll);
+    s.backend->init(s.bd, *s.margins);  // the training margins with the refit leaves
+  }
+}
+
+// The round loop (XGBoost's DoBoost): each round's trees are grown,
+// charged to the memory budget, given their thresholds and appended
+// group-major; the evaluator scores them and may stop early.
+void boost(const BoostState& s, Evaluator* eval, Model* m) {
+  const TrainParams& p = s.p;
+  const ObjectiveInfo& oi = objective_info(p.objective);
   // Adaptive leaves: the alpha of each output.
   std::vector<double> refit_alphas;
-  if (oi.leaf_quantile) refit_alphas = multi_q ? p.quantile_alphas : std::vector<double>{oi.leaf_quantile(p)};
+  if (oi.leaf_quantile)
+    refit_alphas = s.l.multi_q ? p.quantile_alphas : std::vector<double>{oi.leaf_quantile(p)};
+  std::vector<float> before;  // margins before the round (adaptive leaves)
+  CancelPoller refit_poll(s.hooks.cancel);
+  const int TPR = s.l.K * s.l.P;  // trees of a round (group-major)
+  for (int round = 0; round < p.num_round; ++round) {
+    check_cancel(s.hooks.cancel);
+    std::vector<Tree> trees;
+    grow_round(s, round, refit_alphas, &before, &refit_poll, &trees);
+    if (s.hooks.budget) {
+      double nodes = 0;
+      for (int k = 0; k < TPR; ++k) nodes += trees[k].num_nodes();
+      s.hooks.budget->charge(nodes * kTreeNodeBytes,
+                             "the trees of round " + std::to_string(round + 1) + " (" +
+                                 std::to_string((long long)nodes) + " nodes)",
+                             "lower num_round (now " + std::to_string(p.num_round) +
+                                 ") or max_depth (now " + std::to_string(p.max_depth) + ")");
+      *s.tree_bytes += nodes * kTreeNodeBytes;
+    }
+    for (int k = 0; k < TPR; ++k) {
+      fill_thresholds(m->cuts, &trees[k]);
+      m->trees.push_back(std::move(trees[k]));
+      m->tree_group.push_back(k / s.l.P);
+    }
+    if (eval->after_round(round, TPR, m, s.hooks)) break;
+  }
+}
+
+// One training on the device that `p` / `hooks` select, on the training
+// rows of `in` (validation rows already split off into `valid`); *on_cuda
+// tells whether it ran (or failed) on the CUDA backend.
+// `p` has its objective resolved (resolve_objective) and class_labels are
+// the model's.
+Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParams p,
+                 const std::vector<double>& class_labels, const TrainHooks& hooks,
+                 const TrainExtras& extras, bool* on_cuda) {
+  const Model* init = extras.init_model;  // continued training
+  const Layout l = layout_of(in, valid, p);
+  const FixedCharge fc = fixed_charge(l, in, p);
+  BudgetCharge fixed(hooks.budget, fc.bytes, fc.what, fc.hint);
+  // Released when this training ends (the model is then serialized and
+  // the backend's buffers are gone).
+  struct TreeCharge {
+    MemoryBudget* b;
+    double n = 0;
+    ~TreeCharge() {
+      if (b) b->release(n);
+    }
+  } tree_charge{hooks.budget};
+  Model m;
+  TreeExtParams tree_ext;
+  std::vector<std::string> metrics =
+      configure_model(in, l, class_labels, hooks, init, &p, &tree_ext, &m);
+  m.cuts = in.cuts;
+  std::vector<int> missing_bin((size_t)l.d);
+  for (int f = 0; f < l.d; ++f) missing_bin[f] = m.cuts.nbins(f);
+  Evaluator eval(p, l.K, std::move(metrics), valid, missing_bin);
+  check_cancel(hooks.cancel);
+
+  const std::vector<uint32_t> n_categories =
+      category_counts(in.feature_names, m.feature_types, in.categories);
+  std::vector<float> grad_w;
+  std::unique_ptr<LambdaRank> lambdarank;  // ranking gradients on the host
+  BoostData bd = boost_data(in, l, p, tree_ext, n_categories, hooks, m, &grad_w, &lambdarank);
+  std::unique_ptr<TreeBackend> backend = make_backend(bd, p, hooks, l.multi_q);
   *on_cuda = backend->name() != "cpu";
   m.report.backend = backend->name();
 
+  const size_t n = l.n;
+  const int K = l.K;
   std::vector<float> margins(n * (size_t)K);
   if (init != nullptr) {
     start_from_init_model(*init, in.matrix, extras.init_margins, &margins, &m);
@@ -773,11 +887,12 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     }
   }
   // identical training rows trained once with their count (row_dedup.h).
+  const ObjectiveInfo& oi = objective_info(p.objective);
   RowDedup dedup;
-  const bool deduped =
-      row_dedup_possible(p, oi, bd, backend->name() == "cpu") &&
-      dedup_rows(DedupInput{&in.matrix, y, gw, margins.data(), (size_t)K}, kDedupMaxDistinct,
-                 &dedup, nthread);
+  const bool deduped = row_dedup_possible(p, oi, bd, backend->name() == "cpu") &&
+                       dedup_rows(DedupInput{&in.matrix, in.labels.data(), bd.weights,
+                                             margins.data(), (size_t)K},
+                                  kDedupMaxDistinct, &dedup, l.nthread);
   if (deduped) {
     bd.matrix = &dedup.matrix;
     bd.labels = dedup.labels.data();
@@ -790,156 +905,24 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
                 std::to_string(n));
   }
   backend->init(bd, deduped ? dedup.margins : margins);
+  eval.start(init, &m);
 
-  // Validation rows: margins kept up to date by scoring each new tree.
-  std::vector<double> vmargin(n_valid * (size_t)K);
-  if (init != nullptr && n_valid > 0) {
-    // The init model's rounds, scored on the validation rows: the history
-    // has one value per round of the whole model.
-    // The same metric function as the rounds' (metric_of: ranking metrics
-    // per query group, survival:aft's on the validation upper bounds).
-    const float* vw0 = valid.weights.empty() ? nullptr : valid.weights.data();
-    init_model_validation(
-        *init, valid, metrics,
-        [&](const std::string& name, const double* pred) {
-          return metric_of(name, pred, valid.labels.data(), n_valid, vw0, valid.query_group, mp);
-        },
-        &vmargin, &m.report.validation_metric);
-  } else {
-    for (size_t i = 0; i < n_valid; ++i)
-      for (int k = 0; k < K; ++k) vmargin[i * K + k] = (float)m.base_margin[k];
-  }
-  std::vector<double> vpred(vmargin.size());
-  // Higher is better for auc and the ranking metrics (metrics.cpp).
-  const bool higher = metric_higher_is_better(metrics.back());
-  const float* vw = valid.weights.empty() ? nullptr : valid.weights.data();
-  double best = 0;
-  int best_round = -1;
-
-  std::vector<float> before;  // margins before the round (adaptive leaves)
-  CancelPoller refit_poll(hooks.cancel);
+  const int init_rounds = init != nullptr ? init->num_rounds() : 0;
+  const BoostState s{in, l, p, hooks, bd, backend.get(), missing_bin, deduped, init_rounds,
+                     &margins, &tree_charge.n};
   auto tt = Clock::now();
-  for (int round = 0; round < p.num_round; ++round) {
-    check_cancel(hooks.cancel);
-    std::vector<Tree> trees;
-    if (P > 1) {
-      // num_parallel_tree trees per group on this round's gradients.
-      // Rows as the backend holds them: the distinct ones when deduped (no
-      // refit then: adaptive leaves turn row_dedup off).
-      ParallelRound pr{*backend, bd, *bd.matrix, missing_bin, deduped ? bd.labels : y,
-                       deduped ? bd.weights : w, &bd.tree_ext.monotone};
-      grow_parallel_trees(pr, p, init_rounds + round, refit_alphas, &trees, &margins);
-    } else {
-    if (oi.leaf_quantile) backend->margins(&before);
-    // Rounds are numbered after the init model's (sampling seeds).
-    backend->boost_round(init_rounds + round, feature_mask_for(init_rounds + round, d, p), &trees);
-    if (oi.leaf_quantile && multi_q) {
-      refit_outputs(in.matrix, missing_bin, y, w, before, refit_alphas, p.eta,
-                    &bd.tree_ext.monotone, trees.data(), &margins, &refit_poll);
-      backend->init(bd, margins);
-    } else if (oi.leaf_quantile) {
-      refit_leaves(in.matrix, missing_bin, y, w, before, oi.leaf_quantile(p), p.eta,
-                   &bd.tree_ext.monotone, &trees[0], &margins, &refit_poll);
-      backend->init(bd, margins);  // the training margins with the refit leaves
-    }
-    }
-    const int TPR = K * P;  // trees of this round (group-major)
-    if (hooks.budget) {
-      double nodes = 0;
-      for (int k = 0; k < TPR; ++k) nodes += trees[k].num_nodes();
-      hooks.budget->charge(nodes * kTreeNodeBytes,
-                           "the trees of round " + std::to_string(round + 1) + " (" +
-                               std::to_string((long long)nodes) + " nodes)",
-                           "lower num_round (now " + std::to_string(p.num_round) +
-                               ") or max_depth (now " + std::to_string(p.max_depth) + ")");
-      tree_charge.n += nodes * kTreeNodeBytes;
-    }
-    for (int k = 0; k < TPR; ++k) {
-      fill_thresholds(m.cuts, &trees[k]);
-      m.trees.push_back(std::move(trees[k]));
-      m.tree_group.push_back(k / P);
-    }
-    if (n_valid > 0) {
-      for (int j = 0; j < TPR; ++j) {
-        const int k = j / P;
-        const Tree& t = m.trees[m.trees.size() - TPR + j];
-        for (size_t i = 0; i < n_valid; ++i) {
-          const int32_t nd = valid.matrix.leaf_of_row(t, i, missing_bin.data());
-          vmargin[i * K + k] = (double)((float)vmargin[i * K + k] + t.value[nd]);
-        }
-      }
-      vpred = vmargin;
-      for (size_t i = 0; i < n_valid; ++i) eval_transform(oi, m, &vpred[i * K]);
-      double v = 0;
-      std::string line;
-      for (const std::string& name : metrics) {
-        v = metric_of(name, vpred.data(), valid.labels.data(), n_valid, vw, valid.query_group, mp);
-        m.report.validation_metric.push_back(v);
-        line += (line.empty() ? "" : ", ") + name + " = " + fmtd(v);
-      }
-      if (best_round < 0 || (higher ? v > best : v < best)) {
-        best = v;
-        best_round = round;
-      }
-      if (p.verbose && hooks.log)
-        hooks.log("round " + std::to_string(round + 1) + " of " + std::to_string(p.num_round) +
-                  ": validation " + line);
-      if (p.early_stopping_rounds > 0 && round - best_round >= p.early_stopping_rounds) break;
-    } else if (p.verbose && hooks.log && (round % 10 == 0 || round + 1 == p.num_round)) {
-      hooks.log("round " + std::to_string(round + 1) + " of " + std::to_string(p.num_round));
-    }
-  }
+  boost(s, &eval, &m);
   m.report.seconds_train = since(tt);
-  if (p.early_stopping_rounds > 0 && best_round >= 0) {
-    // Counted over the whole model (XGBoost); the init model's rounds are
-    // always kept.
-    m.report.best_iteration = init_rounds + best_round;
-    size_t keep = (size_t)(init_rounds + best_round + 1) * K * P;
-    m.trees.resize(keep);
-    m.tree_group.resize(keep);
-  }
-  // Final training metric (on the trees kept), from the rows as the backend
-  // holds them: with row_dedup the distinct ones, each scored and
-  // transformed once.
-  const BinnedMatrix& scored = deduped ? dedup.matrix : in.matrix;
-  const size_t ns = scored.n_rows;
-  std::vector<double> pred;
-  if (m.report.best_iteration < 0 ||
-      (size_t)(m.report.best_iteration + 1) * M == m.report.validation_metric.size()) {
-    backend->margins(&margins);
-    pred.assign(margins.begin(), margins.end());
-  } else {
-    // Early stopping dropped trees: score the rows with the kept ones, in
-    // the order and precision of predict_margin_row.
-    pred.resize(ns * (size_t)K);
-    std::vector<float> acc((size_t)K);
-    for (size_t r = 0; r < ns; ++r) {
-      if ((r & 65535) == 0) check_cancel(hooks.cancel);
-      for (int k = 0; k < K; ++k) acc[k] = (float)m.base_margin[k];
-      for (size_t t = 0; t < m.trees.size(); ++t) {
-        const Tree& tr = m.trees[t];
-        acc[m.tree_group[t]] += tr.value[scored.leaf_of_row(tr, r, missing_bin.data())];
-      }
-      for (int k = 0; k < K; ++k) pred[r * K + k] = acc[k];
-    }
-  }
-  for (size_t r = 0; r < ns; ++r) eval_transform(oi, m, &pred[r * K]);
-  std::vector<double> expanded;  // the training rows' predictions, when a metric needs them
-  for (const std::string& name : metrics) {
-    double v;
-    if (!deduped) {
-      v = metric_of(name, pred.data(), y, n, w, in.query_group, mp);
-    } else if (!compute_metric_distinct(name, p.objective, K, pred.data(), ns,
-                                        dedup.row_of.data(), y, n, w, mp, &v)) {
-      if (expanded.empty()) {
-        expanded.resize(n * (size_t)K);
-        for (size_t r = 0; r < n; ++r)
-          std::copy_n(&pred[(size_t)dedup.row_of[r] * K], K, &expanded[r * K]);
-      }
-      v = metric_of(name, expanded.data(), y, n, w, in.query_group, mp);
-    }
-    m.report.train_metric.push_back(v);
-  }
+  eval.keep_best(init_rounds, K * l.P, &m);
+  ScoredRows rows;
+  rows.matrix = deduped ? &dedup.matrix : &in.matrix;
+  rows.row_of = deduped ? dedup.row_of.data() : nullptr;
+  rows.labels = in.labels.data();
+  rows.weights = in.weights.empty() ? nullptr : in.weights.data();
+  rows.n = n;
+  rows.query_group = &in.query_group;
+  rows.labels_upper = &in.labels_upper;
+  eval.final_metrics(rows, backend.get(), &margins, hooks.cancel, &m);
   return m;
 }
 

@@ -117,90 +117,12 @@ float text_label_code(const LabelClasses* lc, const char* target, Datum value) {
   return 0;
 }
 
-void summarize_labels(const float* y, size_t n, LabelSummary* out) {
-  // The distinct values in a sorted array of at most kMaxClasses + 1
-  // entries (no copy of the labels); past that only min, max and
-  // integrality are tracked.
-  const size_t cap = (size_t)gbdt::kMaxClasses + 1;
-  double* v = (double*)palloc(sizeof(double) * cap);
-  size_t d = 0;
-  bool capped = false, all_integer = true;
-  double mn = 0, mx = 0;
-  if (n > 0) mn = mx = y[0];
-  for (size_t i = 0; i < n; i++) {
-    const double x = y[i];
-    mn = std::min(mn, x);
-    mx = std::max(mx, x);
-    // Every double of magnitude 2^52 or more is an integer (no call to
-    // floor per row).
-    all_integer &= std::fabs(x) >= 0x1p52 || (double)(int64_t)x == x;
-    if (capped) continue;
-    if (d <= 8) {
-      // A few classes: compared with each, without a branch per class
-      // (labels of a classification come in random order).
-      bool seen = false;
-      for (size_t j = 0; j < d; j++) seen |= v[j] == x;
-      if (seen) continue;
-    }
-    size_t lo = 0, hi = d;  // first entry >= x
-    while (lo < hi) {
-      size_t mid = (lo + hi) >> 1;
-      if (v[mid] < x) lo = mid + 1; else hi = mid;
-    }
-    if (lo < d && v[lo] == x) continue;
-    if (d == cap) {
-      capped = true;
-      continue;
-    }
-    memmove(v + lo + 1, v + lo, sizeof(double) * (d - lo));
-    v[lo] = x;
-    d++;
-  }
-  out->capped = capped || d > (size_t)gbdt::kMaxClasses;
-  out->distinct = d;
-  out->all_integer = all_integer;
-  out->min = mn;
-  out->max = mx;
-  out->values = v;
-}
-
-bool map_numeric_labels(float* y, size_t n, const LabelSummary& s, LabelClasses* lc) {
-  const int k = (int)s.distinct;
-  lc->k = k;
-  lc->text = false;
-  lc->values = s.values;
-  bool identity = true;
-  for (int i = 0; i < k; i++)
-    if (s.values[i] != (double)i) identity = false;
-  if (identity) return false;
-  for (size_t r = 0; r < n; r++) {
-    // The rank of y[r] among the distinct values (they are ascending).
-    const double v = y[r];
-    int lo = 0, hi = k - 1;
-    while (lo < hi) {
-      int mid = (lo + hi) >> 1;
-      if (s.values[mid] < v) lo = mid + 1; else hi = mid;
-    }
-    y[r] = (float)lo;
-  }
-  return true;
-}
-
 char* quote_class_list(const LabelClasses* lc, int max) {
   StringInfoData b;
   initStringInfo(&b);
   for (int i = 0; i < lc->k && i < max; i++)
     appendStringInfo(&b, "%s'%s'", i ? ", " : "", lc->names[i]);
   if (lc->k > max) appendStringInfoString(&b, ", ...");
-  return b.data;
-}
-
-char* format_label_values(const LabelSummary& s, int max) {
-  StringInfoData b;
-  initStringInfo(&b);
-  for (size_t i = 0; i < s.distinct && (int)i < max; i++)
-    appendStringInfo(&b, "%s%g", i ? ", " : "", s.values[i]);
-  if ((int)s.distinct > max || s.capped) appendStringInfoString(&b, ", ...");
   return b.data;
 }
 

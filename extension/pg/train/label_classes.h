@@ -6,7 +6,8 @@
 //  - bool targets: false, true (class_names too);
 //  - numeric targets with a classification objective: the distinct values,
 //    ascending; class i is the i-th smallest value (class_labels keeps the
-//    values).  Labels that already are 0..K-1 are left as they are.
+//    values).  Labels that already are 0..K-1 are left as they are
+//    (gbdt::decide_labels maps them, labels.h).
 // For binary:logistic the positive class (P(class 1)) is the second one.
 #pragma once
 
@@ -42,23 +43,7 @@ void text_label_classes(const RelInfo* rel, const char* target, LabelClasses* ou
 // among the classes (the relation changed between reads) is an error.
 float text_label_code(const LabelClasses* lc, const char* target, Datum value);
 
-// Summary of numeric labels, for the NOTICE and the mapping.
-struct LabelSummary {
-  size_t distinct = 0;     // capped at kMaxClasses + 1
-  bool capped = false;
-  bool all_integer = true;
-  double min = 0, max = 0;
-  double* values = nullptr;  // the distinct values, ascending (distinct entries)
-};
-void summarize_labels(const float* y, size_t n, LabelSummary* out);
-
-// Maps labels in place to 0..K-1 by their rank among the distinct values
-// (when they are not 0..K-1 already, see above) and fills lc->values.
-// Returns whether the labels were changed.
-bool map_numeric_labels(float* y, size_t n, const LabelSummary& s, LabelClasses* lc);
-
 // "'a', 'b', 'c'" (the first `max` values, then ", ..."), palloc'd.
 char* quote_class_list(const LabelClasses* lc, int max);
-char* format_label_values(const LabelSummary& s, int max);
 
 }  // namespace gbdt_pg

@@ -1,9 +1,10 @@
-// gbdt engine, public API: Training: parameters, the objective table, the trainer, continued training and the backend choice.
+// gbdt engine, public API: Training: parameters, the label decision, the objective table, the trainer, continued training and the backend choice.
 // The PostgreSQL glue includes only headers of this directory; the
 // engine headers named here are the part of the engine it may use.
 #pragma once
 
 #include "../../gbm/trainer.h"
+#include "../../gbm/labels.h"
 #include "../../gbm/params.h"
 #include "../../gbm/continue_training.h"
 #include "../../gbm/cross_validation.h"
