@@ -1,4 +1,4 @@
-// XGBoost's tree parameters beyond plain level-wise growth (engineer T):
+// XGBoost's tree parameters beyond plain level-wise growth:
 // monotone and interaction constraints, per-level and per-node column
 // sampling, loss-guided growth with max_leaves.  Parsing of the constraint
 // texts (by column name or index), the per-level/per-node feature samples,

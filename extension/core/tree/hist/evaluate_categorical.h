@@ -1,4 +1,4 @@
-// The CPU backend's categorical split scan (issue 11: features with
+// The CPU backend's categorical split scan (features with
 // thousands of categories).  It returns exactly what
 // best_categorical_split_words (categorical_split.h, the reference shared
 // with the CUDA kernels) returns, gain bits, sums, default direction and

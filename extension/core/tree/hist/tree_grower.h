@@ -1,4 +1,4 @@
-// The general tree grower of the CPU backend (engineer T): XGBoost's hist
+// The general tree grower of the CPU backend: XGBoost's hist
 // driver with monotone and interaction constraints, per-level and per-node
 // column sampling, depth-wise or loss-guided (best-first) growth and
 // max_leaves.  Used instead of the level-wise fast path when
