@@ -1,5 +1,6 @@
 #include "tree_grower.h"
 
+#include "histogram.h"
 #include "leaf_update.h"
 #include "../driver.h"
 #include "row_partitioner.h"
@@ -125,34 +126,12 @@ class Grower {
     n.hist = -1;
   }
 
+  // The node's histogram by the CPU driver's HistogramBuilder (histogram.h)
+  // from its segment of row_idx: the same integer sums as any other order.
   void build_hist(const GNode& n) {
-    in_.matrix->visit([&](auto* bins) { build_hist(n, bins); });  // W
-  }
-  template <typename BinT>
-  void build_hist(const GNode& n, const BinT* bins) {
-    GradSum* hst = hists_[n.hist].get();
-    const size_t d = (size_t)nf_;
-    const uint32_t* off = in_.hist_offset;
-    const uint32_t* idx = in_.row_idx;
-    const GradSum* gp = in_.gpair;
-    const int fb = 8;
-    const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
-    const size_t T = in_.total_bins;
-    in_.pool->run(nblk, [&](size_t t, int) {
-      const int f0 = (int)t * fb, f1 = std::min(nf_, f0 + fb);
-      const size_t s0 = off[f0], s1 = f1 < nf_ ? off[f1] : T;
-      std::fill(hst + s0, hst + s1, GradSum{0, 0});
-      for (size_t i = n.begin; i < n.end; ++i) {
-        const uint32_t r = idx[i];
-        const BinT* rb = bins + (size_t)r * d;
-        const GradSum g = gp[r];
-        for (int f = f0; f < f1; ++f) {
-          GradSum& s = hst[off[f] + rb[f]];
-          s.g += g.g;
-          s.h += g.h;
-        }
-      }
-    });
+    LevelNode ln{n.id, n.begin, n.end, n.sum, hists_[n.hist].get()};
+    ln.rows = in_.row_idx;
+    in_.hist->build({&ln}, in_.gpair);
   }
 
   // ---- weights and gains ----
@@ -286,9 +265,7 @@ class Grower {
     build_hist(small);
     GNode& large = nodes_[left_small ? ri : li];
     large.hist = parent_hist;
-    GradSum* lh = hists_[large.hist].get();
-    const GradSum* sh = hists_[small.hist].get();
-    for (size_t x = 0; x < in_.total_bins; ++x) lh[x] = gs_sub(lh[x], sh[x]);
+    in_.hist->subtract(hists_[large.hist].get(), hists_[small.hist].get());
     for (int32_t c : {li, ri}) {
       evaluate(c);
       if (nodes_[c].best.feature >= 0)

@@ -458,6 +458,7 @@ class CpuBackend final : public TreeBackend {
     GeneralGrowInput g;
     g.matrix = data_.matrix;
     g.cuts = data_.cuts;
+    g.hist = &hist_;
     g.hist_offset = hist_.offsets();
     g.total_bins = hist_.total_bins();
     g.gpair = &gpair_[(size_t)k * n_];
