@@ -1,4 +1,4 @@
-// CUDA tree backend: the CPU backend's algorithm (cpu_backend.cpp) on the GPU,
+// CUDA tree backend: the CPU backend's algorithm (extension/core/tree/hist/updater.cpp) on the GPU,
 // producing the same trees.
 //  - The binned matrix, labels, margins and gradient pairs live on the device
 //    for the whole training (uploaded once in init(); no managed memory).
@@ -43,7 +43,6 @@
 #include "objective/gradients.h"
 #include "objective/host_gradients.h"
 #include "kernels.cuh"
-#include "kernels_lossguide.cuh"
 #include "tree/apply_split.h"
 
 namespace gbdt {

@@ -1,5 +1,5 @@
 // The tree-building interface with two implementations: the CPU backend
-// (cpu_backend.cpp) and the CUDA backend (cuda/).  Both grow trees level by
+// (tree/hist/updater.cpp) and the CUDA backend (cuda/).  Both grow trees level by
 // level on the binned matrix with quantized (integer) gradient sums and decide
 // splits with split_math.h, so they build the same trees.
 #pragma once

@@ -1,5 +1,5 @@
-// The CPU backend's categorical split scan (fast for features
-// with thousands of categories).  It returns exactly what
+// The CPU backend's categorical split scan (features with
+// thousands of categories).  It returns exactly what
 // best_categorical_split_words (categorical_split.h, the reference shared
 // with the CUDA kernels) returns, gain bits, sums, default direction and
 // right set included, without its costs on wide features:

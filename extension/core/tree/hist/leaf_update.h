@@ -1,4 +1,7 @@
-// The last level of a depth-wise tree (it saves the last level's partition).
+// The margin update of the CPU drivers: the last level of a depth-wise
+// tree fused with the update (LeafUpdater::last_level), the leaves' values
+// added over their row segments (LeafUpdater::leaves) and the rows outside
+// the round's sample walked through the tree (LeafUpdater::unsampled).
 //
 // The children of a split at depth max_depth - 1 are leaves: their rows need
 // no histogram and no order, only their leaf value added to the margin.  So
@@ -14,9 +17,12 @@
 #include "../categorical_split.h"
 #include "../../common/parallel_policy.h"
 #include "row_partitioner.h"
-#include "split_route.h"
 #include "../../common/thread_pool.h"
 #include "../apply_split.h"
+#include "../tree.h"
+#include "../../data/binned_matrix.h"
+#include "level_node.h"
+#include <vector>
 
 namespace gbdt {
 
@@ -26,7 +32,7 @@ namespace gbdt {
 template <typename BinT>
 void add_last_level_values(const BinT* col, size_t d, const RowRoute& route, const uint32_t* idx, size_t b,
                            size_t e, float vl, float vr, float* margins, int K, int k) {
-  if (d == 1 && K == 1) {  // a feature-major column (rows < 2^31: row_partition.h)
+  if (d == 1 && K == 1) {  // a feature-major column (rows < 2^31: row_partitioner.h)
     add_leaf_values_column(col, route, idx, b, e, vl, vr, margins);
     return;
   }
@@ -73,5 +79,73 @@ void update_leaves_by_row_range(ThreadPool& pool, size_t n_rows, size_t n, Span 
     }
   });
 }
+
+// The margins of output group k (margins[row * K + k], n_rows rows) as a
+// tree's rows reach their leaves.  Every row gets one float addition per
+// tree, whichever of the ways below adds it.
+class LeafUpdater {
+ public:
+  LeafUpdater(const BinnedMatrix& matrix, const Cuts& cuts, ThreadPool& pool, const RowPartitioner* part,
+              float* margins, size_t n_rows, int K, int k)
+      : m_(matrix), c_(cuts), pool_(pool), part_(part), margins_(margins), n_(n_rows), K_(K), k_(k) {}
+
+  // The split nodes at depth max_depth - 1 (their splits applied: vl[i],
+  // vr[i] their children's values): each of their rows, routed by the
+  // split, gets its child's value, with no partition.
+  void last_level(const std::vector<LevelNode*>& nodes, const std::vector<SplitCandidate>& splits,
+                  const std::vector<const CatWords*>& split_sets, const std::vector<float>& vl,
+                  const std::vector<float>& vr) {
+    size_t rows_all = 0;
+    for (const LevelNode* ln : nodes) rows_all += ln->end - ln->begin;
+    m_.visit([&](auto* bins) {  // uint8_t or uint16_t entries
+      update_leaves_by_row_range(
+          pool_, n_, nodes.size(), [&](size_t i) { return RowSpan{nodes[i]->rows, nodes[i]->begin, nodes[i]->end}; },
+          rows_all * part_->route_cost(), [&](size_t i, size_t b, size_t e) {
+            const SplitCandidate& s = splits[i];
+            size_t cs;
+            const auto* col = part_->feature_column(bins, s.feature, &cs);
+            add_last_level_values(col, cs, row_route(s, c_.nbins(s.feature), split_sets[i]), nodes[i]->rows, b, e,
+                                  vl[i], vr[i], margins_, K_, k_);
+          });
+    });
+  }
+
+  // Leaf i's rows (span(i): RowSpan) get value(i); `work` as for
+  // update_leaves_by_row_range.
+  template <typename Span, typename Value>
+  void leaves(size_t n, Span span, Value value, size_t work) {
+    update_leaves_by_row_range(pool_, n_, n, span, work, [&](size_t i, size_t b, size_t e) {
+      const float v = value(i);
+      const uint32_t* rows = span(i).rows;
+      for (size_t j = b; j < e; ++j) margins_[(size_t)rows[j] * K_ + k_] += v;
+    });
+  }
+
+  // The rows with in_sample[r] == 0 get the value of the leaf they fall
+  // into (Tree::leaf_of_bins); `work`: parallel_policy.h.
+  void unsampled(const Tree& tree, const uint8_t* in_sample, size_t work) {
+    const int nf = m_.n_features;
+    std::vector<int> missing_bin((size_t)nf);
+    for (int f = 0; f < nf; ++f) missing_bin[f] = c_.nbins(f);
+    m_.visit([&](auto* bins) {  // uint8_t or uint16_t entries
+      pool_.run_blocks_sized(work, n_, [&](size_t b, size_t e, int) {
+        for (size_t r = b; r < e; ++r) {
+          if (in_sample[r]) continue;
+          const int32_t nd = tree.leaf_of_bins(bins + r * (size_t)nf, missing_bin.data());
+          margins_[r * K_ + k_] += tree.value[nd];
+        }
+      });
+    });
+  }
+
+ private:
+  const BinnedMatrix& m_;
+  const Cuts& c_;
+  ThreadPool& pool_;
+  const RowPartitioner* part_;  // for last_level
+  float* margins_;
+  size_t n_;
+  int K_, k_;
+};
 
 }  // namespace gbdt

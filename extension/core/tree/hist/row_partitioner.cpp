@@ -1,4 +1,4 @@
-// partition_column and add_leaf_values_column (row_partition.h): with
+// partition_column and add_leaf_values_column (row_partitioner.h): with
 // AVX-512F, 16 rows per step.  Their bins are gathered (4 bytes read at each
 // bin: kColumnPadding), and for a categorical split the words of its set at
 // those bins; the partition compresses the left rows in order to
@@ -12,6 +12,10 @@
 
 #include "../../common/cpu_features.h"
 #include "../../common/lane_compress.h"
+
+#include <climits>
+#include <cstring>
+#include <type_traits>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -271,6 +275,166 @@ void add_leaf_values_column(const uint8_t* col, const RowRoute& route, const uin
 void add_leaf_values_column(const uint16_t* col, const RowRoute& route, const uint32_t* idx, size_t b, size_t e,
                             float vl, float vr, float* margins) {
   leaf_values_any(col, route, idx, b, e, vl, vr, margins);
+}
+
+// ---- RowPartitioner ----
+
+void RowPartitioner::release() {
+  if (budget_) budget_->release(cols_charged_);
+  cols_charged_ = 0;
+}
+
+void RowPartitioner::init(const BinnedMatrix* matrix, size_t n_rows, ThreadPool* pool, MemoryBudget* budget,
+                          bool copies, bool keep) {
+  matrix_ = matrix;
+  pool_ = pool;
+  budget_ = budget;
+  n_ = n_rows;
+  nf_ = matrix->n_features;
+  row_idx_.resize(n_);
+  tmp_idx_.resize(n_);
+  if (keep) return;
+  const double bytes = (double)n_ * nf_ * (matrix->wide ? 2.0 : 1.0) + (double)kColumnPadding;
+  const bool room = !budget || budget->limit() <= 0 || budget->used() + bytes <= 0.5 * budget->limit();
+  // Rows < 2^31: the vector paths index them as int32.
+  has_cols_ = copies && n_ > 0 && n_ <= (size_t)INT32_MAX && room && (!budget || budget->try_charge(bytes));
+  if (has_cols_) {
+    cols_charged_ = budget ? bytes : 0;
+    make_columns();
+  }
+  // Routing a row costs about a nanosecond on the vector paths of the
+  // column store (parallel_policy.h), more on the row-major matrix.
+  route_cost_ = has_cols_ && (row_isa_available(RowIsa::kAvx2) || row_isa_available(RowIsa::kAvx512))
+                    ? kCostRouteRowVector
+                    : kCostPartitionRow;
+}
+
+void RowPartitioner::make_columns() {
+  matrix_->visit([&](auto* bins) {
+    using BinT = std::remove_const_t<std::remove_pointer_t<decltype(bins)>>;
+    std::vector<BinT>& cols = column_store(BinT{});
+    cols.resize(n_ * (size_t)nf_ + kColumnPadding / sizeof(BinT));
+    const size_t nf = (size_t)nf_, n = n_;
+    // Tiles of 64 rows x 64 features: both sides stay in cache.
+    pool_->run_blocks_sized(n * nf, (n + 63) / 64, [&](size_t b, size_t e, int) {
+      for (size_t r0 = b * 64; r0 < std::min(n, e * 64); r0 += 64)
+        for (size_t f0 = 0; f0 < nf; f0 += 64)
+          for (size_t f = f0; f < std::min(nf, f0 + 64); ++f)
+            for (size_t r = r0; r < std::min(n, r0 + 64); ++r) cols[f * n + r] = bins[r * nf + f];
+    });
+  });
+}
+
+// whole: the node's only piece.
+struct RowPartitioner::Piece {
+  size_t node, begin, end, nleft, out_left, out_right;
+  bool whole;
+};
+
+// Pieces of the nodes' row segments for the partition: at most 65536
+// rows, and several per node when the step is worth more than one thread
+// (parallel_policy.h).  emit(node, begin, end).
+template <typename Emit>
+void RowPartitioner::split_rows(const std::vector<LevelNode*>& nodes, size_t rows_all, Emit emit) const {
+  const size_t max_piece = 65536;
+  const int nt = threads_for_work(rows_all * route_cost_, pool_->size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const LevelNode* ln = nodes[i];
+    const size_t rows = ln->end - ln->begin;
+    const size_t np = std::max(row_pieces(rows, rows_all, nt, kMinWorkPerThread / kCostPartitionRow / 2),
+                               (rows + max_piece - 1) / max_piece);
+    for (size_t j = 0; j < np; ++j) {
+      const size_t b = ln->begin + rows * j / np, e = ln->begin + rows * (j + 1) / np;
+      if (b < e) emit(i, b, e);
+    }
+  }
+}
+
+// One pass over the bins per piece, from the node's row list into the
+// other one: left rows go forward from the piece's start, right rows
+// backward from its end.
+void RowPartitioner::route_pieces(const std::vector<LevelNode*>& nodes, const std::vector<SplitCandidate>& splits,
+                                  const std::vector<const CatWords*>& split_sets, const Cuts& c,
+                                  std::vector<Piece>& pieces, size_t rows_all) {
+  matrix_->visit([&](auto* bins) {  // uint8_t or uint16_t entries
+    pool_->run_sized(rows_all * route_cost_, pieces.size(), [&](size_t pi, int) {
+      Piece& p = pieces[pi];
+      const uint32_t* idx = nodes[p.node]->rows;
+      uint32_t* tmp = other(idx);
+      const SplitCandidate& s = splits[p.node];
+      const int nb = c.nbins(s.feature);
+      size_t cs;  // the column's row stride
+      const auto* col = feature_column(bins, s.feature, &cs);
+      const RowRoute route = row_route(s, nb, split_sets[p.node]);
+      if (cs == 1)  // the feature-major column
+        p.nleft = partition_column(col, route, idx, tmp, p.begin, p.end);
+      else
+        p.nleft = partition_rows_scalar(col, cs, route, idx, tmp, p.begin, p.end);
+    });
+  });
+}
+
+// A node routed as one piece is done after route_pieces (its right child's
+// rows are in reverse order: a node's rows are always in increasing or
+// decreasing order, which reads the bins and gradients as well; integer
+// sums do not depend on the order); the pieces of a node routed in several
+// are moved back into its own list by a second pass.
+std::vector<size_t> RowPartitioner::update(const std::vector<LevelNode*>& nodes,
+                                           const std::vector<SplitCandidate>& splits,
+                                           const std::vector<const CatWords*>& split_sets, const Cuts& c,
+                                           std::vector<uint32_t*>* child_rows) {
+  std::vector<Piece> pieces;
+  size_t rows_all = 0;
+  for (const LevelNode* ln : nodes) rows_all += ln->end - ln->begin;
+  split_rows(nodes, rows_all, [&](size_t i, size_t b, size_t e) { pieces.push_back(Piece{i, b, e, 0, 0, 0, false}); });
+  size_t n_split_pieces = 0;  // pieces of nodes with several
+  for (size_t j = 0; j < pieces.size(); ++j) {
+    const LevelNode* ln = nodes[pieces[j].node];
+    pieces[j].whole = pieces[j].begin == ln->begin && pieces[j].end == ln->end;
+    n_split_pieces += !pieces[j].whole;
+  }
+  // Left rows of a piece from tmp to idx + out_left, its right rows
+  // (written backwards from the piece's end) to idx + out_right.
+  auto move_back = [](const Piece& p, uint32_t* idx, const uint32_t* tmp) {
+    std::memcpy(idx + p.out_left, tmp + p.begin, p.nleft * sizeof(uint32_t));
+    const size_t nr = (p.end - p.begin) - p.nleft;
+    uint32_t* dst = idx + p.out_right;
+    const uint32_t* src = tmp + p.end - 1;
+    for (size_t j = 0; j < nr; ++j) dst[j] = src[-(ptrdiff_t)j];
+  };
+  route_pieces(nodes, splits, split_sets, c, pieces, rows_all);
+  child_rows->resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) (*child_rows)[i] = nodes[i]->rows;
+  for (const Piece& p : pieces)
+    if (p.whole) (*child_rows)[p.node] = other(nodes[p.node]->rows);
+  std::vector<size_t> nleft(nodes.size(), 0);
+  for (const Piece& p : pieces) nleft[p.node] += p.nleft;
+  std::vector<size_t> lpos(nodes.size()), rpos(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    lpos[i] = nodes[i]->begin;
+    rpos[i] = nodes[i]->begin + nleft[i];
+  }
+  for (Piece& p : pieces) {
+    p.out_left = lpos[p.node];
+    p.out_right = rpos[p.node];
+    lpos[p.node] += p.nleft;
+    rpos[p.node] += (p.end - p.begin) - p.nleft;
+  }
+  if (n_split_pieces > 0) {
+    std::vector<const Piece*> rest;
+    rest.reserve(n_split_pieces);
+    size_t rest_rows = 0;
+    for (const Piece& p : pieces)
+      if (!p.whole) {
+        rest.push_back(&p);
+        rest_rows += p.end - p.begin;
+      }
+    pool_->run_sized(rest_rows, rest.size(), [&](size_t pi, int) {
+      uint32_t* idx = nodes[rest[pi]->node]->rows;
+      move_back(*rest[pi], idx, other(idx));
+    });
+  }
+  return nleft;
 }
 
 }  // namespace gbdt

@@ -3,11 +3,22 @@
 // row list into the other one, tmp, the left rows forward from b in their
 // order, the right rows backward from e (tmp[e - 1] is the first right row).
 // The CPU backend's partition and its tests use it; the result is the same
-// with and without the vector paths.
+// with and without the vector paths.  RowPartitioner (below) holds the two
+// row lists and the feature-major bin copy, and partitions the nodes of a
+// depth-wise level.
 #pragma once
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
+
+#include "../../common/memory_budget.h"
+#include "../../common/parallel_policy.h"
+#include "../../common/thread_pool.h"
+#include "../../data/binned_matrix.h"
+#include "../apply_split.h"
+#include "../split_math.h"
+#include "level_node.h"
 
 namespace gbdt {
 
@@ -15,7 +26,8 @@ namespace gbdt {
 // vector path may read 4 bytes at any entry.
 constexpr size_t kColumnPadding = 64;
 
-// The vector instructions of the routing: kBest is the widest the CPU has
+// The routing of RowRoute as a function of the bin follows below; first the
+// vector instructions of the routing: kBest is the widest the CPU has
 // (AVX-512F, else AVX2, checked at run time); tests ask for each one that
 // row_isa_available() says the CPU has (one it lacks runs the scalar loop).
 enum class RowIsa { kBest, kScalar, kAvx2, kAvx512 };
@@ -33,6 +45,21 @@ struct RowRoute {
   const uint32_t* words = nullptr;
   int nwords = 0;
 };
+
+// The route of split s of a feature with nb value bins (the partition and
+// the last level of the depth-wise driver, the general grower); set: its
+// right bin set when it is categorical (null: numeric).
+inline RowRoute row_route(const SplitCandidate& s, int nb, const CatWords* set) {
+  RowRoute r;
+  r.split_bin = (unsigned)s.bin;
+  r.nb = (unsigned)nb;
+  r.default_left = s.default_left != 0;
+  if (set) {
+    r.words = set->words;
+    r.nwords = set->nwords;
+  }
+  return r;
+}
 
 // The routing of RowRoute as a function of the bin, one type per kind of
 // split so that the loops below carry no test of the kind; the set's words
@@ -98,7 +125,7 @@ inline size_t partition_rows_scalar(const BinT* col, size_t stride, const RowRou
   });
 }
 
-// The last level of a depth-wise tree (last_level_update.h): rows idx[b..e)
+// The last level of a depth-wise tree (leaf_update.h): rows idx[b..e)
 // of a node get their leaf's value, vl (left) or vr (right), added to
 // margins[row * K + k].  Any row stride; the scalar loop.
 template <typename BinT, typename Left>
@@ -128,7 +155,7 @@ void add_leaf_values_column(const uint16_t* col, const RowRoute& route, const ui
 
 // The positions [*sb, *se) of the rows r0 <= row < r1 in a node's row list
 // idx[b..e), which is in increasing or in decreasing order (partition keeps
-// one or the other: CpuBackend::partition).  Leaf-value updates use it to
+// one or the other: RowPartitioner::update).  Leaf-value updates use it to
 // hand each thread its own range of row numbers, so that no two threads
 // write the same cache line of the margins.
 inline void row_span_in_range(const uint32_t* idx, size_t b, size_t e, size_t r0, size_t r1,
@@ -146,5 +173,74 @@ inline void row_span_in_range(const uint32_t* idx, size_t b, size_t e, size_t r0
   *sb = (size_t)(lo - idx);
   *se = (size_t)(hi - idx);
 }
+
+// The rows of the tree being grown: two row lists (a node's rows are a
+// segment of one of them; a partition routes them into the other), and,
+// with ample memory, a feature-major copy of the bins for routing rows, as
+// XGBoost keeps its column matrix beside the row-major index (a split reads
+// one column, its rows in increasing order).
+class RowPartitioner {
+ public:
+  ~RowPartitioner() { release(); }
+  // Sizes the row lists for n_rows rows; unless `keep` (a restart on the
+  // same data), makes the column copy when copies are allowed and at most
+  // half the budget is in use after it.
+  void init(const BinnedMatrix* matrix, size_t n_rows, ThreadPool* pool, MemoryBudget* budget, bool copies,
+            bool keep);
+  // Returns the bytes of the column copy charged to the budget.
+  void release();
+
+  uint32_t* rows() { return row_idx_.data(); }
+  // The other row list than `list`.
+  uint32_t* other(const uint32_t* list) { return list == row_idx_.data() ? tmp_idx_.data() : row_idx_.data(); }
+  // Cost of routing one row (partition, last level): parallel_policy.h.
+  size_t route_cost() const { return route_cost_; }
+
+  // Feature f's bins for routing rows (partition, last level): its column
+  // in the feature-major copy when there is one (stride 1: a node's rows,
+  // in increasing order, read nearby bytes), else in the row-major matrix.
+  template <typename BinT>
+  const BinT* feature_column(const BinT* bins, int f, size_t* stride) const {
+    const void* cols = matrix_->wide ? (const void*)cols16_.data() : (const void*)cols8_.data();
+    if (has_cols_) {
+      *stride = 1;
+      return (const BinT*)cols + (size_t)f * n_;
+    }
+    *stride = (size_t)nf_;
+    return bins + f;
+  }
+
+  // Partition of each split node's segment by splits[i] (split_sets[i]:
+  // its right bin set, null for a numeric split): left rows first.
+  // Returns the number of left rows per node, and in (*child_rows)[i] the
+  // row list that holds node i's children at its segment.
+  std::vector<size_t> update(const std::vector<LevelNode*>& nodes, const std::vector<SplitCandidate>& splits,
+                             const std::vector<const CatWords*>& split_sets, const Cuts& cuts,
+                             std::vector<uint32_t*>* child_rows);
+
+ private:
+  struct Piece;
+  void make_columns();
+  void route_pieces(const std::vector<LevelNode*>& nodes, const std::vector<SplitCandidate>& splits,
+                    const std::vector<const CatWords*>& split_sets, const Cuts& c, std::vector<Piece>& pieces,
+                    size_t rows_all);
+  template <typename Emit>
+  void split_rows(const std::vector<LevelNode*>& nodes, size_t rows_all, Emit emit) const;
+  std::vector<uint8_t>& column_store(uint8_t) { return cols8_; }
+  std::vector<uint16_t>& column_store(uint16_t) { return cols16_; }
+
+  const BinnedMatrix* matrix_ = nullptr;
+  ThreadPool* pool_ = nullptr;
+  MemoryBudget* budget_ = nullptr;
+  size_t n_ = 0;
+  int nf_ = 0;
+  std::vector<uint32_t> row_idx_, tmp_idx_;
+  // The bins feature-major (feature_column), when has_cols_.
+  std::vector<uint8_t> cols8_;
+  std::vector<uint16_t> cols16_;
+  bool has_cols_ = false;
+  size_t route_cost_ = kCostPartitionRow;
+  double cols_charged_ = 0;
+};
 
 }  // namespace gbdt

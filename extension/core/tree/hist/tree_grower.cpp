@@ -1,13 +1,14 @@
 #include "tree_grower.h"
 
+#include "histogram.h"
 #include "leaf_update.h"
-#include "split_route.h"
+#include "../driver.h"
+#include "row_partitioner.h"
 #include "../apply_split.h"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <queue>
 #include <string>
 
 namespace gbdt {
@@ -73,49 +74,26 @@ class Grower {
       build_hist(nodes_[0]);
       evaluate(0);
     }
-    int num_leaves = 1;
-    const int max_leaves = ext_.max_leaves;
-    if (!ext_.lossguide) {
-      std::vector<int32_t> level, next;
-      if (nodes_[0].best.feature >= 0) level.push_back(0);
-      while (!level.empty()) {
-        check_cancel(in_.cancel);
-        next.clear();
-        for (int32_t id : level) {
-          if (max_leaves > 0 && num_leaves >= max_leaves) {
-            put_hist(id);
-            continue;
-          }
-          split(id, &next);
-          ++num_leaves;
-        }
-        level.swap(next);
-      }
-    } else {
-      // Best first: the largest gain, ties to the lower node id.
-      auto worse = [this](int32_t a, int32_t b) {
-        const double ga = nodes_[a].best.gain, gb = nodes_[b].best.gain;
-        if (ga != gb) return ga < gb;
-        return a > b;
-      };
-      std::priority_queue<int32_t, std::vector<int32_t>, decltype(worse)> open(worse);
-      if (nodes_[0].best.feature >= 0) open.push(0);
-      std::vector<int32_t> kids;
-      while (!open.empty()) {
-        check_cancel(in_.cancel);
-        if (max_leaves > 0 && num_leaves >= max_leaves) break;
-        const int32_t id = open.top();
-        open.pop();
+    // The expansion policy (driver.h): depth-wise levels or the open leaf
+    // with the largest gain first (ties: the lower node id), max_leaves.
+    auto worse = [this](const int32_t& a, const int32_t& b) {
+      const double ga = nodes_[a].best.gain, gb = nodes_[b].best.gain;
+      if (ga != gb) return ga < gb;
+      return a > b;
+    };
+    Driver<int32_t> driver(ext_.lossguide, ext_.max_leaves, worse);
+    if (nodes_[0].best.feature >= 0) driver.push(0);
+    std::vector<int32_t> kids;
+    for (auto batch = driver.pop(); !batch.empty(); batch = driver.pop()) {
+      check_cancel(in_.cancel);
+      for (int32_t id : driver.take_dropped()) put_hist(id);
+      for (int32_t id : batch) {
         kids.clear();
         split(id, &kids);
-        ++num_leaves;
-        for (int32_t c : kids) open.push(c);
-      }
-      while (!open.empty()) {
-        put_hist(open.top());
-        open.pop();
+        driver.push(kids);
       }
     }
+    for (int32_t id : driver.take_dropped()) put_hist(id);
     update_margins();
   }
 
@@ -148,34 +126,12 @@ class Grower {
     n.hist = -1;
   }
 
+  // The node's histogram by the CPU driver's HistogramBuilder (histogram.h)
+  // from its segment of row_idx: the same integer sums as any other order.
   void build_hist(const GNode& n) {
-    in_.matrix->visit([&](auto* bins) { build_hist(n, bins); });  // 1- or 2-byte bins
-  }
-  template <typename BinT>
-  void build_hist(const GNode& n, const BinT* bins) {
-    GradSum* hst = hists_[n.hist].get();
-    const size_t d = (size_t)nf_;
-    const uint32_t* off = in_.hist_offset;
-    const uint32_t* idx = in_.row_idx;
-    const GradSum* gp = in_.gpair;
-    const int fb = 8;
-    const size_t nblk = (size_t)((nf_ + fb - 1) / fb);
-    const size_t T = in_.total_bins;
-    in_.pool->run(nblk, [&](size_t t, int) {
-      const int f0 = (int)t * fb, f1 = std::min(nf_, f0 + fb);
-      const size_t s0 = off[f0], s1 = f1 < nf_ ? off[f1] : T;
-      std::fill(hst + s0, hst + s1, GradSum{0, 0});
-      for (size_t i = n.begin; i < n.end; ++i) {
-        const uint32_t r = idx[i];
-        const BinT* rb = bins + (size_t)r * d;
-        const GradSum g = gp[r];
-        for (int f = f0; f < f1; ++f) {
-          GradSum& s = hst[off[f] + rb[f]];
-          s.g += g.g;
-          s.h += g.h;
-        }
-      }
-    });
+    LevelNode ln{n.id, n.begin, n.end, n.sum, hists_[n.hist].get()};
+    ln.rows = in_.row_idx;
+    in_.hist->build({&ln}, in_.gpair);
   }
 
   // ---- weights and gains ----
@@ -309,9 +265,7 @@ class Grower {
     build_hist(small);
     GNode& large = nodes_[left_small ? ri : li];
     large.hist = parent_hist;
-    GradSum* lh = hists_[large.hist].get();
-    const GradSum* sh = hists_[small.hist].get();
-    for (size_t x = 0; x < in_.total_bins; ++x) lh[x] = gs_sub(lh[x], sh[x]);
+    in_.hist->subtract(hists_[large.hist].get(), hists_[small.hist].get());
     for (int32_t c : {li, ri}) {
       evaluate(c);
       if (nodes_[c].best.feature >= 0)
@@ -322,33 +276,19 @@ class Grower {
   }
 
   void update_margins() {
-    const int K = in_.K, k = in_.group;
     std::vector<int32_t> leaves;
     for (int32_t i = 0; i < (int32_t)nodes_.size(); ++i)
       if (tree_->is_leaf(i)) leaves.push_back(i);
+    LeafUpdater up(*in_.matrix, *in_.cuts, *in_.pool, nullptr, in_.margins, in_.n_rows, in_.K, in_.group);
     // Rows of a node in increasing order (split's stable partition).
-    update_leaves_by_row_range(
-        *in_.pool, in_.n_rows, leaves.size(),
+    up.leaves(
+        leaves.size(),
         [&](size_t i) {
           const GNode& n = nodes_[leaves[i]];
           return RowSpan{in_.row_idx, n.begin, n.end};
         },
-        in_.n_sampled * 2, [&](size_t i, size_t b, size_t e) {
-          const float v = tree_->value[nodes_[leaves[i]].id];
-          for (size_t j = b; j < e; ++j) in_.margins[(size_t)in_.row_idx[j] * K + k] += v;
-        });
-    if (!in_.in_sample) return;
-    std::vector<int> missing_bin((size_t)nf_);
-    for (int f = 0; f < nf_; ++f) missing_bin[f] = in_.cuts->nbins(f);
-    in_.matrix->visit([&](auto* bins) {  // uint8_t or uint16_t entries
-    in_.pool->run_blocks(in_.n_rows, [&](size_t b, size_t e, int) {
-      for (size_t r = b; r < e; ++r) {
-        if (in_.in_sample[r]) continue;
-        const int32_t nd = tree_->leaf_of_bins(bins + r * (size_t)nf_, missing_bin.data());
-        in_.margins[r * K + k] += tree_->value[nd];
-      }
-    });
-    });
+        [&](size_t i) { return tree_->value[nodes_[leaves[i]].id]; }, in_.n_sampled * 2);
+    if (in_.in_sample) up.unsampled(*tree_, in_.in_sample, in_.n_rows * 4);
   }
 
   const GeneralGrowInput& in_;

@@ -22,7 +22,11 @@
 
 namespace gbdt {
 
+class HistogramBuilder;
+
 struct GeneralGrowInput {
+  // The CPU driver's histogram builder (histogram.h) of this matrix.
+  HistogramBuilder* hist = nullptr;
   const BinnedMatrix* matrix = nullptr;
   const Cuts* cuts = nullptr;
   const uint32_t* hist_offset = nullptr;  // per feature, into a histogram

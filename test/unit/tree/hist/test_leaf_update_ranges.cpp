@@ -1,5 +1,5 @@
 // Leaf values into the margins by ranges of row numbers
-// (last_level_update.h): row_span_in_range finds a node's rows in a range
+// (leaf_update.h): row_span_in_range finds a node's rows in a range
 // of row numbers in increasing and decreasing row lists, and
 // update_leaves_by_row_range gives every row of every node its one
 // addition, from tasks whose rows never share a 16-row block with another

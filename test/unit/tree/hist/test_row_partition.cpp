@@ -1,4 +1,4 @@
-// partition_column (row_partition.h): the vector path gives the row lists of
+// partition_column (row_partitioner.h): the vector path gives the row lists of
 // the scalar loop, bit for bit, for uint8 and uint16 columns, every length
 // and block start (tails), the missing bin with default left and right, a
 // split at the last bin, categorical splits (right sets of no bin, one
