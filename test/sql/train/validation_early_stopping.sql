@@ -126,7 +126,7 @@ SELECT throws_ok($$SELECT gbdt_train('reg_train', 'label', NULL, NULL, '{"early_
 SELECT throws_like($$SELECT gbdt_train('reg_train', 'label', NULL, NULL, '{"validation_fraction": 1.5}')$$,
                    '%parameter "validation_fraction" = 1.5 is out of range: must be in [0, 1)%', 'validation_fraction range');
 SELECT throws_like($$SELECT gbdt_train('reg_train', 'label', NULL, NULL, '{"eval_metric": "foo", "validation_fraction": 0.2}')$$,
-                   '%parameter "eval_metric" = "foo" is not supported: must be one of rmse, mae, logloss, auc, error, error@t, mlogloss, merror, poisson-nloglik, %, ndcg, ndcg@k, map, map@k, pre, pre@k%',
+                   '%parameter "eval_metric" = "foo" is not supported: must be one of rmse, mae, logloss, auc, aucpr, error, error@t, mlogloss, merror, poisson-nloglik, %, ndcg, ndcg@k, map, map@k, pre, pre@k%',
                    'unknown eval_metric');
 SELECT throws_like($$SELECT gbdt_train('higgs_train', 'label', NULL, 'binary:logistic', '{"eval_metric": "mlogloss", "validation_fraction": 0.2}')$$,
                    '%parameter "eval_metric" = "mlogloss" needs objective multi:softprob%', 'multiclass metric on a binary model');

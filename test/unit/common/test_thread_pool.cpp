@@ -253,9 +253,15 @@ TEST(ThreadChoice, KeepsOneThreadOnlyWhenBothPairsSaySo) {
       choice.before_round(&pool);
       const bool serial_round = pool.size() == 1;
       const bool tried = c.first < kChooseRoundSeconds;
-      if (r >= 3 && r <= 6) EXPECT_EQ(tried, serial_round) << "case " << k << " round " << r;
-      if (r == 0 || r == 1 || r == 2 || r == 7 || r == 8) EXPECT_FALSE(serial_round) << "case " << k << " round " << r;
-      if (r > 8) EXPECT_EQ(c.one, serial_round) << "case " << k << " round " << r;
+      if (r >= 3 && r <= 6) {
+        EXPECT_EQ(tried, serial_round) << "case " << k << " round " << r;
+      }
+      if (r == 0 || r == 1 || r == 2 || r == 7 || r == 8) {
+        EXPECT_FALSE(serial_round) << "case " << k << " round " << r;
+      }
+      if (r > 8) {
+        EXPECT_EQ(c.one, serial_round) << "case " << k << " round " << r;
+      }
       choice.after_round(&pool, r == 0 ? c.first : r <= 8 ? c.t[r - 1] : 0.1 * ms);
     }
     EXPECT_EQ(c.one, choice.chose_one_thread()) << "case " << k;
