@@ -12,6 +12,7 @@
 #include "continue_training.h"
 #include "../objective/gradients.h"
 #include "../objective/label_quantiles.h"
+#include "../metric/drift.h"
 #include "../metric/metrics.h"
 #include "../model/model_limits.h"
 #include "multi_quantile.h"
@@ -922,6 +923,9 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
       for (int k = 0; k < K; ++k) pred[r * K + k] = acc[k];
     }
   }
+  // What gbdt_drift compares live rows with (metric/drift.h).
+  m.training_dist = training_distribution(m, in.matrix, pred.data(),
+                                          deduped ? dedup.row_of.data() : nullptr, nthread, hooks.cancel);
   for (size_t r = 0; r < ns; ++r) eval_transform(oi, m, &pred[r * K]);
   std::vector<double> expanded;  // the training rows' predictions, when a metric needs them
   for (const std::string& name : metrics) {
