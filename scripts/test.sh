@@ -386,7 +386,7 @@ fi  # GBDT_SKIP_CANCEL
 # ---- 8. pgTAP suite --------------------------------------------------------
 banner "pgTAP suite (pg_prove)"
 # shellcheck disable=SC2206
-TESTS=(${GBDT_TESTS:-test/sql/*.sql test/sql/evaluate/*.sql})
+TESTS=(${GBDT_TESTS:-test/sql/*.sql test/sql/evaluate/*.sql test/sql/drift/*.sql})
 PROVE_LOG=$GBDT_CLUSTER_DIR/pg_prove.out
 pg_prove --ext .sql --timer --failures --comments "${TESTS[@]}" 2>&1 | tee "$PROVE_LOG"
 prove_rc=${PIPESTATUS[0]}

@@ -613,3 +613,16 @@ CREATE FUNCTION gbdt_explain_table(model gbdt_model, relation regclass, key text
 
 COMMENT ON FUNCTION gbdt_explain_table(gbdt_model, regclass, text, int) IS
   'TreeSHAP contributions of every row of a table or view: per row and class the top_k features of largest |contribution| (most first) and a bias row; top_k NULL = every feature';
+
+-- Drift of a relation against the model's training rows, on the model's
+-- own bins: PSI and KS per feature and for the prediction, most shifted
+-- first (models trained before 0.3 and imported models have no training
+-- distribution: an error says so).
+CREATE FUNCTION gbdt_drift(model gbdt_model, relation regclass)
+  RETURNS TABLE(feature text, psi float8, ks float8, missing_rate_train float8,
+                missing_rate_now float8, unseen_category_rate float8)
+  AS 'MODULE_PATHNAME', 'gbdt_drift'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 100;
+
+COMMENT ON FUNCTION gbdt_drift(gbdt_model, regclass) IS
+  'Drift of a table or view against the model''s training rows on the model''s bins: per feature and for the prediction PSI, KS, missing rates (training, now) and the rate of unseen categories; by PSI descending';
