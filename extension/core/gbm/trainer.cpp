@@ -924,8 +924,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
     }
   }
   // What gbdt_drift compares live rows with (metric/drift.h).
-  m.training_dist = training_distribution(m, in.matrix, pred.data(),
-                                          deduped ? dedup.row_of.data() : nullptr, nthread, hooks.cancel);
+  m.training_dist = training_distribution(m, in.matrix, pred.data(), deduped ? dedup.row_of.data() : nullptr,
+                                          p.validation_fraction > 0 ? &valid.matrix : nullptr, nthread, hooks.cancel);
   for (size_t r = 0; r < ns; ++r) eval_transform(oi, m, &pred[r * K]);
   std::vector<double> expanded;  // the training rows' predictions, when a metric needs them
   for (const std::string& name : metrics) {

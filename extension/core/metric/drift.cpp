@@ -56,6 +56,46 @@ std::vector<double> training_predictions(const Model& m, const double* margins, 
   return out;
 }
 
+// Adds the rows of mx per bin into slots (Cuts::hist_offset layout), one
+// task per feature (each writes only its own slots), a cancel poll per
+// step of rows.
+void count_bins(const BinnedMatrix& mx, const Cuts& c, int nthread, CancelPoller* poll,
+                std::vector<uint64_t>* slots) {
+  const int d = mx.n_features;
+  ThreadPool pool(std::max(1, std::min(nthread, d)));
+  for (size_t begin = 0; begin < mx.n_rows; begin += kRowsPerStep) {
+    const size_t end = std::min(mx.n_rows, begin + kRowsPerStep);
+    poll->poll_now();
+    pool.run((size_t)d, [&](size_t f, int) {
+      uint64_t* s = slots->data() + c.hist_offset((int)f);
+      for (size_t r = begin; r < end; ++r) ++s[mx.at(r, (int)f)];
+    });
+  }
+}
+
+// Appends the scalar predictions of the held-out rows, from their bins, in
+// the order and precision of predict_margin_row (as the trainer scores rows
+// after early stopping).
+void held_out_predictions(const Model& m, const BinnedMatrix& mx, CancelPoller* poll,
+                          std::vector<double>* out) {
+  const int K = m.num_output_group > 0 ? m.num_output_group : 1;
+  std::vector<int> missing_bin((size_t)mx.n_features);
+  for (int f = 0; f < mx.n_features; ++f) missing_bin[f] = m.cuts.nbins(f);
+  std::vector<float> acc((size_t)K);
+  std::vector<double> v((size_t)K);
+  for (size_t r = 0; r < mx.n_rows; ++r) {
+    poll->tick(m.trees.size() + 1);
+    for (int k = 0; k < K; ++k) acc[k] = (float)m.base_margin[k];
+    for (size_t t = 0; t < m.trees.size(); ++t) {
+      const Tree& tr = m.trees[t];
+      acc[m.tree_group[t]] += tr.value[mx.leaf_of_row(tr, r, missing_bin.data())];
+    }
+    for (int k = 0; k < K; ++k) v[k] = acc[k];
+    transform_margins(m, v.data());
+    out->push_back(drift_prediction_value(m, v.data()));
+  }
+}
+
 double share(uint64_t count, uint64_t total) { return total ? (double)count / (double)total : 0.0; }
 
 // PSI and KS of two distributions over the same slots (train, live).
@@ -90,40 +130,35 @@ int drift_prediction_bin(const std::vector<double>& edges, double p) {
 
 TrainingDistribution training_distribution(const Model& m, const BinnedMatrix& mx,
                                            const double* margins, const uint32_t* row_of,
-                                           int nthread, const CancelFn& cancel) {
+                                           const BinnedMatrix* held_out, int nthread,
+                                           const CancelFn& cancel) {
   TrainingDistribution td;
-  const size_t n = mx.n_rows;
   const int d = mx.n_features;
   const Cuts& c = m.cuts;
+  if (held_out != nullptr && (held_out->n_rows == 0 || held_out->n_features != d)) held_out = nullptr;
+  const size_t n = mx.n_rows, nh = held_out != nullptr ? held_out->n_rows : 0;
   if (n == 0 || c.n_features() != d) return td;
   CancelPoller poll(cancel);
-  td.rows = n;
+  td.rows = n + nh;
   td.bin_counts.assign(c.total_hist_bins(), 0);
-  ThreadPool pool(std::max(1, std::min(nthread, d)));
-  for (size_t begin = 0; begin < n; begin += kRowsPerStep) {
-    const size_t end = std::min(n, begin + kRowsPerStep);
-    poll.poll_now();
-    // One task per feature: each writes only its own slots.
-    pool.run((size_t)d, [&](size_t f, int) {
-      uint64_t* slots = td.bin_counts.data() + c.hist_offset((int)f);
-      for (size_t r = begin; r < end; ++r) ++slots[mx.at(r, (int)f)];
-    });
-  }
-  const std::vector<double> pred = training_predictions(m, margins, n, row_of, &poll);
+  count_bins(mx, c, nthread, &poll, &td.bin_counts);
+  if (held_out != nullptr) count_bins(*held_out, c, nthread, &poll, &td.bin_counts);
+  std::vector<double> pred = training_predictions(m, margins, n, row_of, &poll);
+  if (held_out != nullptr) held_out_predictions(m, *held_out, &poll, &pred);
   const int K = m.num_output_group > 0 ? m.num_output_group : 1;
   if (objective_info(m.objective).multiclass && K > 1) {
     for (int k = 1; k < K; ++k) td.pred_edges.push_back(k - 0.5);
   } else {
     std::vector<double> sample;
-    const size_t take = std::min(n, kEdgeSampleRows);
+    const size_t all = pred.size(), take = std::min(all, kEdgeSampleRows);
     sample.reserve(take);
-    for (size_t i = 0; i < take; ++i) sample.push_back(pred[cut_sample_row(i, n, take)]);
+    for (size_t i = 0; i < take; ++i) sample.push_back(pred[cut_sample_row(i, all, take)]);
     td.pred_edges = quantile_edges(std::move(sample));
   }
   td.pred_counts.assign(td.pred_edges.size() + 1, 0);
-  for (size_t r = 0; r < n; ++r) {
+  for (double v : pred) {
     poll.tick();
-    const int b = drift_prediction_bin(td.pred_edges, pred[r]);
+    const int b = drift_prediction_bin(td.pred_edges, v);
     if (b >= 0) ++td.pred_counts[(size_t)b];
   }
   return td;

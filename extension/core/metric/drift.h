@@ -39,13 +39,17 @@ constexpr double kDriftPsiEpsilon = 1e-4;
 // have fewer distinct values).  Multiclass: one bin per class index.
 constexpr int kDriftPredictionBins = 20;
 
-// The training distribution of model m (objective, outputs, cuts, features
+// The training distribution of model m (objective, outputs, cuts, trees
 // set) on its training rows mx: margins holds the rows' raw margins (K per
 // row) before any transform, of the distinct rows when row_of is given
-// (row_of[r]: training row r's distinct row), else of mx's rows.
+// (row_of[r]: training row r's distinct row), else of mx's rows.  held_out
+// (may be null): the rows of the same relation held out for validation
+// (validation_fraction), counted too and predicted here from their bins,
+// so that the distribution is the training relation's as a whole.
 TrainingDistribution training_distribution(const Model& m, const BinnedMatrix& mx,
                                            const double* margins, const uint32_t* row_of,
-                                           int nthread, const CancelFn& cancel);
+                                           const BinnedMatrix* held_out, int nthread,
+                                           const CancelFn& cancel);
 
 // The scalar the prediction histogram is over, from one row's transformed
 // outputs (K of them): the class index of the largest for a multiclass

@@ -35,7 +35,9 @@ struct TrainingReport {
 // version 4).  Empty (rows == 0) for models trained before it, imported
 // ones (no training rows) and hand-built ones.
 struct TrainingDistribution {
-  uint64_t rows = 0;  // training rows counted (validation rows excluded)
+  // Rows counted: the training rows and those held out for validation
+  // (validation_fraction) of the training relation.
+  uint64_t rows = 0;
   // Per feature f, Cuts::nbins(f) + 1 slots from Cuts::hist_offset(f): the
   // rows per value bin, then the missing rows.  A categorical feature has
   // one bin per category code, so these are its counts per category.

@@ -6,7 +6,7 @@
 -- distribution existed still loads and scores identically, and gbdt_drift
 -- says what it lacks; a tampered distribution section is refused.
 BEGIN;
-SELECT plan(16);
+SELECT plan(17);
 
 CREATE TEMP TABLE dt AS
 SELECT i AS id, ((i * 7919) % 1000) / 1000.0 AS a, ((i * 104729) % 997) / 997.0 AS b,
@@ -35,6 +35,14 @@ SELECT is((SELECT array_agg(feature ORDER BY feature) FROM gbdt_drift((SELECT bi
           ARRAY['a', 'b', 'c', 'col', 'prediction'], 'the rows name the features and the prediction');
 SELECT is((SELECT (missing_rate_train, missing_rate_now)::text FROM gbdt_drift((SELECT bin FROM dm), 'dt')
            WHERE feature = 'c'), '(0.1,0.1)', 'missing rates of c: 10% in training and now');
+
+-- Rows held out for validation (validation_fraction) are part of the
+-- training relation's distribution too: its rows have no drift at all.
+SELECT is((SELECT max(psi) < 1e-12 AND max(ks) < 1e-12
+           FROM gbdt_drift(gbdt_train('dt', 'y', ARRAY['a', 'b', 'c', 'col'], 'binary:logistic',
+                                      '{"num_round": 20, "max_depth": 3, "validation_fraction": 0.3,
+                                        "early_stopping_rounds": 2}'), 'dt')),
+          true, 'with validation_fraction and early stopping: PSI and KS 0 on the training relation');
 
 -- One feature shifted: it comes first.
 CREATE TEMP TABLE dshift AS SELECT id, a, b + 0.5 AS b, c, col FROM dt;
