@@ -184,7 +184,7 @@ def slugs(page):
     out = set()
     body = re.sub(r'(?ms)^```.*?^```', '', open(page, encoding='utf-8').read())
     for h in re.findall(r'(?m)^#{1,6}\s+(.*?)\s*$', body):
-        h = re.sub(r'[`*_]', '', h).strip().lower()
+        h = re.sub(r'[`*]', '', h).strip().lower()  # GitHub keeps '_' (pg_cron)
         out.add(re.sub(r'[^\w\- ]', '', h).replace(' ', '-'))
     return out
 def exists(p):

@@ -667,3 +667,16 @@ CREATE FUNCTION gbdt_train_query(query text, target text, features text[] DEFAUL
 
 COMMENT ON FUNCTION gbdt_train_query(text, text, text[], text, jsonb, gbdt_model) IS
   'Trains as gbdt_train on the rows of a SELECT (run with the caller''s rights, in the query''s order, through a temporary view dropped afterwards)';
+
+-- Drift of a relation against the model's training rows, on the model's
+-- own bins: PSI and KS per feature and for the prediction, most shifted
+-- first (models trained before 0.3 and imported models have no training
+-- distribution: an error says so).
+CREATE FUNCTION gbdt_drift(model gbdt_model, relation regclass)
+  RETURNS TABLE(feature text, psi float8, ks float8, missing_rate_train float8,
+                missing_rate_now float8, unseen_category_rate float8)
+  AS 'MODULE_PATHNAME', 'gbdt_drift'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 100;
+
+COMMENT ON FUNCTION gbdt_drift(gbdt_model, regclass) IS
+  'Drift of a table or view against the model''s training rows on the model''s bins: per feature and for the prediction PSI, KS, missing rates (training, now) and the rate of unseen categories; by PSI descending';

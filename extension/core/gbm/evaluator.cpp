@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "../metric/drift.h"
 #include "../objective/lambdarank.h"
 #include "../tree/tree_backend.h"
 #include "continue_training.h"
@@ -152,6 +153,9 @@ void Evaluator::final_metrics(const ScoredRows& rows, TreeBackend* backend,
       for (int k = 0; k < K; ++k) pred[r * K + k] = acc[k];
     }
   }
+  // What gbdt_drift compares live rows with, from the margins of the trees kept.
+  m->training_dist = training_distribution(*m, *rows.training_rows, pred.data(), rows.row_of,
+                                           rows.held_out, rows.nthread, cancel);
   for (size_t r = 0; r < ns; ++r) eval_transform(oi_, *m, &pred[r * K]);
   const float* y = rows.labels;
   const float* w = rows.weights;

@@ -31,6 +31,12 @@ struct ScoredRows {
   size_t n = 0;
   const std::vector<uint32_t>* query_group = nullptr;
   const std::vector<float>* labels_upper = nullptr;
+  // For the model's training distribution (metric/drift.h): every training
+  // row's bins (not deduplicated), the rows validation_fraction held out
+  // (null: none) and the threads to count them on.
+  const BinnedMatrix* training_rows = nullptr;
+  const BinnedMatrix* held_out = nullptr;
+  int nthread = 1;
 };
 
 class Evaluator {

@@ -117,7 +117,7 @@ struct ParamDef {
   const char* doc;
   void (*apply)(const ParamKV& kv, const ParamDef& d, TrainParams* p);
   void (*record)(const TrainParams& p, KVList* out);
-  double (*get)(const TrainParams& p);
+  double (*get)(const TrainParams& p) = nullptr;  // numbers: the value, for the bounds test
 };
 
 double get_real(const ParamKV& kv, const ParamRange& r) {

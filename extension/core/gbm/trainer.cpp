@@ -922,6 +922,9 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   rows.n = n;
   rows.query_group = &in.query_group;
   rows.labels_upper = &in.labels_upper;
+  rows.training_rows = &in.matrix;
+  rows.held_out = p.validation_fraction > 0 ? &valid.matrix : nullptr;
+  rows.nthread = l.nthread;
   eval.final_metrics(rows, backend.get(), &margins, hooks.cancel, &m);
   return m;
 }

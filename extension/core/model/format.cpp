@@ -28,7 +28,11 @@ constexpr char kMagic[8] = {'G', 'B', 'D', 'T', 'M', 'D', 'L', '\0'};
 // lists (Tree split_type kCatList, imported models only); written only for
 // such a model, so that earlier builds refuse it by its version (they know
 // split types 0 and 1) and every other model keeps its version 1 or 2 bytes.
-constexpr uint32_t kFormatVersion = 3;
+// Version 4: a version 2 or 3 model with the training distribution section
+// (TrainingDistribution: bin counts and prediction histogram, which every
+// model trained by this build has); earlier builds refuse it by its
+// version.  Models of versions 1 to 3 still load (no distribution).
+constexpr uint32_t kFormatVersion = 4;
 
 // Version 2 sections.  Tags are never reused; an unknown tag is an error.
 enum SectionTag : uint32_t {
@@ -36,6 +40,9 @@ enum SectionTag : uint32_t {
   kSectionClassNames = 2,   // u32 count, then the names
   kSectionCatSplits = 3,    // per tree: split_type, cat_offset, cat_bits (empty vectors: none)
   kSectionParallelTrees = 4,  // u32 num_parallel_tree (only written when > 1)
+  // u64 rows, then count-prefixed u64 bin_counts, f64 pred_edges, u64
+  // pred_counts (only written when rows > 0; version 4)
+  kSectionTrainingDist = 5,
 };
 const char* kTextPrefix = "gbdt1:";
 
@@ -232,6 +239,15 @@ std::vector<std::pair<uint32_t, std::vector<uint8_t>>> model_sections(const Mode
     w.pod<uint32_t>((uint32_t)m.num_parallel_tree);
     out.emplace_back(kSectionParallelTrees, std::move(w.buf));
   }
+  const TrainingDistribution& td = m.training_dist;
+  if (!td.empty()) {
+    Writer w;
+    w.pod<uint64_t>(td.rows);
+    w.vec(td.bin_counts);
+    w.vec(td.pred_edges);
+    w.vec(td.pred_counts);
+    out.emplace_back(kSectionTrainingDist, std::move(w.buf));
+  }
   return out;
 }
 
@@ -275,6 +291,17 @@ void read_section(uint32_t tag, Reader& r, Model* m, MemoryBudget* budget) {
       if (npt < 2 || npt > (uint32_t)kMaxParallelTrees)
         bad("bad num_parallel_tree " + std::to_string(npt));
       m->num_parallel_tree = (int32_t)npt;
+      break;
+    }
+    case kSectionTrainingDist: {
+      // Sizes are bounded here (by the cuts' slots and the limits) before
+      // anything is allocated; validate_model checks that they match.
+      TrainingDistribution& td = m->training_dist;
+      td.rows = r.pod<uint64_t>("training distribution");
+      if (td.rows == 0) bad("training distribution of 0 rows");
+      r.vec(&td.bin_counts, "training bin counts", m->cuts.values.size() + m->feature_names.size());
+      r.vec(&td.pred_edges, "training prediction edges", kMaxPredictionBins);
+      r.vec(&td.pred_counts, "training prediction counts", kMaxPredictionBins + 1);
       break;
     }
     default:
@@ -330,6 +357,46 @@ void validate_category_set(const Model& m, const Tree& t, int32_t n, const std::
 //    (the smallest value seen); it is only recorded, never computed with.
 //  - the metric history may hold NaN (AUC of rows of one class is
 //    undefined); it is only displayed (as JSON null).
+namespace {
+
+// The training distribution (if any) against the cuts (already checked):
+// one slot per bin and feature, each feature's slots adding up to the rows,
+// finite ascending prediction edges, no more predictions than rows.
+void validate_training_dist(const Model& m) {
+  const TrainingDistribution& td = m.training_dist;
+  if (td.empty()) {
+    if (!td.bin_counts.empty() || !td.pred_edges.empty() || !td.pred_counts.empty())
+      bad("training distribution without rows");
+    return;
+  }
+  const Cuts& c = m.cuts;
+  if (td.bin_counts.size() != (size_t)c.total_hist_bins())
+    bad("training bin counts do not match the bins (" + std::to_string(td.bin_counts.size()) +
+        " for " + std::to_string(c.total_hist_bins()) + ")");
+  for (int f = 0; f < c.n_features(); ++f) {
+    uint64_t sum = 0;
+    for (int b = 0; b <= c.nbins(f); ++b) {
+      const uint64_t v = td.bin_counts[c.hist_offset(f) + (uint32_t)b];
+      if (v > td.rows - sum) bad("training bin counts of feature " + std::to_string(f) + " exceed the rows");
+      sum += v;
+    }
+    if (sum != td.rows) bad("training bin counts of feature " + std::to_string(f) + " do not add up to the rows");
+  }
+  if (td.pred_edges.size() > kMaxPredictionBins || td.pred_counts.size() != td.pred_edges.size() + 1)
+    bad("training prediction histogram has " + std::to_string(td.pred_counts.size()) +
+        " counts for " + std::to_string(td.pred_edges.size()) + " edges");
+  for (size_t i = 0; i < td.pred_edges.size(); ++i)
+    if (!std::isfinite(td.pred_edges[i]) || (i > 0 && !(td.pred_edges[i] > td.pred_edges[i - 1])))
+      bad("training prediction edge " + std::to_string(i) + " is not finite and ascending");
+  uint64_t sum = 0;
+  for (uint64_t v : td.pred_counts) {
+    if (v > td.rows - sum) bad("training prediction counts exceed the rows");
+    sum += v;
+  }
+}
+
+}  // namespace
+
 void validate_model(const Model& m) {
   int obj = (int)m.objective;
   if (obj < 0 || obj >= kNumObjectives) bad("unknown objective code " + std::to_string(obj));
@@ -401,6 +468,7 @@ void validate_model(const Model& m) {
   for (size_t i = 0; i < c.values.size(); ++i)
     if (std::isnan(c.values[i]) || c.values[i] == -INFINITY)
       bad("bin boundary " + std::to_string(i) + " is NaN or -Infinity");
+  validate_training_dist(m);
   if (m.params.size() > kMaxModelParams)
     bad(std::to_string(m.params.size()) + " params exceed the limit of " +
         std::to_string(kMaxModelParams));
@@ -536,7 +604,10 @@ std::vector<uint8_t> serialize_model(const Model& m) {
 
   Writer w;
   w.buf.insert(w.buf.end(), kMagic, kMagic + 8);
-  w.pod<uint32_t>(sections.empty() ? 1u : any_category_list(m) ? 3u : 2u);
+  w.pod<uint32_t>(sections.empty()             ? 1u
+                  : !m.training_dist.empty()  ? 4u
+                  : any_category_list(m)      ? 3u
+                                              : 2u);
   w.pod<uint64_t>((uint64_t)p.buf.size());
   w.buf.insert(w.buf.end(), p.buf.begin(), p.buf.end());
   w.pod<uint64_t>(fnv1a(w.buf.data(), w.buf.size()));
@@ -623,6 +694,8 @@ Model deserialize_model(const uint8_t* data, size_t len, MemoryBudget* budget) {
     }
   }
   if (r.left() != 0) bad("trailing bytes after the model");
+  if (version < 4 && !m.training_dist.empty())
+    bad("training distribution in a model of format version " + std::to_string(version));
   if (version < 3 && any_category_list(m)) bad("category lists in a model of format version " + std::to_string(version));
   validate_model(m);
   return m;

@@ -30,6 +30,28 @@ struct TrainingReport {
   std::string backend = "cpu";
 };
 
+// What gbdt_drift compares live rows with (metric/drift.h): the training
+// rows' distribution on the model's own bins, stored in the model (format
+// version 4).  Empty (rows == 0) for models trained before it, imported
+// ones (no training rows) and hand-built ones.
+struct TrainingDistribution {
+  // Rows counted: the training rows and those held out for validation
+  // (validation_fraction) of the training relation.
+  uint64_t rows = 0;
+  // Per feature f, Cuts::nbins(f) + 1 slots from Cuts::hist_offset(f): the
+  // rows per value bin, then the missing rows.  A categorical feature has
+  // one bin per category code, so these are its counts per category.
+  std::vector<uint64_t> bin_counts;
+  // Histogram of the training predictions (as gbdt_predict gives them:
+  // probability of a binary model, value of a regression, class index of
+  // a multiclass one): bin b holds edges[b-1] <= p < edges[b], so
+  // pred_counts has pred_edges.size() + 1 entries; NaN predictions are
+  // not counted.
+  std::vector<double> pred_edges;
+  std::vector<uint64_t> pred_counts;
+  bool empty() const { return rows == 0; }
+};
+
 struct Model {
   Objective objective = Objective::kSquaredError;
   int32_t num_output_group = 1;          // K for multi:softprob, else 1
@@ -54,6 +76,7 @@ struct Model {
   int32_t num_parallel_tree = 1;
   std::vector<std::pair<std::string, std::string>> params;  // canonical training params
   TrainingReport report;
+  TrainingDistribution training_dist;   // see TrainingDistribution
 
   bool has_categorical() const {
     for (const auto& c : categories)

@@ -27,6 +27,9 @@ constexpr size_t kMaxTrees = 10000000;
 constexpr int kMaxParallelTrees = 1000;
 // quantiles of one reg:quantileerror model (one output each).
 constexpr int kMaxQuantiles = 256;
+// Bins of a model's training-prediction histogram (TrainingDistribution):
+// one per class of a multiclass model at most.
+constexpr size_t kMaxPredictionBins = (size_t)kMaxClasses;
 constexpr size_t kMaxTreeNodes = (size_t)1 << 24;
 // Nodes of all trees together (about 40 bytes each once decoded).
 constexpr size_t kMaxTotalNodes = (size_t)1 << 26;

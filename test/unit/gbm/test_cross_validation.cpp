@@ -42,7 +42,9 @@ TEST(CrossValidation, FoldIsTheBandOfTheValidationHash) {
         ASSERT_GE(k, 0);
         ASSERT_LT(k, nfold);
         // fold k: validation at fraction (k+1)/nfold, not at k/nfold.
-        if (k + 1 < nfold) ASSERT_TRUE(hashed_validation_row(seed, r, (k + 1.0) / nfold));
+        if (k + 1 < nfold) {
+          ASSERT_TRUE(hashed_validation_row(seed, r, (k + 1.0) / nfold));
+        }
         ASSERT_FALSE(hashed_validation_row(seed, r, (double)k / nfold));
       }
 }

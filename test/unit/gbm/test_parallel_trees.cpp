@@ -128,6 +128,7 @@ TEST(ParallelTrees, ModelFormatRoundTrip) {
   EXPECT_EQ(back.num_rounds(), 2);
   EXPECT_EQ(serialize_model(back), b);
   Model plain = gbdt_test::train(D, gbdt_test::params_for(Task::kRegression, 2));
+  plain.training_dist = TrainingDistribution();  // its own section (format version 4)
   std::vector<uint8_t> pb = serialize_model(plain);
   uint32_t version = 0;
   std::memcpy(&version, pb.data() + 8, 4);

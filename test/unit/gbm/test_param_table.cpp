@@ -124,7 +124,9 @@ TEST(ParamTable, ApplyChecksTheDeclaredBounds) {
     EXPECT_FALSE(accepted(r.name, b.lo - step)) << r.name << " below " << b.lo;
     if (b.hi < 1e300) {
       EXPECT_EQ(accepted(r.name, b.hi), !b.hi_open) << r.name << " at its upper bound " << b.hi;
-      if (b.hi + step != b.hi) EXPECT_FALSE(accepted(r.name, b.hi + step)) << r.name << " above";
+      if (b.hi + step != b.hi) {
+        EXPECT_FALSE(accepted(r.name, b.hi + step)) << r.name << " above";
+      }
     }
   }
 }

@@ -179,6 +179,7 @@ TEST(HostileModels, LittleEndianBytes) {
   Model m = base_model(Task::kRegression);
   m.base_score = 0.5;     // 0x3FE0000000000000
   m.base_margin[0] = -2;  // 0xC000000000000000
+  m.training_dist = TrainingDistribution();  // a version 1 model (no sections)
   std::vector<uint8_t> b = serialize_model(m);
   const uint8_t version[4] = {1, 0, 0, 0};
   EXPECT_EQ(0, std::memcmp(b.data() + 8, version, 4));

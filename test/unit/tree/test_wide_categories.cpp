@@ -346,6 +346,7 @@ TEST(WideCategories, ContinuesAModelWithTheEarlierOtherBin) {
   const uint32_t n1 = c.ptr[2] - c.ptr[1];
   c.values = values;
   c.ptr = {0, 255, 255 + n1};
+  first.training_dist = TrainingDistribution();  // earlier builds stored none
   const std::vector<uint8_t> bytes = serialize_model(first);
   Model old = deserialize_model(bytes.data(), bytes.size());  // loads as before
   ASSERT_EQ(old.cuts.nbins(0), 255);
