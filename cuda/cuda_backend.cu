@@ -322,7 +322,9 @@ class CudaBackend final : public TreeBackend {
     }
   }
 
-  // ---- setup: sizes, memory estimate, allocation ----
+  // ---- setup: sizes, device, memory budget, allocation ----
+  // Every step may throw (ResourceError, std::runtime_error); the stream is
+  // created last, as the destructor (which destroys it) does not run then.
   void setup(const BoostData& d) {
     data_ = d;
     n_ = d.n_rows;
@@ -331,6 +333,17 @@ class CudaBackend final : public TreeBackend {
     if (n_ >= (size_t)UINT32_MAX)
       throw ResourceError("gbdt CUDA backend: " + std::to_string(n_) +
                           " rows exceed the backend's 32-bit row indices");
+    describe_features(d);
+    plan_histogram_groups(choose_device());
+    plan_memory(d);
+    alloc_row_buffers(d);
+    alloc_node_tables();
+    GBDT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+
+  // The features' histogram offsets and bins, the categorical features and
+  // the words of their bin sets.
+  void describe_features(const BoostData& d) {
     const Cuts& c = *d.cuts;
     off_.resize(nf_);
     nbins_.resize(nf_);
@@ -359,7 +372,12 @@ class CudaBackend final : public TreeBackend {
       set_w_ = std::max(set_w_, cat_set_words(nbins_[f]));
       max_cat_nb_ = std::max(max_cat_nb_, nbins_[f]);
     }
+  }
 
+  // The current device: its name and SMs; refuses one older than compute
+  // capability 8.0 or without a kernel image for it.  Returns the shared
+  // memory (bytes per block) the histogram kernel may take dynamically.
+  size_t choose_device() {
     GBDT_CUDA_CHECK(cudaGetDevice(&dev_));
     cudaDeviceProp prop;
     GBDT_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev_));
@@ -378,10 +396,16 @@ class CudaBackend final : public TreeBackend {
       throw ResourceError("gbdt CUDA backend: no usable kernel image for device " + dev_name_ +
                           ": " + cuda_err(fe));
     }
-    // Shared-memory budget of the histogram kernel -> feature groups.
+    // Shared-memory budget of the histogram kernel.
     size_t smem = prop.sharedMemPerBlockOptin > 0 ? prop.sharedMemPerBlockOptin
                                                   : prop.sharedMemPerBlock;
-    smem = std::min<size_t>(smem, 200 * 1024) - fa.sharedSizeBytes;
+    return std::min<size_t>(smem, 200 * 1024) - fa.sharedSizeBytes;
+  }
+
+  // Features -> groups whose histogram slots fit in smem bytes of shared
+  // memory (a wider single feature: a global group), and the histogram
+  // kernel's dynamic shared memory.
+  void plan_histogram_groups(size_t smem) {
     const uint32_t max_slots = (uint32_t)(smem / (2 * sizeof(unsigned long long)));
     groups_.clear();
     uint32_t max_group_slots = 0;
@@ -409,9 +433,12 @@ class CudaBackend final : public TreeBackend {
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)hist_smem_));
     }
+  }
 
-
-    // Sizes and the memory estimate.
+  // The sizes of the device buffers (Sizes) and the memory budget: the
+  // histogram slots per buffer (cap_) that fit in the free device memory;
+  // throws when not even one fits.
+  void plan_memory(const BoostData& d) {
     size_t cub_bytes = 0;
     GBDT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, cub_bytes, (const uint32_t*)nullptr,
                                                   (uint32_t*)nullptr, n_ + 1));
@@ -478,7 +505,13 @@ class CudaBackend final : public TreeBackend {
       if (v > 0) cap_ = std::min(cap_, (size_t)v);
     }
     estimate_bytes_ = base + 2 * cap_ * sz.hist_slot_bytes;
+    cub_bytes_ = cub_bytes;
+  }
 
+  // The per-row buffers: the binned matrix, labels, weights, margins,
+  // gradients, row lists and the partition's flags, scan and workspace
+  // (filled by init() and every round).
+  void alloc_row_buffers(const BoostData& d) {
     d_bins_.alloc(n_ * (size_t)nf_ * (wide_ ? 2 : 1), "the binned matrix");
     d_labels_.alloc(n_, "labels");
     if (d.weights) d_weights_.alloc(n_, "weights");
@@ -492,8 +525,13 @@ class CudaBackend final : public TreeBackend {
     d_slot_tmp_.alloc(n_, "row lists");
     d_flags_.alloc(n_ + 1, "partition flags");
     d_scan_.alloc(n_ + 1, "partition scan");
-    d_cub_.alloc(cub_bytes, "scan workspace");
-    cub_bytes_ = cub_bytes;
+    d_cub_.alloc(cub_bytes_, "scan workspace");
+  }
+
+  // The per-feature, per-level-node and per-tree-node tables: feature
+  // offsets and masks, split candidates and sets, the partition, the tree,
+  // the histogram tasks and the two histogram buffers of cap_ slots.
+  void alloc_node_tables() {
     d_off_.alloc((size_t)nf_, "feature offsets");
     d_nbins_.alloc((size_t)nf_, "feature bins");
     d_fmask_.alloc((size_t)nf_, "feature mask");
@@ -526,8 +564,6 @@ class CudaBackend final : public TreeBackend {
     d_tasks_.alloc(task_cap_, "histogram tasks");
     d_hist_[0].alloc(cap_ * (size_t)T_, "histograms");
     d_hist_[1].alloc(cap_ * (size_t)T_, "histograms");
-    // Last: the destructor (which destroys it) does not run when setup throws.
-    GBDT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }
 
   // ---- gradients ----
@@ -802,183 +838,245 @@ class CudaBackend final : public TreeBackend {
     return c;
   }
 
+  // ---- the depth-wise driver ----
+  // The state of a depth-wise tree carried from one level to the next.
+  struct LevelState {
+    int cur = 0;           // buffer holding the level's histograms (resident mode)
+    bool resident = true;  // level histograms are in d_hist_[cur] slots 0..L-1
+    int num_leaves = 1;    // leaves of the tree so far (max_leaves)
+  };
+  // The splits of one level: the best candidate per level node, the
+  // indices of the nodes that split (level order), the partition table
+  // (one entry per level node) and the categorical splits' bin sets.
+  struct LevelSplits {
+    std::vector<SplitCandidate> best;
+    std::vector<size_t> split_idx;
+    std::vector<PartNode> pn;
+    std::vector<uint32_t> psets;  // set_w_ words per categorical split
+  };
+
+  // One tree of output group k, depth-wise as the CPU backend's driver
+  // (updater.cpp): the root, then per level the evaluation of its nodes,
+  // the rows to the children, the children in the tree and their
+  // histograms; the leaves' values go to the margins at the end.
   void build_tree(int k, Tree* tree) {
     gp_ = d_gpair_.get() + (size_t)k * n_;
     cur_k_ = k;
     if (lossguide_) return build_tree_lossguide(k, tree);  // loss-guided growth
     const Quantizer& q = quant_[k];
-    const SplitParams& sp = data_.split;
-    const size_t ns = ns_;
-    const int D = data_.max_depth;
-    const GradSum root_sum = start_tree();
-
-    std::vector<LNode> level(1, LNode{0, 0, (uint32_t)ns, root_sum});
-    tree->add_node(-1, leaf_value(sp, q, root_sum), to_h(q, root_sum.h));
-    // per-node feature masks, max_leaves (depthwise).
+    // per-node feature masks (host only: seeded by seed, round and group).
     NodeFeatureSampler sampler(data_.tree_ext, fmask_host_.data(), nf_, data_.seed, round_, k);
     sampler_ = &sampler;
-    used_.assign(1, std::vector<int>());
-    lo_.assign(1, -HUGE_VAL);
-    hi_.assign(1, HUGE_VAL);
-    const int max_leaves = data_.tree_ext.max_leaves;
-    int num_leaves = 1;
+    LevelState st;
+    std::vector<LNode> level(1, init_root(tree, q, &st));
     std::vector<LNode> leaves;
-    int cur = 0;            // buffer holding the level's histograms (resident mode)
-    bool resident = true;   // level histograms are in d_hist_[cur] slots 0..L-1
-    if (D > 0) {
-      auto th = Clock::now();
-      build_histograms({Build{0, 0, (uint32_t)ns}}, d_hist_[cur].get());
-      sync();
-      t_hist_ += since(th);
-    }
-    std::vector<SplitCandidate> best;
-    for (int depth = 0; depth < D && !level.empty(); ++depth) {
+    for (int depth = 0; depth < data_.max_depth && !level.empty(); ++depth) {
       check_cancel(data_.cancel);
-      const size_t L = level.size();
-      cur_depth_ = depth;
-      best.assign(L, no_split());
-      if (ncat_ > 0) best_set_.resize(L * (size_t)set_w_);
-      if (resident) {
-        auto ts = Clock::now();
-        evaluate(level, 0, L, d_hist_[cur].get(), q, best.data());
-        t_split_ += since(ts);
-        if (diagnose_) diag_level(level, 0, L, d_hist_[cur].get(), q, best.data());
-      } else {
-        // Chunked: build each node's histogram directly, cap_ nodes at a time.
-        for (size_t c0 = 0; c0 < L; c0 += cap_) {
-          const size_t cn = std::min(cap_, L - c0);
-          auto th = Clock::now();
-          std::vector<Build> bl;
-          for (size_t i = 0; i < cn; ++i)
-            bl.push_back(Build{(int32_t)i, level[c0 + i].begin, level[c0 + i].end});
-          build_histograms(bl, d_hist_[0].get());
-          sync();
-          t_hist_ += since(th);
-          auto ts = Clock::now();
-          evaluate(level, c0, cn, d_hist_[0].get(), q, best.data() + c0);
-          t_split_ += since(ts);
-          if (diagnose_) diag_level(level, c0, cn, d_hist_[0].get(), q, best.data() + c0);
-        }
-      }
-      // Host: split nodes in level order, leaves.
-      std::vector<size_t> split_idx;
-      std::vector<PartNode> pn(L);
-      std::vector<uint32_t> psets;  // set_w_ words per categorical split
-      for (size_t i = 0; i < L; ++i) {
-        const SplitCandidate& s = best[i];
-        pn[i] = PartNode{-1, 0, 0, 0, level[i].begin, level[i].end, -1, -1};
-        if (s.feature >= 0 && (max_leaves == 0 || num_leaves < max_leaves)) {
-          ++num_leaves;
-          int32_t cat = -1;
-          if (is_cat_[s.feature]) {
-            cat = (int32_t)(psets.size() / (size_t)set_w_);
-            psets.insert(psets.end(), best_set_.begin() + (ptrdiff_t)(i * (size_t)set_w_),
-                         best_set_.begin() + (ptrdiff_t)((i + 1) * (size_t)set_w_));
-          }
-          pn[i] = PartNode{s.feature, s.bin, s.default_left, nbins_[s.feature], level[i].begin,
-                           level[i].end, (int32_t)(2 * split_idx.size()), cat};
-          split_idx.push_back(i);
-        } else {
-          leaves.push_back(level[i]);
-        }
-      }
-      if (split_idx.empty()) {
+      LevelSplits s = evaluate_level(depth, q, level, &st, &leaves);
+      if (s.split_idx.empty()) {
         level.clear();
         break;
       }
-      const size_t nsplit = split_idx.size();
-      // Partition all split nodes at once.
-      auto tp = Clock::now();
-      std::vector<int32_t> sids(nsplit);
-      for (size_t i = 0; i < nsplit; ++i) sids[i] = (int32_t)split_idx[i];
-      if (diagnose_) diag_before_ = fetch(d_row_.get(), ns);
-      upload(d_part_.get(), pn.data(), L, stream_);
-      upload(d_split_ids_.get(), sids.data(), nsplit, stream_);
-      if (!psets.empty()) upload(d_part_sets_.get(), psets.data(), psets.size(), stream_);
-      if (wide_)
-        GBDT_LAUNCH(cuda::k_part_flags<uint16_t>, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
-            d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_part_sets_.get(), set_w_,
-            (const uint16_t*)d_bins_.get(), nf_, d_flags_.get());
-      else
-        GBDT_LAUNCH(cuda::k_part_flags<uint8_t>, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
-            d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_part_sets_.get(), set_w_,
-            d_bins_.get(), nf_, d_flags_.get());
-      GBDT_CUDA_LAUNCHED();
-      scan_flags(ns);
-      if (ns) {
-        GBDT_LAUNCH(cuda::k_part_scatter, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
-            d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_flags_.get(), d_scan_.get(),
-            d_row_tmp_.get(), d_slot_tmp_.get());
-        GBDT_CUDA_LAUNCHED();
-      }
-      GBDT_LAUNCH(cuda::k_part_counts, grid_for(nsplit, 128, 1 << 30), 128, 0, stream_)(
-          d_part_.get(), d_split_ids_.get(), (int)nsplit, d_scan_.get(), d_nleft_.get());
-      GBDT_CUDA_LAUNCHED();
-      std::vector<uint32_t> nleft(nsplit);
-      download(nleft.data(), d_nleft_.get(), nsplit, stream_);
-      sync();
-      d_row_.swap(d_row_tmp_);
-      d_slot_.swap(d_slot_tmp_);
-      t_part_ += since(tp);
-      if (diagnose_) {
-        const std::vector<uint32_t> after = fetch(d_row_.get(), ns);
-        for (size_t j = 0; j < nsplit; ++j) {
-          const PartNode& p = pn[split_idx[j]];
-          const std::string w = diagnose::partition(
-              "depth " + std::to_string(depth) + " node " + std::to_string(level[split_idx[j]].id),
-              *data_.matrix, diag_before_.data(), after.data(), p.begin, p.end, p.feature, p.bin,
-              p.default_left, p.nbins, p.cat >= 0 ? psets.data() + (size_t)p.cat * set_w_ : nullptr,
-              set_w_, nleft[j]);
-          if (!w.empty()) diag_fail(w);
-        }
-      }
-
-      // Children, in the CPU's order.
-      auto th = Clock::now();
-      std::vector<LNode> next;
-      next.reserve(2 * nsplit);
-      for (size_t j = 0; j < nsplit; ++j) {
-        const LNode& p = level[split_idx[j]];
-        const SplitCandidate& bs = best[split_idx[j]];
-        const CatWords cw{best_set_.data() + split_idx[j] * (size_t)set_w_, set_w_,
-                          (uint32_t)nbins_[bs.feature]};
-        const SplitChildren c = add_children(tree, p, bs, is_cat_[bs.feature] ? &cw : nullptr, q);
-        next.push_back(LNode{c.left, p.begin, p.begin + nleft[j], c.left_sum});
-        next.push_back(LNode{c.right, p.begin + nleft[j], p.end, c.right_sum});
-      }
-      const bool need_hist = depth + 1 < D;
-      if (need_hist && resident) {
-        if (2 * nsplit <= cap_) {
-          // Smaller child built, sibling = parent - built.
-          const int nxt = 1 - cur;
-          std::vector<Build> bl;
-          std::vector<SubTask> subs;
-          for (size_t j = 0; j < nsplit; ++j) {
-            const LNode& a = next[2 * j];
-            const LNode& b = next[2 * j + 1];
-            const bool a_small = (a.end - a.begin) <= (b.end - b.begin);
-            const int32_t small = (int32_t)(a_small ? 2 * j : 2 * j + 1);
-            const int32_t other = (int32_t)(a_small ? 2 * j + 1 : 2 * j);
-            bl.push_back(Build{small, next[small].begin, next[small].end});
-            subs.push_back(SubTask{(int32_t)split_idx[j], small, other});
-          }
-          build_histograms(bl, d_hist_[nxt].get());
-          upload(d_subs_.get(), subs.data(), nsplit, stream_);
-          GBDT_LAUNCH(cuda::k_subtract, grid_for(nsplit * (size_t)T_, kBlock, num_sms_ * 16), kBlock, 0,
-                             stream_)(d_subs_.get(), (int)nsplit, d_hist_[cur].get(),
-                                        d_hist_[nxt].get(), (size_t)T_);
-          GBDT_CUDA_LAUNCHED();
-          sync();
-          cur = nxt;
-        } else {
-          resident = false;  // from here on: direct builds, chunk by chunk
-        }
-      }
-      t_hist_ += since(th);
+      std::vector<LNode> next = grow_children(depth, tree, q, level, s, &st);
       level.swap(next);
     }
     for (const LNode& ln : level) leaves.push_back(ln);
     update_margins(k, tree, leaves);
+  }
+
+  // The root: the tree's rows and their sum (start_tree), its leaf, the
+  // per-node state of the constraints and its histogram when it may split.
+  LNode init_root(Tree* tree, const Quantizer& q, LevelState* st) {
+    const size_t ns = ns_;
+    const GradSum root_sum = start_tree();
+    const LNode root{0, 0, (uint32_t)ns, root_sum};
+    tree->add_node(-1, leaf_value(data_.split, q, root_sum), to_h(q, root_sum.h));
+    used_.assign(1, std::vector<int>());
+    lo_.assign(1, -HUGE_VAL);
+    hi_.assign(1, HUGE_VAL);
+    if (data_.max_depth > 0) {
+      auto th = Clock::now();
+      build_histograms({Build{0, 0, (uint32_t)ns}}, d_hist_[st->cur].get());
+      sync();
+      t_hist_ += since(th);
+    }
+    return root;
+  }
+
+  // The best split of every node of the level (evaluate(): from the
+  // resident histograms, or in chunked mode from histograms built cap_
+  // nodes at a time), then which nodes split (max_leaves) and their
+  // partition table; the others become leaves.
+  LevelSplits evaluate_level(int depth, const Quantizer& q, const std::vector<LNode>& level,
+                             LevelState* st, std::vector<LNode>* leaves) {
+    const size_t L = level.size();
+    cur_depth_ = depth;
+    LevelSplits s;
+    s.best.assign(L, no_split());
+    if (ncat_ > 0) best_set_.resize(L * (size_t)set_w_);
+    if (st->resident) {
+      auto ts = Clock::now();
+      evaluate(level, 0, L, d_hist_[st->cur].get(), q, s.best.data());
+      t_split_ += since(ts);
+      if (diagnose_) diag_level(level, 0, L, d_hist_[st->cur].get(), q, s.best.data());
+    } else {
+      // Chunked: build each node's histogram directly, cap_ nodes at a time.
+      for (size_t c0 = 0; c0 < L; c0 += cap_) {
+        const size_t cn = std::min(cap_, L - c0);
+        auto th = Clock::now();
+        std::vector<Build> bl;
+        for (size_t i = 0; i < cn; ++i)
+          bl.push_back(Build{(int32_t)i, level[c0 + i].begin, level[c0 + i].end});
+        build_histograms(bl, d_hist_[0].get());
+        sync();
+        t_hist_ += since(th);
+        auto ts = Clock::now();
+        evaluate(level, c0, cn, d_hist_[0].get(), q, s.best.data() + c0);
+        t_split_ += since(ts);
+        if (diagnose_) diag_level(level, c0, cn, d_hist_[0].get(), q, s.best.data() + c0);
+      }
+    }
+    // Host: split nodes in level order, leaves.
+    const int max_leaves = data_.tree_ext.max_leaves;
+    s.pn.resize(L);
+    for (size_t i = 0; i < L; ++i) {
+      const SplitCandidate& b = s.best[i];
+      s.pn[i] = PartNode{-1, 0, 0, 0, level[i].begin, level[i].end, -1, -1};
+      if (b.feature >= 0 && (max_leaves == 0 || st->num_leaves < max_leaves)) {
+        ++st->num_leaves;
+        int32_t cat = -1;
+        if (is_cat_[b.feature]) {
+          cat = (int32_t)(s.psets.size() / (size_t)set_w_);
+          s.psets.insert(s.psets.end(), best_set_.begin() + (ptrdiff_t)(i * (size_t)set_w_),
+                         best_set_.begin() + (ptrdiff_t)((i + 1) * (size_t)set_w_));
+        }
+        s.pn[i] = PartNode{b.feature, b.bin, b.default_left, nbins_[b.feature], level[i].begin,
+                           level[i].end, (int32_t)(2 * s.split_idx.size()), cat};
+        s.split_idx.push_back(i);
+      } else {
+        leaves->push_back(level[i]);
+      }
+    }
+    return s;
+  }
+
+  // The rows of all split nodes of the level to their children at once
+  // (k_part_flags, a scan, k_part_scatter into d_row_ / d_slot_); returns
+  // each split node's rows going left.
+  std::vector<uint32_t> partition_level(int depth, const std::vector<LNode>& level,
+                                        const LevelSplits& s) {
+    const size_t ns = ns_;
+    const size_t L = level.size();
+    const size_t nsplit = s.split_idx.size();
+    auto tp = Clock::now();
+    std::vector<int32_t> sids(nsplit);
+    for (size_t i = 0; i < nsplit; ++i) sids[i] = (int32_t)s.split_idx[i];
+    if (diagnose_) diag_before_ = fetch(d_row_.get(), ns);
+    upload(d_part_.get(), s.pn.data(), L, stream_);
+    upload(d_split_ids_.get(), sids.data(), nsplit, stream_);
+    if (!s.psets.empty()) upload(d_part_sets_.get(), s.psets.data(), s.psets.size(), stream_);
+    if (wide_)
+      GBDT_LAUNCH(cuda::k_part_flags<uint16_t>, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
+          d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_part_sets_.get(), set_w_,
+          (const uint16_t*)d_bins_.get(), nf_, d_flags_.get());
+    else
+      GBDT_LAUNCH(cuda::k_part_flags<uint8_t>, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
+          d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_part_sets_.get(), set_w_,
+          d_bins_.get(), nf_, d_flags_.get());
+    GBDT_CUDA_LAUNCHED();
+    scan_flags(ns);
+    if (ns) {
+      GBDT_LAUNCH(cuda::k_part_scatter, grid_for(ns, kBlock, 65535), kBlock, 0, stream_)(
+          d_row_.get(), d_slot_.get(), ns, d_part_.get(), d_flags_.get(), d_scan_.get(),
+          d_row_tmp_.get(), d_slot_tmp_.get());
+      GBDT_CUDA_LAUNCHED();
+    }
+    GBDT_LAUNCH(cuda::k_part_counts, grid_for(nsplit, 128, 1 << 30), 128, 0, stream_)(
+        d_part_.get(), d_split_ids_.get(), (int)nsplit, d_scan_.get(), d_nleft_.get());
+    GBDT_CUDA_LAUNCHED();
+    std::vector<uint32_t> nleft(nsplit);
+    download(nleft.data(), d_nleft_.get(), nsplit, stream_);
+    sync();
+    d_row_.swap(d_row_tmp_);
+    d_slot_.swap(d_slot_tmp_);
+    t_part_ += since(tp);
+    if (diagnose_) {
+      const std::vector<uint32_t> after = fetch(d_row_.get(), ns);
+      for (size_t j = 0; j < nsplit; ++j) {
+        const PartNode& p = s.pn[s.split_idx[j]];
+        const std::string w = diagnose::partition(
+            "depth " + std::to_string(depth) + " node " + std::to_string(level[s.split_idx[j]].id),
+            *data_.matrix, diag_before_.data(), after.data(), p.begin, p.end, p.feature, p.bin,
+            p.default_left, p.nbins, p.cat >= 0 ? s.psets.data() + (size_t)p.cat * set_w_ : nullptr,
+            set_w_, nleft[j]);
+        if (!w.empty()) diag_fail(w);
+      }
+    }
+    return nleft;
+  }
+
+  // The splits of s applied to the tree (add_children), in the CPU's
+  // order; returns the children, two per split node, with their row
+  // segments (nleft: each split node's rows going left).
+  std::vector<LNode> apply_splits(Tree* tree, const Quantizer& q, const std::vector<LNode>& level,
+                                  const LevelSplits& s, const std::vector<uint32_t>& nleft) {
+    const size_t nsplit = s.split_idx.size();
+    std::vector<LNode> next;
+    next.reserve(2 * nsplit);
+    for (size_t j = 0; j < nsplit; ++j) {
+      const LNode& p = level[s.split_idx[j]];
+      const SplitCandidate& bs = s.best[s.split_idx[j]];
+      const CatWords cw{best_set_.data() + s.split_idx[j] * (size_t)set_w_, set_w_,
+                        (uint32_t)nbins_[bs.feature]};
+      const SplitChildren c = add_children(tree, p, bs, is_cat_[bs.feature] ? &cw : nullptr, q);
+      next.push_back(LNode{c.left, p.begin, p.begin + nleft[j], c.left_sum});
+      next.push_back(LNode{c.right, p.begin + nleft[j], p.end, c.right_sum});
+    }
+    return next;
+  }
+
+  // The rows of the split nodes to their children (partition_level), the
+  // children in the tree (apply_splits) and, when the next level splits
+  // and the histograms stay resident, their histograms: the smaller
+  // child's built, its sibling's = parent - smaller (k_subtract); when
+  // 2 x splits exceed cap_ slots, chunked mode for the rest of the tree.
+  std::vector<LNode> grow_children(int depth, Tree* tree, const Quantizer& q,
+                                   const std::vector<LNode>& level, const LevelSplits& s,
+                                   LevelState* st) {
+    const std::vector<uint32_t> nleft = partition_level(depth, level, s);
+    auto th = Clock::now();
+    std::vector<LNode> next = apply_splits(tree, q, level, s, nleft);
+    const size_t nsplit = s.split_idx.size();
+    const bool need_hist = depth + 1 < data_.max_depth;
+    if (need_hist && st->resident) {
+      if (2 * nsplit <= cap_) {
+        // Smaller child built, sibling = parent - built.
+        const int nxt = 1 - st->cur;
+        std::vector<Build> bl;
+        std::vector<SubTask> subs;
+        for (size_t j = 0; j < nsplit; ++j) {
+          const LNode& a = next[2 * j];
+          const LNode& b = next[2 * j + 1];
+          const bool a_small = (a.end - a.begin) <= (b.end - b.begin);
+          const int32_t small = (int32_t)(a_small ? 2 * j : 2 * j + 1);
+          const int32_t other = (int32_t)(a_small ? 2 * j + 1 : 2 * j);
+          bl.push_back(Build{small, next[small].begin, next[small].end});
+          subs.push_back(SubTask{(int32_t)s.split_idx[j], small, other});
+        }
+        build_histograms(bl, d_hist_[nxt].get());
+        upload(d_subs_.get(), subs.data(), nsplit, stream_);
+        GBDT_LAUNCH(cuda::k_subtract, grid_for(nsplit * (size_t)T_, kBlock, num_sms_ * 16), kBlock, 0,
+                           stream_)(d_subs_.get(), (int)nsplit, d_hist_[st->cur].get(),
+                                      d_hist_[nxt].get(), (size_t)T_);
+        GBDT_CUDA_LAUNCHED();
+        sync();
+        st->cur = nxt;
+      } else {
+        st->resident = false;  // from here on: direct builds, chunk by chunk
+      }
+    }
+    t_hist_ += since(th);
+    return next;
   }
 
   // Margins of output group k += the tree's leaf values: the sampled rows

@@ -102,6 +102,175 @@ struct CatSplitParams {
   int max_cat_threshold;  // at most this many categories in a partition set
 };
 
+// The candidates of one feature's categorical split search
+// (best_categorical_split_words): each right set is offered by its sums,
+// with missing values right, then left (when there are any); the first
+// useful candidate with the largest gain wins (strictly greater
+// replaces), best_kind and best_pos saying which set it was.
+struct CatSplitScan {
+  const SplitParams& sp;
+  const Quantizer& q;
+  GradSum parent, miss;
+  bool has_miss;
+  int feature;
+  // Monotone constraints (split_math.h): with bounds = {lower, upper} of
+  // the node's weight, gains use the clamped weights as the numeric scans.
+  const double* bounds;
+  double lo, hi, pg;
+  int mono;
+  SplitCandidate best;
+  int best_kind, best_pos;
+
+  GBDT_HD CatSplitScan(const SplitParams& sp_, const Quantizer& q_, GradSum parent_, GradSum miss_,
+                       int feature_, const double* bounds_, int mono_)
+      : sp(sp_), q(q_), parent(parent_), miss(miss_), has_miss(miss_.g != 0 || miss_.h != 0),
+        feature(feature_), bounds(bounds_), lo(bounds_ ? bounds_[0] : 0.0),
+        hi(bounds_ ? bounds_[1] : 0.0),
+        pg(bounds_ ? bounded_parent_gain(sp_, q_, parent_, lo, hi) : parent_gain(sp_, q_, parent_)),
+        mono(mono_), best(no_split()), best_kind(-1), best_pos(0) {}
+
+  GBDT_HD double gain_of(GradSum left) const {
+    return bounds ? bounded_split_gain(sp, q, parent, left, lo, hi, mono, pg)
+                  : split_gain_given_parent(sp, q, parent, left, pg);
+  }
+
+  // Tries right-set sums sr (missing right, then left).
+  GBDT_HD void consider(GradSum sr, int kind, int pos) {
+    // Missing right: left = parent - sr - miss.
+    const GradSum lr = gs_sub(gs_sub(parent, sr), miss);
+    SplitCandidate c{gain_of(lr), feature, 0, 0, lr};
+    if (split_is_useful(sp, c.gain) && (best.feature < 0 || c.gain > best.gain)) {
+      best = c;
+      best_kind = kind;
+      best_pos = pos;
+    }
+    if (has_miss) {
+      const GradSum ll = gs_sub(parent, sr);
+      SplitCandidate c2{gain_of(ll), feature, 0, 1, ll};
+      if (split_is_useful(sp, c2.gain) && (best.feature < 0 || c2.gain > best.gain)) {
+        best = c2;
+        best_kind = kind;
+        best_pos = pos;
+      }
+    }
+  }
+};
+
+// Only order[0 .. lim) and order[m - lim .. m) are read by the partition
+// scan: the lim smallest and the lim largest of the m categories by
+// (weight, bin), i.e. the stable order's first and last lim, each kept
+// sorted by bounded insertion (bins arrive ascending, so an equal weight
+// ranks after) in order_tmp, wt_tmp (2 x lim entries), then written to
+// those places of order, wt.  Needs 2 * lim < m.
+GBDT_HD void cat_select_ends(int* order, double* wt, int m, int lim, int* order_tmp,
+                             double* wt_tmp) {
+  int* lo_o = order_tmp;
+  double* lo_w = wt_tmp;
+  int* hi_o = order_tmp + lim;
+  double* hi_w = wt_tmp + lim;
+  int nl = 0, nh = 0;
+  for (int i = 0; i < m; ++i) {
+    const int o = order[i];
+    const double w = wt[i];
+    if (nl < lim || w < lo_w[nl - 1]) {
+      int j = nl < lim ? nl++ : lim - 1;
+      while (j > 0 && lo_w[j - 1] > w) {
+        lo_o[j] = lo_o[j - 1];
+        lo_w[j] = lo_w[j - 1];
+        --j;
+      }
+      lo_o[j] = o;
+      lo_w[j] = w;
+    }
+    if (nh < lim) {
+      int j = nh++;
+      while (j > 0 && hi_w[j - 1] > w) {
+        hi_o[j] = hi_o[j - 1];
+        hi_w[j] = hi_w[j - 1];
+        --j;
+      }
+      hi_o[j] = o;
+      hi_w[j] = w;
+    } else if (w >= hi_w[0]) {
+      int j = 0;  // drop the smallest, insert after every weight <= w
+      while (j + 1 < lim && hi_w[j + 1] <= w) {
+        hi_o[j] = hi_o[j + 1];
+        hi_w[j] = hi_w[j + 1];
+        ++j;
+      }
+      hi_o[j] = o;
+      hi_w[j] = w;
+    }
+  }
+  for (int i = 0; i < lim; ++i) {
+    order[i] = lo_o[i];
+    wt[i] = lo_w[i];
+    order[m - lim + i] = hi_o[i];
+    wt[m - lim + i] = hi_w[i];
+  }
+}
+
+// Stable insertion sort of order[0 .. m), wt[0 .. m) by weight.
+GBDT_HD void cat_insertion_sort(int* order, double* wt, int m) {
+  for (int i = 1; i < m; ++i) {
+    const int o = order[i];
+    const double w = wt[i];
+    int j = i - 1;
+    while (j >= 0 && wt[j] > w) {
+      order[j + 1] = order[j];
+      wt[j + 1] = wt[j];
+      --j;
+    }
+    order[j + 1] = o;
+    wt[j + 1] = w;
+  }
+}
+
+// Bottom-up merge sort of order[0 .. m), wt[0 .. m) by weight, a left
+// element first on equal weights (stable); order_tmp, wt_tmp: scratch of
+// m entries each.
+GBDT_HD void cat_merge_sort(int* order, double* wt, int m, int* order_tmp, double* wt_tmp) {
+  int* src_o = order;
+  double* src_w = wt;
+  int* dst_o = order_tmp;
+  double* dst_w = wt_tmp;
+  for (int width = 1; width < m; width *= 2) {
+    for (int a = 0; a < m; a += 2 * width) {
+      const int mid = a + width < m ? a + width : m;
+      const int end = a + 2 * width < m ? a + 2 * width : m;
+      int i = a, j = mid, k = a;
+      while (i < mid && j < end) {
+        if (src_w[j] < src_w[i]) {
+          dst_o[k] = src_o[j];
+          dst_w[k++] = src_w[j++];
+        } else {
+          dst_o[k] = src_o[i];
+          dst_w[k++] = src_w[i++];
+        }
+      }
+      while (i < mid) {
+        dst_o[k] = src_o[i];
+        dst_w[k++] = src_w[i++];
+      }
+      while (j < end) {
+        dst_o[k] = src_o[j];
+        dst_w[k++] = src_w[j++];
+      }
+    }
+    int* to = src_o;
+    src_o = dst_o;
+    dst_o = to;
+    double* tw = src_w;
+    src_w = dst_w;
+    dst_w = tw;
+  }
+  if (src_o != order)
+    for (int i = 0; i < m; ++i) {
+      order[i] = src_o[i];
+      wt[i] = src_w[i];
+    }
+}
+
 // The best categorical split of one feature of one node: h[0 .. nb) the
 // feature's value bins, h[nb] its missing bin.  Returns no_split() when no
 // candidate is useful; else the candidate (bin = 0, left = left child sums,
@@ -120,176 +289,47 @@ GBDT_HD SplitCandidate best_categorical_split_words(const GradSum* h, int nb, in
                                                     uint32_t* set, int nwords, int* order,
                                                     double* wt, int* order_tmp, double* wt_tmp,
                                                     const double* bounds = nullptr, int mono = 0) {
-  SplitCandidate best = no_split();
   for (int i = 0; i < nwords; ++i) set[i] = 0;
   auto set_add = [set](int b) { set[b >> 5] |= 1u << (b & 31); };
-  const GradSum miss = h[nb];
-  const bool has_miss = miss.g != 0 || miss.h != 0;
-  // Monotone constraints (split_math.h): with bounds = {lower, upper} of
-  // the node's weight, gains use the clamped weights as the numeric scans.
-  const double lo = bounds ? bounds[0] : 0.0, hi = bounds ? bounds[1] : 0.0;
-  const double pg = bounds ? bounded_parent_gain(sp, q, parent, lo, hi) : parent_gain(sp, q, parent);
-  auto gain_of = [&](GradSum left) {
-    return bounds ? bounded_split_gain(sp, q, parent, left, lo, hi, mono, pg)
-                  : split_gain_given_parent(sp, q, parent, left, pg);
-  };
+  CatSplitScan scan(sp, q, parent, h[nb], feature, bounds, mono);
   // Non-empty bins in bin order.
   int m = 0;
   for (int b = 0; b < nb; ++b)
     if (h[b].g != 0 || h[b].h != 0) order[m++] = b;
-  if (m == 0) return best;
-  // Tries right-set sums sr (missing right, then left); true when it became best.
-  int best_kind = -1, best_pos = 0;
-  auto consider = [&](GradSum sr, int kind, int pos) {
-    // Missing right: left = parent - sr - miss.
-    const GradSum lr = gs_sub(gs_sub(parent, sr), miss);
-    SplitCandidate c{gain_of(lr), feature, 0, 0, lr};
-    if (split_is_useful(sp, c.gain) && (best.feature < 0 || c.gain > best.gain)) {
-      best = c;
-      best_kind = kind;
-      best_pos = pos;
-    }
-    if (has_miss) {
-      const GradSum ll = gs_sub(parent, sr);
-      SplitCandidate c2{gain_of(ll), feature, 0, 1, ll};
-      if (split_is_useful(sp, c2.gain) && (best.feature < 0 || c2.gain > best.gain)) {
-        best = c2;
-        best_kind = kind;
-        best_pos = pos;
-      }
-    }
-  };
+  if (m == 0) return scan.best;
   if (nb < cp.max_cat_to_onehot) {
     // One-hot: kind 0, pos = index into order.
-    for (int i = 0; i < m; ++i) consider(h[order[i]], 0, i);
-    if (best_kind == 0) set_add(order[best_pos]);
-    return best;
+    for (int i = 0; i < m; ++i) scan.consider(h[order[i]], 0, i);
+    if (scan.best_kind == 0) set_add(order[scan.best_pos]);
+    return scan.best;
   }
-  // Partition: stable insertion sort of the non-empty bins by weight.
+  // Partition: the non-empty bins in the stable order by weight.
   for (int i = 0; i < m; ++i) wt[i] = calc_weight(sp, to_g(q, h[order[i]].g), to_h(q, h[order[i]].h));
   int lim = m - 1;  // a set never takes every non-empty category
   if (cp.max_cat_threshold < lim) lim = cp.max_cat_threshold;
-  if (m > 256 && 2 * lim < m) {
-    // Only order[0 .. lim) and order[m - lim .. m) are read below: the lim
-    // smallest and the lim largest categories by (weight, bin), i.e. the
-    // stable order's first and last lim, each kept sorted by bounded
-    // insertion (bins arrive ascending, so an equal weight ranks after).
-    int* lo_o = order_tmp;
-    double* lo_w = wt_tmp;
-    int* hi_o = order_tmp + lim;
-    double* hi_w = wt_tmp + lim;
-    int nl = 0, nh = 0;
-    for (int i = 0; i < m; ++i) {
-      const int o = order[i];
-      const double w = wt[i];
-      if (nl < lim || w < lo_w[nl - 1]) {
-        int j = nl < lim ? nl++ : lim - 1;
-        while (j > 0 && lo_w[j - 1] > w) {
-          lo_o[j] = lo_o[j - 1];
-          lo_w[j] = lo_w[j - 1];
-          --j;
-        }
-        lo_o[j] = o;
-        lo_w[j] = w;
-      }
-      if (nh < lim) {
-        int j = nh++;
-        while (j > 0 && hi_w[j - 1] > w) {
-          hi_o[j] = hi_o[j - 1];
-          hi_w[j] = hi_w[j - 1];
-          --j;
-        }
-        hi_o[j] = o;
-        hi_w[j] = w;
-      } else if (w >= hi_w[0]) {
-        int j = 0;  // drop the smallest, insert after every weight <= w
-        while (j + 1 < lim && hi_w[j + 1] <= w) {
-          hi_o[j] = hi_o[j + 1];
-          hi_w[j] = hi_w[j + 1];
-          ++j;
-        }
-        hi_o[j] = o;
-        hi_w[j] = w;
-      }
-    }
-    for (int i = 0; i < lim; ++i) {
-      order[i] = lo_o[i];
-      wt[i] = lo_w[i];
-      order[m - lim + i] = hi_o[i];
-      wt[m - lim + i] = hi_w[i];
-    }
-  } else if (m <= 256) {
-    for (int i = 1; i < m; ++i) {
-      const int o = order[i];
-      const double w = wt[i];
-      int j = i - 1;
-      while (j >= 0 && wt[j] > w) {
-        order[j + 1] = order[j];
-        wt[j + 1] = wt[j];
-        --j;
-      }
-      order[j + 1] = o;
-      wt[j + 1] = w;
-    }
-  } else {
-    // Bottom-up merge sort, a left element first on equal weights (stable).
-    int* src_o = order;
-    double* src_w = wt;
-    int* dst_o = order_tmp;
-    double* dst_w = wt_tmp;
-    for (int width = 1; width < m; width *= 2) {
-      for (int a = 0; a < m; a += 2 * width) {
-        const int mid = a + width < m ? a + width : m;
-        const int end = a + 2 * width < m ? a + 2 * width : m;
-        int i = a, j = mid, k = a;
-        while (i < mid && j < end) {
-          if (src_w[j] < src_w[i]) {
-            dst_o[k] = src_o[j];
-            dst_w[k++] = src_w[j++];
-          } else {
-            dst_o[k] = src_o[i];
-            dst_w[k++] = src_w[i++];
-          }
-        }
-        while (i < mid) {
-          dst_o[k] = src_o[i];
-          dst_w[k++] = src_w[i++];
-        }
-        while (j < end) {
-          dst_o[k] = src_o[j];
-          dst_w[k++] = src_w[j++];
-        }
-      }
-      int* to = src_o;
-      src_o = dst_o;
-      dst_o = to;
-      double* tw = src_w;
-      src_w = dst_w;
-      dst_w = tw;
-    }
-    if (src_o != order)
-      for (int i = 0; i < m; ++i) {
-        order[i] = src_o[i];
-        wt[i] = src_w[i];
-      }
-  }
+  if (m > 256 && 2 * lim < m)
+    cat_select_ends(order, wt, m, lim, order_tmp, wt_tmp);
+  else if (m <= 256)
+    cat_insertion_sort(order, wt, m);
+  else
+    cat_merge_sort(order, wt, m, order_tmp, wt_tmp);
   // Forward: prefixes order[0 .. k] (kind 1, pos k); backward: suffixes
   // order[m-1-k .. m-1] (kind 2, pos k).
   GradSum acc{0, 0};
   for (int k = 0; k < lim; ++k) {
     acc = gs_add(acc, h[order[k]]);
-    consider(acc, 1, k);
+    scan.consider(acc, 1, k);
   }
   acc = GradSum{0, 0};
   for (int k = 0; k < lim; ++k) {
     acc = gs_add(acc, h[order[m - 1 - k]]);
-    consider(acc, 2, k);
+    scan.consider(acc, 2, k);
   }
-  if (best_kind == 1)
-    for (int k = 0; k <= best_pos; ++k) set_add(order[k]);
-  else if (best_kind == 2)
-    for (int k = 0; k <= best_pos; ++k) set_add(order[m - 1 - k]);
-  return best;
+  if (scan.best_kind == 1)
+    for (int k = 0; k <= scan.best_pos; ++k) set_add(order[k]);
+  else if (scan.best_kind == 2)
+    for (int k = 0; k <= scan.best_pos; ++k) set_add(order[m - 1 - k]);
+  return scan.best;
 }
 
 // best_categorical_split_words for a feature with at most 256 value bins
