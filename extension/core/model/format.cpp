@@ -346,18 +346,8 @@ void validate_category_set(const Model& m, const Tree& t, int32_t n, const std::
   }
 }
 
-}  // namespace
-
-// Which stored floats may be non-finite (everything else must be finite):
-//  - cut values and split thresholds may be +Infinity: the last cut lies
-//    above a feature's maximum, which is +Infinity (or FLT_MAX, whose next
-//    float is +Infinity) when the training data held such values, and a
-//    threshold is a cut.  -Infinity and NaN never occur there.
-//  - min_values is NaN for a feature without values and may be +-Infinity
-//    (the smallest value seen); it is only recorded, never computed with.
-//  - the metric history may hold NaN (AUC of rows of one class is
-//    undefined); it is only displayed (as JSON null).
-namespace {
+// The checks of validate_model, in the order it runs them; each throws
+// CorruptModel (through bad) at the first fault.
 
 // The training distribution (if any) against the cuts (already checked):
 // one slot per bin and feature, each feature's slots adding up to the rows,
@@ -395,9 +385,8 @@ void validate_training_dist(const Model& m) {
   }
 }
 
-}  // namespace
-
-void validate_model(const Model& m) {
+// Objective, number of output groups and the intercepts.
+void validate_header(const Model& m) {
   int obj = (int)m.objective;
   if (obj < 0 || obj >= kNumObjectives) bad("unknown objective code " + std::to_string(obj));
   const int K = m.num_output_group;
@@ -412,6 +401,11 @@ void validate_model(const Model& m) {
   for (int k = 0; k < K; ++k)
     if (!std::isfinite(m.base_margin[k]))
       bad("base margin of output group " + std::to_string(k) + " is not finite");
+}
+
+// Number of features, their types and the category names of the
+// categorical ones.
+void validate_features(const Model& m) {
   const int d = m.n_features();
   if (d < 1) bad("model has no features");
   if (d > kMaxFeatures)
@@ -438,6 +432,12 @@ void validate_model(const Model& m) {
   if (m.categories.empty())
     for (FeatureType t : m.feature_types)
       if (t == FeatureType::kCategorical) bad("categorical feature without categories");
+}
+
+// Class names, feature names and class labels.
+void validate_names_and_labels(const Model& m) {
+  const int K = m.num_output_group;
+  const int d = m.n_features();
   if (!m.class_names.empty() && m.class_names.size() != m.class_labels.size())
     bad("class name count does not match the classes");
   for (const std::string& c : m.class_names)
@@ -449,11 +449,16 @@ void validate_model(const Model& m) {
       bad("feature name " + std::to_string(f) + " \"" + printable(n) +
           "\" is not valid UTF-8 (or holds a NUL byte or is too long)");
   }
-  if (multiclass && (int)m.class_labels.size() != K)
+  if (objective_info(m.objective).multiclass && (int)m.class_labels.size() != K)
     bad("class label count does not match num_class");
   if (m.class_labels.size() > (size_t)std::max(K, 2)) bad("more class labels than classes");
   for (double v : m.class_labels)
     if (!std::isfinite(v)) bad("class label is not finite");
+}
+
+// The bin boundaries: one run per feature, within its bin limit.
+void validate_cuts(const Model& m) {
+  const int d = m.n_features();
   const Cuts& c = m.cuts;
   if ((int)c.ptr.size() != d + 1 || c.ptr[0] != 0 || c.ptr[d] != c.values.size())
     bad("bin boundaries do not match the features");
@@ -469,6 +474,10 @@ void validate_model(const Model& m) {
     if (std::isnan(c.values[i]) || c.values[i] == -INFINITY)
       bad("bin boundary " + std::to_string(i) + " is NaN or -Infinity");
   validate_training_dist(m);
+}
+
+// The recorded parameters and the training report.
+void validate_params_and_report(const Model& m) {
   if (m.params.size() > kMaxModelParams)
     bad(std::to_string(m.params.size()) + " params exceed the limit of " +
         std::to_string(kMaxModelParams));
@@ -483,6 +492,11 @@ void validate_model(const Model& m) {
     for (double v : *h)
       if (std::isinf(v)) bad("metric history holds an infinite value");
   if (r.best_iteration < -1) bad("bad best iteration " + std::to_string(r.best_iteration));
+}
+
+// The tree list as a whole: one group per tree, whole rounds, the limits.
+void validate_tree_list(const Model& m) {
+  const int K = m.num_output_group;
   if (m.tree_group.size() != m.trees.size()) bad("tree group count does not match trees");
   if (m.trees.size() % (size_t)K != 0) bad("tree count is not a multiple of output groups");
   if (m.num_parallel_tree < 1 || m.num_parallel_tree > kMaxParallelTrees)
@@ -491,72 +505,113 @@ void validate_model(const Model& m) {
     bad("tree count is not a multiple of output groups x num_parallel_tree");
   if (m.trees.size() > kMaxTrees)
     bad(std::to_string(m.trees.size()) + " trees exceed the limit of " + std::to_string(kMaxTrees));
-  size_t total_nodes = 0;
-  for (size_t i = 0; i < m.trees.size(); ++i) {
-    const Tree& t = m.trees[i];
-    const std::string at = "tree " + std::to_string(i);
-    if (m.tree_group[i] < 0 || m.tree_group[i] >= K) bad(at + ": bad output group");
-    const size_t nn = t.left.size();
-    if (nn < 1 || nn > kMaxTreeNodes) bad(at + ": bad node count " + std::to_string(nn));
-    total_nodes += nn;
-    if (total_nodes > kMaxTotalNodes)
-      bad("more than " + std::to_string(kMaxTotalNodes) + " nodes in all trees");
-    if (t.right.size() != nn || t.parent.size() != nn || t.feature.size() != nn ||
-        t.split_bin.size() != nn || t.threshold.size() != nn || t.default_left.size() != nn ||
-        t.value.size() != nn || t.gain.size() != nn || t.cover.size() != nn)
-      bad(at + ": node arrays differ in length");
-    if (t.has_categorical()) {
-      if (t.split_type.size() != nn || t.cat_offset.size() != nn + 1 || t.cat_offset[0] != 0 ||
-          t.cat_offset[nn] != t.cat_bits.size())
-        bad(at + ": categorical split arrays do not match the nodes");
-      for (size_t n = 0; n < nn; ++n) {
-        if (t.split_type[n] > kCatList) bad(at + ": bad split type");
-        if (t.cat_offset[n + 1] < t.cat_offset[n]) bad(at + ": bad category set of node " + std::to_string(n));
-        if (t.split_type[n] == 0) {
-          if (t.cat_offset[n + 1] != t.cat_offset[n])
-            bad(at + ": numeric split of node " + std::to_string(n) + " has a category set");
-          continue;
-        }
-        if (t.left[n] < 0 || t.feature[n] < 0 || t.feature[n] >= d ||
-            m.feature_types[t.feature[n]] != FeatureType::kCategorical)
-          bad(at + ": categorical split of node " + std::to_string(n) +
-              " is not on a categorical feature");
-        validate_category_set(m, t, (int32_t)n, at);
-      }
-    } else if (!t.cat_offset.empty() || !t.cat_bits.empty()) {
-      bad(at + ": category sets without categorical splits");
-    }
-    // Every node reachable from the root exactly once (no cycles, no sharing).
-    std::vector<uint8_t> seen(nn, 0);
-    std::vector<int32_t> stack{0};
-    size_t visited = 0;
-    while (!stack.empty()) {
-      int32_t n = stack.back();
-      stack.pop_back();
-      if (n < 0 || (size_t)n >= nn) bad(at + ": child index out of range");
-      if (seen[n]) bad(at + ": node " + std::to_string(n) + " reached twice (cycle)");
-      seen[n] = 1;
-      ++visited;
-      const std::string node = at + " node " + std::to_string(n);
-      if (!std::isfinite(t.value[n])) bad(node + ": leaf/node value is not finite");
-      if (!std::isfinite(t.gain[n])) bad(node + ": gain is not finite");
-      if (!std::isfinite(t.cover[n])) bad(node + ": cover is not finite");
-      if (t.left[n] < 0) {
-        if (t.right[n] >= 0) bad(at + ": node with one child");
+}
+
+// A tree's split types and category sets: sets only on categorical splits
+// of categorical features, each valid for its feature.
+void validate_tree_categories(const Model& m, const Tree& t, const std::string& at) {
+  const int d = m.n_features();
+  const size_t nn = t.left.size();
+  if (t.has_categorical()) {
+    if (t.split_type.size() != nn || t.cat_offset.size() != nn + 1 || t.cat_offset[0] != 0 ||
+        t.cat_offset[nn] != t.cat_bits.size())
+      bad(at + ": categorical split arrays do not match the nodes");
+    for (size_t n = 0; n < nn; ++n) {
+      if (t.split_type[n] > kCatList) bad(at + ": bad split type");
+      if (t.cat_offset[n + 1] < t.cat_offset[n]) bad(at + ": bad category set of node " + std::to_string(n));
+      if (t.split_type[n] == 0) {
+        if (t.cat_offset[n + 1] != t.cat_offset[n])
+          bad(at + ": numeric split of node " + std::to_string(n) + " has a category set");
         continue;
       }
-      if (t.right[n] < 0) bad(at + ": node with one child");
-      int32_t f = t.feature[n];
-      if (f < 0 || f >= d) bad(at + ": split feature out of range");
-      if (t.split_bin[n] < 0 || t.split_bin[n] >= c.nbins(f)) bad(at + ": split bin out of range");
-      if (std::isnan(t.threshold[n]) || t.threshold[n] == -INFINITY)
-        bad(node + ": split threshold is NaN or -Infinity");
-      if (t.default_left[n] > 1) bad(at + ": bad default direction");
-      stack.push_back(t.left[n]);
-      stack.push_back(t.right[n]);
+      if (t.left[n] < 0 || t.feature[n] < 0 || t.feature[n] >= d ||
+          m.feature_types[t.feature[n]] != FeatureType::kCategorical)
+        bad(at + ": categorical split of node " + std::to_string(n) +
+            " is not on a categorical feature");
+      validate_category_set(m, t, (int32_t)n, at);
     }
-    if (visited != nn) bad(at + ": unreachable nodes");
+  } else if (!t.cat_offset.empty() || !t.cat_bits.empty()) {
+    bad(at + ": category sets without categorical splits");
   }
+}
+
+// Every node reachable from the root exactly once (no cycles, no sharing),
+// with finite values and splits on a feature, bin and threshold that exist.
+void validate_tree_nodes(const Model& m, const Tree& t, const std::string& at) {
+  const int d = m.n_features();
+  const Cuts& c = m.cuts;
+  const size_t nn = t.left.size();
+  std::vector<uint8_t> seen(nn, 0);
+  std::vector<int32_t> stack{0};
+  size_t visited = 0;
+  while (!stack.empty()) {
+    int32_t n = stack.back();
+    stack.pop_back();
+    if (n < 0 || (size_t)n >= nn) bad(at + ": child index out of range");
+    if (seen[n]) bad(at + ": node " + std::to_string(n) + " reached twice (cycle)");
+    seen[n] = 1;
+    ++visited;
+    const std::string node = at + " node " + std::to_string(n);
+    if (!std::isfinite(t.value[n])) bad(node + ": leaf/node value is not finite");
+    if (!std::isfinite(t.gain[n])) bad(node + ": gain is not finite");
+    if (!std::isfinite(t.cover[n])) bad(node + ": cover is not finite");
+    if (t.left[n] < 0) {
+      if (t.right[n] >= 0) bad(at + ": node with one child");
+      continue;
+    }
+    if (t.right[n] < 0) bad(at + ": node with one child");
+    int32_t f = t.feature[n];
+    if (f < 0 || f >= d) bad(at + ": split feature out of range");
+    if (t.split_bin[n] < 0 || t.split_bin[n] >= c.nbins(f)) bad(at + ": split bin out of range");
+    if (std::isnan(t.threshold[n]) || t.threshold[n] == -INFINITY)
+      bad(node + ": split threshold is NaN or -Infinity");
+    if (t.default_left[n] > 1) bad(at + ": bad default direction");
+    stack.push_back(t.left[n]);
+    stack.push_back(t.right[n]);
+  }
+  if (visited != nn) bad(at + ": unreachable nodes");
+}
+
+// Tree i: its group, node count (also counted into *total_nodes against
+// the limit for all trees), node arrays, category sets and nodes.
+void validate_tree(const Model& m, size_t i, size_t* total_nodes) {
+  const int K = m.num_output_group;
+  const Tree& t = m.trees[i];
+  const std::string at = "tree " + std::to_string(i);
+  if (m.tree_group[i] < 0 || m.tree_group[i] >= K) bad(at + ": bad output group");
+  const size_t nn = t.left.size();
+  if (nn < 1 || nn > kMaxTreeNodes) bad(at + ": bad node count " + std::to_string(nn));
+  *total_nodes += nn;
+  if (*total_nodes > kMaxTotalNodes)
+    bad("more than " + std::to_string(kMaxTotalNodes) + " nodes in all trees");
+  if (t.right.size() != nn || t.parent.size() != nn || t.feature.size() != nn ||
+      t.split_bin.size() != nn || t.threshold.size() != nn || t.default_left.size() != nn ||
+      t.value.size() != nn || t.gain.size() != nn || t.cover.size() != nn)
+    bad(at + ": node arrays differ in length");
+  validate_tree_categories(m, t, at);
+  validate_tree_nodes(m, t, at);
+}
+
+}  // namespace
+
+// Which stored floats may be non-finite (everything else must be finite):
+//  - cut values and split thresholds may be +Infinity: the last cut lies
+//    above a feature's maximum, which is +Infinity (or FLT_MAX, whose next
+//    float is +Infinity) when the training data held such values, and a
+//    threshold is a cut.  -Infinity and NaN never occur there.
+//  - min_values is NaN for a feature without values and may be +-Infinity
+//    (the smallest value seen); it is only recorded, never computed with.
+//  - the metric history may hold NaN (AUC of rows of one class is
+//    undefined); it is only displayed (as JSON null).
+void validate_model(const Model& m) {
+  validate_header(m);
+  validate_features(m);
+  validate_names_and_labels(m);
+  validate_cuts(m);
+  validate_params_and_report(m);
+  validate_tree_list(m);
+  size_t total_nodes = 0;
+  for (size_t i = 0; i < m.trees.size(); ++i) validate_tree(m, i, &total_nodes);
 }
 
 std::vector<uint8_t> serialize_model(const Model& m) {

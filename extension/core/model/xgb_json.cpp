@@ -374,39 +374,36 @@ std::vector<float> parse_base_score(const JsonRef& v) {
   return out;
 }
 
-}  // namespace
+// The steps of import_xgboost_json, in the order it runs them.  Each reads
+// one part of the document and fills its part of the model; the order of
+// the checks (and so which error a broken document gets) is the driver's.
 
-Model import_xgboost_json(const std::string& json) { return import_xgboost_json(json, {}); }
-
-Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
-  JsonDoc doc(json, lim.cancel);  // polls per value
-  CancelPoller poll(lim.cancel);  // then per tree, by its nodes
-  JsonRef root = doc.root();
-  if (!root.is_object()) malformed("the top level is not an object");
-  JsonRef learner = need(root, "learner", "the model");
-  if (!learner.is_object()) malformed("\"learner\" is not an object");
-
-  // Booster.
+// The booster: only "gbtree" is supported.  Returns its "model" object.
+JsonRef read_booster(const JsonRef& learner) {
   JsonRef gb = need(learner, "gradient_booster", "learner");
   std::string booster = need(gb, "name", "gradient_booster").is_string()
                             ? gb.get("name").str() : std::string("?");
   if (booster == "dart") unsupported("booster \"dart\" (only gbtree)");
   if (booster == "gblinear") unsupported("booster \"gblinear\" (only gbtree)");
   if (booster != "gbtree") unsupported("booster \"" + booster + "\" (only gbtree)");
-  JsonRef gm = need(gb, "model", "gradient_booster");
+  return need(gb, "model", "gradient_booster");
+}
 
-  // Objective.
-  JsonRef objj = need(learner, "objective", "learner");
-  std::string oname = need(objj, "name", "objective").is_string() ? objj.get("name").str() : "";
-  Model m;
-  const ObjectiveInfo* found = oname == "reg:linear" ? &objective_info(Objective::kSquaredError)
-                                                     : find_objective(oname);
-  if (!found || (oname != found->name && oname != "reg:linear"))
-    unsupported("objective \"" + oname + "\" (supported: " + objective_name_list() + ")");
-  const ObjectiveInfo& oi = *found;
-  m.objective = oi.code;
+// The objective by its XGBoost name ("reg:linear" is the old name of
+// reg:squarederror); sets m->objective.
+const ObjectiveInfo& read_objective(const JsonRef& objj, std::string* oname, Model* m) {
+  *oname = need(objj, "name", "objective").is_string() ? objj.get("name").str() : "";
+  const ObjectiveInfo* found = *oname == "reg:linear" ? &objective_info(Objective::kSquaredError)
+                                                      : find_objective(*oname);
+  if (!found || (*oname != found->name && *oname != "reg:linear"))
+    unsupported("objective \"" + *oname + "\" (supported: " + objective_name_list() + ")");
+  m->objective = found->code;
+  return *found;
+}
 
-  JsonRef lmp = need(learner, "learner_model_param", "learner");
+// learner_model_param's num_feature, num_class and num_target: sets
+// m->num_output_group and returns the number of features.
+int read_outputs(const JsonRef& lmp, const ObjectiveInfo& oi, const std::string& oname, Model* m) {
   long long num_feature = as_int(need(lmp, "num_feature", "learner_model_param"), "num_feature");
   long long num_class = as_int(need(lmp, "num_class", "learner_model_param"), "num_class");
   long long num_target = 1;
@@ -438,31 +435,40 @@ Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
   } else if (num_target > 1) {
     K = (int)num_target;  // one output per quantile
   }
-  m.num_output_group = K;
-  const int d = (int)num_feature;
+  m->num_output_group = K;
+  return (int)num_feature;
+}
 
-  // Intercept (prediction space; XGBoost converts it to a margin in float).
+// The intercept: XGBoost stores it in prediction space (one value, or one
+// per output) and converts it to a margin in float; so do we.
+void read_base_score(const JsonRef& lmp, const ObjectiveInfo& oi, const std::string& oname,
+                     Model* m) {
+  const int K = m->num_output_group;
   std::vector<float> bs = parse_base_score(need(lmp, "base_score", "learner_model_param"));
   if (bs.size() != 1 && (int)bs.size() != K)
     malformed("base_score has " + std::to_string(bs.size()) + " values for " +
               std::to_string(K) + " outputs");
-  m.base_margin.resize((size_t)K);
+  m->base_margin.resize((size_t)K);
   for (int k = 0; k < K; ++k) {
     float s = bs.size() == 1 ? bs[0] : bs[(size_t)k];
     if (oi.link == Link::kLogit && !(s > 0 && s < 1))
       malformed("base_score must be in (0, 1) for " + oname);
     if (oi.link == Link::kLog && !(s > 0))
       malformed("base_score must be > 0 for " + oname);
-    m.base_margin[k] = score_to_margin(m.objective, s);
-    if (!std::isfinite(m.base_margin[k])) malformed("base_score is not finite");
+    m->base_margin[k] = score_to_margin(m->objective, s);
+    if (!std::isfinite(m->base_margin[k])) malformed("base_score is not finite");
   }
-  m.base_score = bs[0];
+  m->base_score = bs[0];
+}
 
-  // Features.
+// Feature names and types (both optional), then the class labels.
+// Returns which features XGBoost marks categorical ("c").
+std::vector<uint8_t> read_features(const JsonRef& learner, const ObjectiveInfo& oi, int d, Model* m) {
+  const int K = m->num_output_group;
   JsonRef fnames = learner.get("feature_names");
   JsonRef ftypes = learner.get("feature_types");
-  m.feature_names.resize((size_t)d);
-  m.feature_types.assign((size_t)d, FeatureType::kFloat);
+  m->feature_names.resize((size_t)d);
+  m->feature_types.assign((size_t)d, FeatureType::kFloat);
   if (fnames.valid() && fnames.is_array() && fnames.size() > 0) {
     need_array(fnames, (size_t)d, "feature_names");
     for (int f = 0; f < d; ++f) {
@@ -475,10 +481,10 @@ Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
       if (!valid_utf8(name))
         malformed("feature_names entry " + std::to_string(f) + " \"" + printable(name) +
                   "\" is not valid UTF-8");
-      m.feature_names[f] = name;
+      m->feature_names[f] = name;
     }
   } else {
-    for (int f = 0; f < d; ++f) m.feature_names[f] = "f" + std::to_string(f);
+    for (int f = 0; f < d; ++f) m->feature_names[f] = "f" + std::to_string(f);
   }
   std::vector<uint8_t> categorical((size_t)d, 0);
   if (ftypes.valid() && ftypes.is_array() && ftypes.size() > 0) {
@@ -486,23 +492,29 @@ Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
     for (int f = 0; f < d; ++f) {
       if (!ftypes.at(f).is_string()) malformed("feature_types entry is not a string");
       const std::string& t = ftypes.at(f).str();
-      if (t == "int") m.feature_types[f] = FeatureType::kInt;
-      else if (t == "i") m.feature_types[f] = FeatureType::kBool;
+      if (t == "int") m->feature_types[f] = FeatureType::kInt;
+      else if (t == "i") m->feature_types[f] = FeatureType::kBool;
       else if (t == "c") categorical[f] = 1;
     }
   }
-  if (oi.binary) m.class_labels = {0.0, 1.0};
+  if (oi.binary) m->class_labels = {0.0, 1.0};
   if (oi.multiclass)
-    for (int k = 0; k < K; ++k) m.class_labels.push_back(k);
+    for (int k = 0; k < K; ++k) m->class_labels.push_back(k);
+  return categorical;
+}
 
-  // Trees.
-  JsonRef trees = need(gm, "trees", "gradient_booster.model");
-  need_array(trees, (size_t)-1, "trees");
-  JsonRef tinfo = need(gm, "tree_info", "gradient_booster.model");
-  need_array(tinfo, trees.size(), "tree_info");
+// The tree list, its tree_info (output group per tree) and
+// gbtree_model_param (num_trees, num_parallel_tree; sets
+// m->num_parallel_tree).
+void read_tree_list(const JsonRef& gm, JsonRef* trees, JsonRef* tinfo, Model* m) {
+  const int K = m->num_output_group;
+  *trees = need(gm, "trees", "gradient_booster.model");
+  need_array(*trees, (size_t)-1, "trees");
+  *tinfo = need(gm, "tree_info", "gradient_booster.model");
+  need_array(*tinfo, trees->size(), "tree_info");
   JsonRef gmp = gm.get("gbtree_model_param");
   if (gmp.valid() && gmp.get("num_trees").valid() &&
-      as_int(gmp.get("num_trees"), "num_trees") != (long long)trees.size())
+      as_int(gmp.get("num_trees"), "num_trees") != (long long)trees->size())
     malformed("num_trees does not match the number of trees");
   // num_parallel_tree trees per round and output group.
   if (gmp.valid() && gmp.get("num_parallel_tree").valid()) {
@@ -510,134 +522,157 @@ Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
     if (npt < 1 || npt > kMaxParallelTrees)
       malformed("num_parallel_tree = " + std::to_string(npt) + " is out of range: must be in [1, " +
                 std::to_string(kMaxParallelTrees) + "]");
-    if (trees.size() % (size_t)(npt * K) != 0)
-      malformed(std::to_string(trees.size()) + " trees are not whole rounds of num_parallel_tree " +
+    if (trees->size() % (size_t)(npt * K) != 0)
+      malformed(std::to_string(trees->size()) + " trees are not whole rounds of num_parallel_tree " +
                 std::to_string(npt) + " x " + std::to_string(K) + " output groups");
-    m.num_parallel_tree = (int32_t)npt;
+    m->num_parallel_tree = (int32_t)npt;
   }
+}
 
-  for (size_t ti = 0; ti < trees.size(); ++ti) {
-    const std::string at = "tree " + std::to_string(ti);
-    JsonRef tj = trees.at(ti);
-    if (!tj.is_object()) malformed(at + " is not an object");
-    const JsonRef left_of = tj.get("left_children");
-    poll.tick(left_of.is_array() ? left_of.size() + 1 : 1);
-    long long g = as_int(tinfo.at(ti), "tree_info");
-    if (g < 0 || g >= K) malformed(at + ": output group " + std::to_string(g) + " out of range");
-    JsonRef tp = tj.get("tree_param");
-    if (tp.valid() && tp.get("size_leaf_vector").valid() &&
-        as_int(tp.get("size_leaf_vector"), "size_leaf_vector") > 1)
-      unsupported("vector-leaf (multi-target) trees");
-    JsonRef lc = need(tj, "left_children", at);
-    need_array(lc, (size_t)-1, at + " left_children");
-    const size_t nn = lc.size();
-    if (nn < 1) malformed(at + " has no nodes");
-    if (tp.valid() && tp.get("num_nodes").valid() &&
-        as_int(tp.get("num_nodes"), "num_nodes") != (long long)nn)
-      malformed(at + ": num_nodes does not match left_children");
-    JsonRef rc = need_array(need(tj, "right_children", at), nn, at + " right_children");
-    JsonRef si = need_array(need(tj, "split_indices", at), nn, at + " split_indices");
-    JsonRef sc = need_array(need(tj, "split_conditions", at), nn, at + " split_conditions");
-    JsonRef dl = need_array(need(tj, "default_left", at), nn, at + " default_left");
-    JsonRef bw = tj.get("base_weights");
-    JsonRef lo = tj.get("loss_changes");
-    JsonRef sh = tj.get("sum_hessian");
-    JsonRef st = tj.get("split_type");
-    bool has_bw = bw.valid() && bw.is_array() && bw.size() == nn;
-    bool has_lo = lo.valid() && lo.is_array() && lo.size() == nn;
-    bool has_sh = sh.valid() && sh.is_array() && sh.size() == nn;
-    bool has_st = st.valid() && st.is_array() && st.size() == nn;
-    // The tree's node arrays (about 45 bytes a node) before they are made;
-    // charged for the rest of the import, as the model keeps them.
-    if (lim.budget)
-      lim.budget->charge((double)nn * 45.0, "the imported trees' nodes", "import a smaller model");
-    const std::vector<std::vector<int32_t>> cat_sets = read_xgb_tree_categories(tj, nn, at, &poll);
-    std::vector<std::vector<int32_t>> new_sets;  // by new node id
+// One tree's node arrays: the required ones (with nn entries each) and the
+// optional ones, used only when they have nn entries.
+struct XgbTreeArrays {
+  JsonRef lc, rc, si, sc, dl, bw, lo, sh, st;
+  bool has_bw = false, has_lo = false, has_sh = false, has_st = false;
+};
 
-    // Reachable nodes from the root, renumbered in their original order
-    // (drops nodes deleted by pruning).
-    std::vector<int64_t> L(nn), R(nn);
-    for (size_t n = 0; n < nn; ++n) {
-      poll.tick();
-      L[n] = as_int(lc.at(n), at + " left_children");
-      R[n] = as_int(rc.at(n), at + " right_children");
-      if ((L[n] < 0) != (R[n] < 0)) malformed(at + ": node " + std::to_string(n) + " has one child");
-      if (L[n] >= (int64_t)nn || R[n] >= (int64_t)nn) malformed(at + ": child index out of range");
-    }
-    std::vector<int32_t> newid(nn, -1);
-    std::vector<uint8_t> seen(nn, 0);
-    std::vector<int64_t> stack{0};
-    while (!stack.empty()) {
-      int64_t n = stack.back();
-      stack.pop_back();
-      if (n < 0 || n >= (int64_t)nn) malformed(at + ": child index out of range");
-      if (seen[n]) malformed(at + ": node " + std::to_string(n) + " reached twice");
-      seen[n] = 1;
-      if (L[n] >= 0) {
-        stack.push_back(L[n]);
-        stack.push_back(R[n]);
-      }
-    }
-    int32_t cnt = 0;
-    for (size_t n = 0; n < nn; ++n)
-      if (seen[n]) newid[n] = cnt++;
+XgbTreeArrays read_tree_arrays(const JsonRef& tj, const JsonRef& tp, const std::string& at) {
+  XgbTreeArrays a;
+  a.lc = need(tj, "left_children", at);
+  need_array(a.lc, (size_t)-1, at + " left_children");
+  const size_t nn = a.lc.size();
+  if (nn < 1) malformed(at + " has no nodes");
+  if (tp.valid() && tp.get("num_nodes").valid() &&
+      as_int(tp.get("num_nodes"), "num_nodes") != (long long)nn)
+    malformed(at + ": num_nodes does not match left_children");
+  a.rc = need_array(need(tj, "right_children", at), nn, at + " right_children");
+  a.si = need_array(need(tj, "split_indices", at), nn, at + " split_indices");
+  a.sc = need_array(need(tj, "split_conditions", at), nn, at + " split_conditions");
+  a.dl = need_array(need(tj, "default_left", at), nn, at + " default_left");
+  a.bw = tj.get("base_weights");
+  a.lo = tj.get("loss_changes");
+  a.sh = tj.get("sum_hessian");
+  a.st = tj.get("split_type");
+  a.has_bw = a.bw.valid() && a.bw.is_array() && a.bw.size() == nn;
+  a.has_lo = a.lo.valid() && a.lo.is_array() && a.lo.size() == nn;
+  a.has_sh = a.sh.valid() && a.sh.is_array() && a.sh.size() == nn;
+  a.has_st = a.st.valid() && a.st.is_array() && a.st.size() == nn;
+  return a;
+}
 
-    Tree t;
-    for (size_t n = 0; n < nn; ++n) {
-      if (!seen[n]) continue;
-      const bool leaf = L[n] < 0;
-      float cond = as_float(sc.at(n), at + " split_conditions");
-      float w = has_bw ? as_float(bw.at(n), at + " base_weights") : (leaf ? cond : 0.0f);
-      double cover = has_sh ? (double)as_float(sh.at(n), at + " sum_hessian") : 0.0;
-      t.add_node(-1, leaf ? cond : w, cover);
-      int32_t me = (int32_t)t.num_nodes() - 1;
-      new_sets.emplace_back();
-      if (leaf) continue;
-      const bool cat_split = has_st && as_int(st.at(n), at + " split_type") != 0;
-      if (cat_split) {
-        new_sets.back() = cat_sets[n];
-        if (new_sets.back().empty()) new_sets.back().push_back(-1);  // empty set
-        cond = 0.0f;  // no threshold
-      }
-      long long f = as_int(si.at(n), at + " split_indices");
-      if (f < 0 || f >= d)
-        malformed(at + ": split feature " + std::to_string(f) + " out of range (num_feature " +
-                  std::to_string(d) + ")");
-      if (std::isnan(cond) || cond == -INFINITY)
-        malformed(at + ": split condition of node " + std::to_string(n) + " is NaN or -Infinity");
-      t.left[me] = newid[L[n]];
-      t.right[me] = newid[R[n]];
-      t.feature[me] = (int32_t)f;
-      t.threshold[me] = cond;
-      t.default_left[me] = as_int(dl.at(n), at + " default_left") != 0 ? 1 : 0;
-      t.gain[me] = has_lo ? as_float(lo.at(n), at + " loss_changes") : 0.0f;
-    }
-    for (int32_t n = 0; n < t.num_nodes(); ++n)
-      if (!t.is_leaf(n)) {
-        t.parent[t.left[n]] = n;
-        t.parent[t.right[n]] = n;
-      }
-    set_tree_category_sets(&t, new_sets, lim, &poll);
-    m.trees.push_back(std::move(t));
-    m.tree_group.push_back((int32_t)g);
+// The children of every node (L, R), and which nodes the root reaches
+// (seen), each exactly once: a cycle or a shared node is an error.
+void reachable_nodes(const XgbTreeArrays& a, const std::string& at, CancelPoller& poll,
+                     std::vector<int64_t>* L, std::vector<int64_t>* R, std::vector<uint8_t>* seen) {
+  const size_t nn = a.lc.size();
+  L->resize(nn);
+  R->resize(nn);
+  for (size_t n = 0; n < nn; ++n) {
+    poll.tick();
+    (*L)[n] = as_int(a.lc.at(n), at + " left_children");
+    (*R)[n] = as_int(a.rc.at(n), at + " right_children");
+    if (((*L)[n] < 0) != ((*R)[n] < 0)) malformed(at + ": node " + std::to_string(n) + " has one child");
+    if ((*L)[n] >= (int64_t)nn || (*R)[n] >= (int64_t)nn) malformed(at + ": child index out of range");
   }
-  if (m.trees.size() % (size_t)K != 0)
-    malformed(std::to_string(m.trees.size()) + " trees is not a multiple of " +
-              std::to_string(K) + " classes");
+  seen->assign(nn, 0);
+  std::vector<int64_t> stack{0};
+  while (!stack.empty()) {
+    int64_t n = stack.back();
+    stack.pop_back();
+    if (n < 0 || n >= (int64_t)nn) malformed(at + ": child index out of range");
+    if ((*seen)[n]) malformed(at + ": node " + std::to_string(n) + " reached twice");
+    (*seen)[n] = 1;
+    if ((*L)[n] >= 0) {
+      stack.push_back((*L)[n]);
+      stack.push_back((*R)[n]);
+    }
+  }
+}
 
-  finish_imported_categories(&m, categorical, read_xgb_cats(gm, d), lim, &poll);
+// Tree ti of the document, its reachable nodes renumbered in their original
+// order (drops nodes deleted by pruning); appended to m with its group.
+void import_tree(const JsonRef& tj, const JsonRef& group, size_t ti, int d,
+                 const XgbImportLimits& lim, CancelPoller& poll, Model* m) {
+  const int K = m->num_output_group;
+  const std::string at = "tree " + std::to_string(ti);
+  if (!tj.is_object()) malformed(at + " is not an object");
+  const JsonRef left_of = tj.get("left_children");
+  poll.tick(left_of.is_array() ? left_of.size() + 1 : 1);
+  long long g = as_int(group, "tree_info");
+  if (g < 0 || g >= K) malformed(at + ": output group " + std::to_string(g) + " out of range");
+  JsonRef tp = tj.get("tree_param");
+  if (tp.valid() && tp.get("size_leaf_vector").valid() &&
+      as_int(tp.get("size_leaf_vector"), "size_leaf_vector") > 1)
+    unsupported("vector-leaf (multi-target) trees");
+  const XgbTreeArrays a = read_tree_arrays(tj, tp, at);
+  const size_t nn = a.lc.size();
+  // The tree's node arrays (about 45 bytes a node) before they are made;
+  // charged for the rest of the import, as the model keeps them.
+  if (lim.budget)
+    lim.budget->charge((double)nn * 45.0, "the imported trees' nodes", "import a smaller model");
+  const std::vector<std::vector<int32_t>> cat_sets = read_xgb_tree_categories(tj, nn, at, &poll);
+  std::vector<std::vector<int32_t>> new_sets;  // by new node id
 
-  // Bin cuts from the split thresholds: per feature the sorted distinct
-  // thresholds plus one cut above them, so that threshold == cut[split_bin].
-  // A feature with more distinct thresholds than bins keeps an evenly
-  // spaced subset (split_bin then names the nearest cut at or below; scoring
-  // uses the thresholds and is exact either way).
+  std::vector<int64_t> L, R;
+  std::vector<uint8_t> seen;
+  reachable_nodes(a, at, poll, &L, &R, &seen);
+  std::vector<int32_t> newid(nn, -1);
+  int32_t cnt = 0;
+  for (size_t n = 0; n < nn; ++n)
+    if (seen[n]) newid[n] = cnt++;
+
+  Tree t;
+  for (size_t n = 0; n < nn; ++n) {
+    if (!seen[n]) continue;
+    const bool leaf = L[n] < 0;
+    float cond = as_float(a.sc.at(n), at + " split_conditions");
+    float w = a.has_bw ? as_float(a.bw.at(n), at + " base_weights") : (leaf ? cond : 0.0f);
+    double cover = a.has_sh ? (double)as_float(a.sh.at(n), at + " sum_hessian") : 0.0;
+    t.add_node(-1, leaf ? cond : w, cover);
+    int32_t me = (int32_t)t.num_nodes() - 1;
+    new_sets.emplace_back();
+    if (leaf) continue;
+    const bool cat_split = a.has_st && as_int(a.st.at(n), at + " split_type") != 0;
+    if (cat_split) {
+      new_sets.back() = cat_sets[n];
+      if (new_sets.back().empty()) new_sets.back().push_back(-1);  // empty set
+      cond = 0.0f;  // no threshold
+    }
+    long long f = as_int(a.si.at(n), at + " split_indices");
+    if (f < 0 || f >= d)
+      malformed(at + ": split feature " + std::to_string(f) + " out of range (num_feature " +
+                std::to_string(d) + ")");
+    if (std::isnan(cond) || cond == -INFINITY)
+      malformed(at + ": split condition of node " + std::to_string(n) + " is NaN or -Infinity");
+    t.left[me] = newid[L[n]];
+    t.right[me] = newid[R[n]];
+    t.feature[me] = (int32_t)f;
+    t.threshold[me] = cond;
+    t.default_left[me] = as_int(a.dl.at(n), at + " default_left") != 0 ? 1 : 0;
+    t.gain[me] = a.has_lo ? as_float(a.lo.at(n), at + " loss_changes") : 0.0f;
+  }
+  for (int32_t n = 0; n < t.num_nodes(); ++n)
+    if (!t.is_leaf(n)) {
+      t.parent[t.left[n]] = n;
+      t.parent[t.right[n]] = n;
+    }
+  set_tree_category_sets(&t, new_sets, lim, &poll);
+  m->trees.push_back(std::move(t));
+  m->tree_group.push_back((int32_t)g);
+}
+
+// Bin cuts from the split thresholds: per feature the sorted distinct
+// thresholds plus one cut above them, so that threshold == cut[split_bin].
+// A feature with more distinct thresholds than bins keeps an evenly
+// spaced subset (split_bin then names the nearest cut at or below; scoring
+// uses the thresholds and is exact either way).
+void set_bin_cuts(int d, Model* m) {
   std::vector<std::vector<float>> th((size_t)d);
-  for (const Tree& t : m.trees)
+  for (const Tree& t : m->trees)
     for (int32_t n = 0; n < t.num_nodes(); ++n)
       if (!t.is_leaf(n) && !t.is_categorical(n))
         th[t.feature[n]].push_back(t.threshold[n]);
-  m.cuts.ptr.assign(1, 0);
+  m->cuts.ptr.assign(1, 0);
   for (int f = 0; f < d; ++f) {
     auto& v = th[f];
     std::sort(v.begin(), v.end());
@@ -659,70 +694,106 @@ Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
       if (!(top > mx)) top = mx;  // +inf threshold: no value is above it anyway
     }
     c.push_back(top);
-    m.cuts.values.insert(m.cuts.values.end(), c.begin(), c.end());
-    m.cuts.ptr.push_back((uint32_t)m.cuts.values.size());
-    m.cuts.min_values.push_back(NAN);
+    m->cuts.values.insert(m->cuts.values.end(), c.begin(), c.end());
+    m->cuts.ptr.push_back((uint32_t)m->cuts.values.size());
+    m->cuts.min_values.push_back(NAN);
   }
-  for (Tree& t : m.trees)
+  for (Tree& t : m->trees)
     for (int32_t n = 0; n < t.num_nodes(); ++n) {
       if (t.is_leaf(n)) continue;
       const int f = t.feature[n];
-      const float* c = m.cuts.feature_cuts(f);
-      const int nb = m.cuts.nbins(f);
+      const float* c = m->cuts.feature_cuts(f);
+      const int nb = m->cuts.nbins(f);
       // Last cut <= threshold among the value cuts (excluding the top one).
       int b = (int)(std::upper_bound(c, c + nb - 1, t.threshold[n]) - c) - 1;
       t.split_bin[n] = std::max(0, std::min(b, nb - 1));
     }
+}
 
-  // Record where it came from.
-  m.params.emplace_back("objective", objective_name(m.objective));
-  if (oi.multiclass) m.params.emplace_back("num_class", std::to_string(K));
-  if (oi.xgb_import_params) oi.xgb_import_params(objj, &m.params);  // lambdarank_param
-  if (oi.import_param) {
-    // The objective's parameter ("[9E-1]" for a quantile list of one).
-    JsonRef po = objj.get(oi.xgb_param_object);
-    JsonRef pv = po.valid() ? po.get(oi.xgb_param_key) : JsonRef();
-    if (pv.valid() && pv.is_string()) {
-      std::string t = pv.str();
-      if (oi.xgb_param_array) {
-        if (t.size() < 2 || t.front() != '[' || t.back() != ']')
-          malformed(std::string(oi.xgb_param_key) + " = \"" + t + "\" is not a list");
-        t = t.substr(1, t.size() - 2);
-      }
-      // a list of several: one per output.
-      std::vector<std::string> items;
-      for (size_t b = 0;;) {
-        const size_t e = t.find(',', b);
-        items.push_back(t.substr(b, e == std::string::npos ? std::string::npos : e - b));
-        if (e == std::string::npos) break;
-        b = e + 1;
-      }
-      if (items.size() != (size_t)(oi.multiclass ? 1 : K))
-        malformed(std::string(oi.xgb_param_key) + " = \"" + pv.str() + "\" lists " +
-                  std::to_string(items.size()) + " values for " + std::to_string(K) + " outputs");
-      std::string list;
-      for (size_t i = 0; i + 1 < items.size(); ++i) {
-        char* end = nullptr;
-        double x = std::strtod(items[i].c_str(), &end);
-        if (items[i].empty() || *end != '\0' || !std::isfinite(x))
-          malformed(std::string(oi.xgb_param_key) + " = \"" + pv.str() + "\" is not a number");
-        std::ostringstream f;
-        f.precision(17);
-        f << (double)(float)x;
-        list += f.str() + ",";
-      }
-      t = items.back();
-      char* end = nullptr;
-      double x = std::strtod(t.c_str(), &end);
-      if (t.empty() || *end != '\0' || !std::isfinite(x))
-        malformed(std::string(oi.xgb_param_key) + " = \"" + pv.str() + "\" is not a number");
-      std::ostringstream f;
-      f.precision(17);
-      f << (double)(float)x;
-      m.params.emplace_back(oi.param_key, items.size() > 1 ? "[" + list + f.str() + "]" : f.str());
-    }
+// One number of the objective parameter's text `whole` (for the error),
+// as the float XGBoost holds, printed with 17 digits.
+std::string param_number(const std::string& item, const ObjectiveInfo& oi, const std::string& whole) {
+  char* end = nullptr;
+  double x = std::strtod(item.c_str(), &end);
+  if (item.empty() || *end != '\0' || !std::isfinite(x))
+    malformed(std::string(oi.xgb_param_key) + " = \"" + whole + "\" is not a number");
+  std::ostringstream f;
+  f.precision(17);
+  f << (double)(float)x;
+  return f.str();
+}
+
+// The objective's parameter ("[9E-1]" for a quantile list of one; a list of
+// several: one per output), recorded in m->params under its gbdt key.
+void read_objective_param(const JsonRef& objj, const ObjectiveInfo& oi, Model* m) {
+  const int K = m->num_output_group;
+  JsonRef po = objj.get(oi.xgb_param_object);
+  JsonRef pv = po.valid() ? po.get(oi.xgb_param_key) : JsonRef();
+  if (!pv.valid() || !pv.is_string()) return;
+  std::string t = pv.str();
+  if (oi.xgb_param_array) {
+    if (t.size() < 2 || t.front() != '[' || t.back() != ']')
+      malformed(std::string(oi.xgb_param_key) + " = \"" + t + "\" is not a list");
+    t = t.substr(1, t.size() - 2);
   }
-  m.report.backend = "xgboost-import";
+  std::vector<std::string> items;
+  for (size_t b = 0;;) {
+    const size_t e = t.find(',', b);
+    items.push_back(t.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  if (items.size() != (size_t)(oi.multiclass ? 1 : K))
+    malformed(std::string(oi.xgb_param_key) + " = \"" + pv.str() + "\" lists " +
+              std::to_string(items.size()) + " values for " + std::to_string(K) + " outputs");
+  std::string list;
+  for (size_t i = 0; i + 1 < items.size(); ++i) list += param_number(items[i], oi, pv.str()) + ",";
+  const std::string last = param_number(items.back(), oi, pv.str());
+  m->params.emplace_back(oi.param_key, items.size() > 1 ? "[" + list + last + "]" : last);
+}
+
+// Where the model came from: its objective and the objective's parameters.
+void record_params(const JsonRef& objj, const ObjectiveInfo& oi, Model* m) {
+  m->params.emplace_back("objective", objective_name(m->objective));
+  if (oi.multiclass) m->params.emplace_back("num_class", std::to_string(m->num_output_group));
+  if (oi.xgb_import_params) oi.xgb_import_params(objj, &m->params);  // lambdarank_param
+  if (oi.import_param) read_objective_param(objj, oi, m);
+  m->report.backend = "xgboost-import";
+}
+
+}  // namespace
+
+Model import_xgboost_json(const std::string& json) { return import_xgboost_json(json, {}); }
+
+Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
+  JsonDoc doc(json, lim.cancel);  // polls per value
+  CancelPoller poll(lim.cancel);  // then per tree, by its nodes
+  JsonRef root = doc.root();
+  if (!root.is_object()) malformed("the top level is not an object");
+  JsonRef learner = need(root, "learner", "the model");
+  if (!learner.is_object()) malformed("\"learner\" is not an object");
+
+  Model m;
+  const JsonRef gm = read_booster(learner);
+  const JsonRef objj = need(learner, "objective", "learner");
+  std::string oname;
+  const ObjectiveInfo& oi = read_objective(objj, &oname, &m);
+  const JsonRef lmp = need(learner, "learner_model_param", "learner");
+  const int d = read_outputs(lmp, oi, oname, &m);
+  const int K = m.num_output_group;
+  read_base_score(lmp, oi, oname, &m);
+  const std::vector<uint8_t> categorical = read_features(learner, oi, d, &m);
+
+  JsonRef trees, tinfo;
+  read_tree_list(gm, &trees, &tinfo, &m);
+  for (size_t ti = 0; ti < trees.size(); ++ti) import_tree(trees.at(ti), tinfo.at(ti), ti, d, lim, poll, &m);
+  if (m.trees.size() % (size_t)K != 0)
+    malformed(std::to_string(m.trees.size()) + " trees is not a multiple of " +
+              std::to_string(K) + " classes");
+
+  finish_imported_categories(&m, categorical, read_xgb_cats(gm, d), lim, &poll);
+  set_bin_cuts(d, &m);
+  record_params(objj, oi, &m);
   try {
     validate_model(m);  // finite values, limits (model_format.cpp)
   } catch (const CorruptModel& e) {
