@@ -14,6 +14,7 @@
 #include "gbdt/model.h"
 
 extern "C" {
+#include "utils/json.h"
 PG_FUNCTION_INFO_V1(gbdt_model_info);
 PG_FUNCTION_INFO_V1(gbdt_trees);
 PG_FUNCTION_INFO_V1(gbdt_feature_importance);
@@ -21,13 +22,48 @@ PG_FUNCTION_INFO_V1(gbdt_feature_importance);
 
 using namespace gbdt_pg;
 
+namespace {
+// info || {"categories": {"feature": ["a", "b", ...], ...}}: the
+// dictionary of each categorical feature, its category values in code
+// order (code 0 first), as the model stores them.  Every value is listed:
+// the model's limits on categories bound the dictionaries.  No key when no
+// feature has a dictionary.
+Datum add_category_lists(const gbdt::Model* m, Datum info) {
+  const size_t nf = std::min(m->categories.size(), (size_t)m->n_features());
+  StringInfoData b;
+  initStringInfo(&b);
+  appendStringInfoString(&b, "{\"categories\": {");
+  bool any = false;
+  uint64 listed = 0;
+  for (size_t f = 0; f < nf; f++) {
+    const std::vector<std::string>& names = m->categories[f];
+    if (names.empty()) continue;
+    if (any) appendStringInfoString(&b, ", ");
+    any = true;
+    escape_json(&b, model_to_server_string(m->feature_names[f].c_str()));
+    appendStringInfoString(&b, ": [");
+    for (size_t c = 0; c < names.size(); c++) {
+      if (c) appendStringInfoString(&b, ", ");
+      escape_json(&b, model_to_server_string(names[c].c_str()));
+      if ((++listed & 4095) == 0) CHECK_FOR_INTERRUPTS();
+    }
+    appendStringInfoChar(&b, ']');
+  }
+  appendStringInfoString(&b, "}}");
+  if (!any) return info;
+  Datum extra = DirectFunctionCall1(jsonb_in, CStringGetDatum(b.data));
+  return DirectFunctionCall2(jsonb_concat, info, extra);
+}
+}  // namespace
+
 // gbdt_model_info(model gbdt_model) -> jsonb
 Datum gbdt_model_info(PG_FUNCTION_ARGS) {
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
   char* json = nullptr;
   run_engine([&] { json = pstrdup_nothrow(gbdt::model_info_json(*m)); });
   Datum info = DirectFunctionCall1(jsonb_in, CStringGetDatum(model_to_server_string(json)));
-  PG_RETURN_DATUM(add_class_names(m, info));  // class names of text/bool labels
+  info = add_class_names(m, info);  // class names of text/bool labels
+  PG_RETURN_DATUM(add_category_lists(m, info));
 }
 
 // gbdt_trees(model gbdt_model) -> TABLE(tree int, node int, class int,
