@@ -607,7 +607,7 @@ COMMENT ON FUNCTION gbdt_predict_proba_table(gbdt_model, regclass, text) IS
 -- Explanations of a relation, top features only: gbdt_explain_table with
 -- top_k (NULL = every feature), as gbdt_explain's top_k.
 CREATE FUNCTION gbdt_explain_table(model gbdt_model, relation regclass, key text, top_k int)
-  RETURNS TABLE(key text, feature text, contribution float8, class float8)
+  RETURNS TABLE(key text, feature text, contribution float8, class float8, value_text text)
   AS 'MODULE_PATHNAME', 'gbdt_explain_table'
   LANGUAGE C STABLE PARALLEL RESTRICTED;
 
@@ -680,3 +680,25 @@ CREATE FUNCTION gbdt_drift(model gbdt_model, relation regclass)
 
 COMMENT ON FUNCTION gbdt_drift(gbdt_model, regclass) IS
   'Drift of a table or view against the model''s training rows on the model''s bins: per feature and for the prediction PSI, KS, missing rates (training, now) and the rate of unseen categories; by PSI descending';
+
+-- Explanations show each feature's value as the row has it (value_text,
+-- last so that the existing columns keep their positions): the result
+-- types change, so the functions are dropped and created again.  Nothing
+-- in the extension depends on them.
+DROP FUNCTION gbdt_explain(gbdt_model, record, int);
+CREATE FUNCTION gbdt_explain(model gbdt_model, "row" record, top_k int DEFAULT NULL)
+  RETURNS TABLE(feature text, value float8, contribution float8, class float8, value_text text)
+  AS 'MODULE_PATHNAME', 'gbdt_explain'
+  LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_explain(gbdt_model, record, int) IS
+  'Exact TreeSHAP contributions of one row (as XGBoost pred_contribs): one row per feature with its value (as read, and value_text: as the row has it, category or date text), plus a bias row; they sum to the margin; per class for multiclass models; top_k keeps the k largest |contribution| per class';
+
+DROP FUNCTION gbdt_explain_table(gbdt_model, regclass, text);
+CREATE FUNCTION gbdt_explain_table(model gbdt_model, relation regclass, key text)
+  RETURNS TABLE(key text, feature text, contribution float8, class float8, value_text text)
+  AS 'MODULE_PATHNAME', 'gbdt_explain_table'
+  LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gbdt_explain_table(gbdt_model, regclass, text) IS
+  'TreeSHAP contributions of every row of a table or view: (key, feature, contribution, class, value_text: the feature''s value as the row has it), a bias row per row and class';

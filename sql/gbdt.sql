@@ -827,12 +827,12 @@ COMMENT ON FUNCTION gbdt_approve_spec(text, int) IS
 -- ---- explanations (issue 13) ----
 
 CREATE FUNCTION gbdt_explain(model gbdt_model, "row" record, top_k int DEFAULT NULL)
-  RETURNS TABLE(feature text, value float8, contribution float8, class float8)
+  RETURNS TABLE(feature text, value float8, contribution float8, class float8, value_text text)
   AS 'MODULE_PATHNAME', 'gbdt_explain'
   LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION gbdt_explain(gbdt_model, record, int) IS
-  'Exact TreeSHAP contributions of one row (as XGBoost pred_contribs): one row per feature with its value, plus a bias row; they sum to the margin; per class for multiclass models; top_k keeps the k largest |contribution| per class';
+  'Exact TreeSHAP contributions of one row (as XGBoost pred_contribs): one row per feature with its value (as read, and value_text: as the row has it, category or date text), plus a bias row; they sum to the margin; per class for multiclass models; top_k keeps the k largest |contribution| per class';
 
 CREATE FUNCTION gbdt_explain_interactions(model gbdt_model, "row" record)
   RETURNS TABLE(feature1 text, feature2 text, interaction float8, class float8)
@@ -843,12 +843,12 @@ COMMENT ON FUNCTION gbdt_explain_interactions(gbdt_model, record) IS
   'SHAP interaction values of one row (as XGBoost pred_interactions): every pair of features plus the bias, per class';
 
 CREATE FUNCTION gbdt_explain_table(model gbdt_model, relation regclass, key text)
-  RETURNS TABLE(key text, feature text, contribution float8, class float8)
+  RETURNS TABLE(key text, feature text, contribution float8, class float8, value_text text)
   AS 'MODULE_PATHNAME', 'gbdt_explain_table'
   LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gbdt_explain_table(gbdt_model, regclass, text) IS
-  'TreeSHAP contributions of every row of a table or view: (key, feature, contribution, class), a bias row per row and class';
+  'TreeSHAP contributions of every row of a table or view: (key, feature, contribution, class, value_text: the feature''s value as the row has it), a bias row per row and class';
 
 CREATE FUNCTION gbdt_feature_importance(model gbdt_model, kind text, relation regclass)
   RETURNS TABLE(feature text, importance float8)
@@ -937,7 +937,7 @@ COMMENT ON FUNCTION gbdt_predict_proba_table(gbdt_model, regclass, text) IS
 -- Explanations of a relation, top features only: gbdt_explain_table with
 -- top_k (NULL = every feature), as gbdt_explain's top_k.
 CREATE FUNCTION gbdt_explain_table(model gbdt_model, relation regclass, key text, top_k int)
-  RETURNS TABLE(key text, feature text, contribution float8, class float8)
+  RETURNS TABLE(key text, feature text, contribution float8, class float8, value_text text)
   AS 'MODULE_PATHNAME', 'gbdt_explain_table'
   LANGUAGE C STABLE PARALLEL RESTRICTED;
 

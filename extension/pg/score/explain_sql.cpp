@@ -12,6 +12,7 @@
 #include "convert.h"
 #include "guard.h"
 #include "model/model_type.h"
+#include "score/explain_value.h"
 #include "score/scoring.h"
 
 #include "gbdt/model.h"
@@ -41,15 +42,60 @@ Datum feature_name(const gbdt::Model* m, int f) {
   return PointerGetDatum(cstring_to_text(model_to_server_string(m->feature_names[f].c_str())));
 }
 
+// The row's columns, deformed once, to show each feature's value as the
+// row has it (value_text).
+struct RowText {
+  TupleDesc desc;
+  Datum* values;
+  bool* nulls;
+};
+
+RowText row_text(HeapTupleHeader th) {
+  RowText rt;
+  rt.desc = lookup_rowtype_tupdesc_copy(HeapTupleHeaderGetTypeId(th), HeapTupleHeaderGetTypMod(th));
+  rt.values = (Datum*)palloc(sizeof(Datum) * (rt.desc->natts > 0 ? rt.desc->natts : 1));
+  rt.nulls = (bool*)palloc(sizeof(bool) * (rt.desc->natts > 0 ? rt.desc->natts : 1));
+  HeapTupleData tmp;
+  tmp.t_len = HeapTupleHeaderGetDatumLength(th);
+  ItemPointerSetInvalid(&tmp.t_self);
+  tmp.t_tableOid = InvalidOid;
+  tmp.t_data = th;
+  heap_deform_tuple(&tmp, rt.desc, rt.values, rt.nulls);
+  return rt;
+}
+
+// value_text of feature f (x: the value as read): the text of the row's
+// column of that name by its type's output function (category text,
+// date/timestamp text, number as written), NULL when the value is NULL; a
+// feature without a column of its name (an array element, an absent
+// column) shows the value as read (feature_value_text).
+Datum value_text(const RowText& rt, const gbdt::Model* m, int f, float x, bool* isnull) {
+  const char* name = model_to_server_string(m->feature_names[f].c_str());
+  for (int i = 0; i < rt.desc->natts; i++) {
+    Form_pg_attribute a = TupleDescAttr(rt.desc, i);
+    if (a->attisdropped || strcmp(NameStr(a->attname), name) != 0) continue;
+    *isnull = rt.nulls[i];
+    if (*isnull) return (Datum)0;
+    Oid out;
+    bool varlena;
+    getTypeOutputInfo(a->atttypid, &out, &varlena);
+    return CStringGetTextDatum(OidOutputFunctionCall(out, rt.values[i]));
+  }
+  return feature_value_text(m, f, x, isnull);
+}
+
 }  // namespace
 }  // namespace gbdt_pg
 
 using namespace gbdt_pg;
 
 // gbdt_explain(model gbdt_model, "row" record, top_k int DEFAULT NULL)
-//   -> TABLE(feature text, value float8, contribution float8, class float8)
-// One row per feature (its value in the row, NULL when missing) and a
-// 'bias' row, per class; contributions and bias sum to the row's margin.
+//   -> TABLE(feature text, value float8, contribution float8, class float8,
+//            value_text text)
+// One row per feature (its value as read, NULL when missing; value_text:
+// the value as the row has it, see value_text) and a 'bias' row (value and
+// value_text NULL), per class; contributions and bias sum to the row's
+// margin.
 // top_k: only the k features of largest |contribution| per class (most
 // first), plus the bias.  NULL model or row: no rows.
 Datum gbdt_explain(PG_FUNCTION_ARGS) {
@@ -79,9 +125,19 @@ Datum gbdt_explain(PG_FUNCTION_ARGS) {
 
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
+  // The 0.2 declaration has no value_text column (the library serves both
+  // until ALTER EXTENSION UPDATE).
+  const bool has_text = rsinfo->setDesc->natts >= 5;
+  RowText rt{};
+  if (has_text) rt = row_text(th);
+  // Each feature's value_text, made on its first row (then shared by the
+  // classes).
+  Datum* texts = (Datum*)palloc(sizeof(Datum) * W);
+  bool* text_nulls = (bool*)palloc(sizeof(bool) * W);
+  bool* text_made = (bool*)palloc0(sizeof(bool) * W);
   int* order = (int*)palloc(sizeof(int) * W);
-  Datum values[4];
-  bool nulls[4];
+  Datum values[5];
+  bool nulls[5];
   for (int k = 0; k < K; k++) {
     const double* p = phi + (size_t)k * W;
     int shown = nf;
@@ -102,9 +158,15 @@ Datum gbdt_explain(PG_FUNCTION_ARGS) {
       values[2] = Float8GetDatum(p[f]);
       nulls[2] = false;
       class_datum(m, k, &values[3], &nulls[3]);
+      if (has_text && f < nf && !text_made[f]) {
+        texts[f] = value_text(rt, m, f, x[f], &text_nulls[f]);
+        text_made[f] = true;
+      }
+      nulls[4] = !(has_text && f < nf) || text_nulls[f];
+      values[4] = nulls[4] ? (Datum)0 : texts[f];
       tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+      CHECK_FOR_INTERRUPTS();
     }
-    CHECK_FOR_INTERRUPTS();
   }
   pfree(order);
   pfree(phi);

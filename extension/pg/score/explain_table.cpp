@@ -19,6 +19,7 @@
 #include "guard.h"
 #include "model/model_type.h"
 #include "read/relation_reader.h"
+#include "score/explain_value.h"
 #include "score/scoring.h"
 #include "read/scoring_layout.h"
 
@@ -62,6 +63,14 @@ struct Sink {
   Datum* names;       // W feature names as text, 'bias' last
   int top_k;          // < 0: every feature; else the k of largest |contribution|
   int* order;         // W entries, the features written for one (row, class)
+  // value_text (a declaration with that column): per feature the reader
+  // column of its own column's text, or -1 (an array element, an absent
+  // column: the value as read, feature_value_text); per row and feature
+  // the text (in cxt) and its null flag.
+  bool want_text;
+  int* text_col;      // nf
+  Datum* texts;       // cap x nf
+  bool* text_nulls;   // cap x nf
   // gbdt_feature_importance: sum over rows of sum_k |phi[k][f]|
   double* abs_sum;    // nf, or NULL
   uint64 rows;
@@ -125,8 +134,8 @@ void flush(Sink* s) {
         for (size_t f = 0; f < nf; f++) s->abs_sum[f] += std::fabs(phi[r * KW + k * s->W + f]);
     s->rows += n;
   } else {
-    Datum values[4];
-    bool nulls[4] = {false, false, false, false};
+    Datum values[5];
+    bool nulls[5] = {false, false, false, false, true};
     const gbdt::Model* m = s->model;
     uint64 emitted = 0;
     for (size_t r = 0; r < n; r++) {
@@ -143,6 +152,11 @@ void flush(Sink* s) {
           const int f = s->order[i];
           values[1] = s->names[f];
           values[2] = Float8GetDatum(p[f]);
+          if (s->want_text) {
+            // NULL for the bias and for a NULL value.
+            nulls[4] = f >= s->nf || s->text_nulls[r * nf + f];
+            values[4] = nulls[4] ? (Datum)0 : s->texts[r * nf + f];
+          }
           tuplestore_putvalues(s->store, s->desc, values, nulls);
           if ((++emitted & 4095) == 0) CHECK_FOR_INTERRUPTS();
         }
@@ -165,6 +179,23 @@ void reader_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* 
     s->keys[i] = datumCopy(slot->tts_values[0], false, -1);
     MemoryContextSwitchTo(old);
   }
+  if (s->want_text) {
+    MemoryContext old = MemoryContextSwitchTo(s->cxt);
+    const float* x = s->x + i * s->nf;
+    for (int f = 0; f < s->nf; f++) {
+      const int c = s->text_col[f];
+      Datum* t = &s->texts[i * s->nf + f];
+      bool* tn = &s->text_nulls[i * s->nf + f];
+      if (c < 0) {
+        *t = feature_value_text(s->model, f, x[f], tn);
+      } else {
+        // Already (column)::text; copied.
+        *tn = nulls[c];
+        *t = *tn ? (Datum)0 : datumCopy(slot->tts_values[c], false, -1);
+      }
+    }
+    MemoryContextSwitchTo(old);
+  }
   s->n++;
   if (s->n == s->cap) flush(s);
 }
@@ -177,9 +208,21 @@ void explain_relation(Sink* s, const gbdt::Model* m, const ModelCategories* mc, 
   const int nf = m->n_features();
   if (key != nullptr && find_column(rel, key) == nullptr) report_missing_column(rel, key);
   ScoringLayout* layout = scoring_layout(rel, m->feature_names, mc, nullptr, nullptr, nullptr);
-  const int ncols = layout->ncols + 1;
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
+  // With value_text, each feature of a column of its own is read a second
+  // time as text, after the model's columns.
+  int ncols = layout->ncols + 1;
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * (ncols + (s->want_text ? nf : 0)));
   memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
+  if (s->want_text) {
+    s->text_col = (int*)palloc(sizeof(int) * (nf > 0 ? nf : 1));
+    for (int f = 0; f < nf; f++) {
+      s->text_col[f] = -1;
+      const int c = layout->col_of[f];
+      if (c < 0 || layout->elem[f] > 0) continue;
+      cols[ncols] = ReaderColumn{layout->cols[c].name, ValKind::kNone, false, false};
+      s->text_col[f] = ncols++;
+    }
+  }
   if (key != nullptr) {
     cols[0] = ReaderColumn{key, ValKind::kNone, false, false};
   } else {
@@ -192,12 +235,18 @@ void explain_relation(Sink* s, const gbdt::Model* m, const ModelCategories* mc, 
   s->nf = nf;
   s->K = m->num_output_group > 0 ? m->num_output_group : 1;
   s->W = nf + 1;
-  // Memory: K x W doubles of contributions, nf floats and a key per row.
-  s->cap = std::min<size_t>(1024, budget_rows(s->K * s->W, sizeof(float) * nf + 64));
+  // Memory: K x W doubles of contributions, nf floats and a key per row
+  // (and with value_text nf texts, counted at 32 bytes each).
+  const size_t text_bytes = s->want_text ? (sizeof(Datum) + sizeof(bool) + 32) * (size_t)nf : 0;
+  s->cap = std::min<size_t>(1024, budget_rows(s->K * s->W, sizeof(float) * nf + 64 + text_bytes));
   s->x = (float*)palloc(sizeof(float) * s->cap * (nf > 0 ? nf : 1));
   s->phi = (double*)palloc(sizeof(double) * s->cap * s->K * s->W);
   s->keys = (Datum*)palloc(sizeof(Datum) * s->cap);
   s->key_nulls = (bool*)palloc(sizeof(bool) * s->cap);
+  if (s->want_text) {
+    s->texts = (Datum*)palloc(sizeof(Datum) * s->cap * (nf > 0 ? nf : 1));
+    s->text_nulls = (bool*)palloc(sizeof(bool) * s->cap * (nf > 0 ? nf : 1));
+  }
   s->cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt explain batch",
                                  ALLOCSET_DEFAULT_SIZES);
   const int nthread = scoring_threads();
@@ -242,9 +291,12 @@ using namespace gbdt_pg;
 
 // gbdt_explain_table(model gbdt_model, relation regclass, key text
 //                    [, top_k int])
-//   -> TABLE(key text, feature text, contribution float8, class float8)
-// gbdt_explain for every row of the relation, without the feature values:
-// one row per (row, class, feature) and a 'bias' row per (row, class);
+//   -> TABLE(key text, feature text, contribution float8, class float8,
+//            value_text text)
+// gbdt_explain for every row of the relation: one row per (row, class,
+// feature) with the value as the row has it (its column as text; an array
+// element or absent column: the value as read; NULL for a NULL value and
+// for the bias) and a 'bias' row per (row, class);
 // top_k (the four-argument form, not strict): only the k features of
 // largest |contribution| per (row, class), most first, and the bias; NULL
 // top_k = every feature; NULL model, relation or key: no rows.
@@ -276,6 +328,9 @@ Datum gbdt_explain_table(PG_FUNCTION_ARGS) {
     s->names[f] = PointerGetDatum(cstring_to_text(model_to_server_string(m->feature_names[f].c_str())));
   s->names[nf] = CStringGetTextDatum("bias");
   s->top_k = top_k;
+  // The 0.2 declaration has no value_text column (the library serves both
+  // until ALTER EXTENSION UPDATE).
+  s->want_text = s->desc->natts >= 5;
   s->order = (int*)palloc(sizeof(int) * (nf + 1));
   explain_relation(s, m, get_call_cache(fcinfo)->categories, relid, key);
   return (Datum)0;
