@@ -5,7 +5,7 @@
 -- top_k, and the same in the relation form as in the row form.  The
 -- earlier columns keep their names and positions.
 BEGIN;
-SELECT plan(11);
+SELECT plan(13);
 
 CREATE TEMP TABLE ev AS
 SELECT i AS id, (i % 7)::float8 AS a, (ARRAY['red', 'green', 'blue'])[1 + i % 3] AS col,
@@ -66,6 +66,23 @@ SELECT is_empty($$
 SELECT is((SELECT count(*) FROM evm, gbdt_explain_table(reg, 'ev', 'id') t
            WHERE (t.feature = 'bias') AND t.value_text IS NOT NULL),
           0::bigint, 'gbdt_explain_table: the bias has no value_text');
+
+-- Features that are elements of an array column show the element as read
+-- (NULL for a NULL element), in both forms.
+CREATE TEMP TABLE eva AS
+SELECT i AS id, ARRAY[(i % 7)::float8, CASE WHEN i % 5 = 0 THEN NULL ELSE (i % 3) / 4.0 END] AS v,
+       ((i % 7) + (i % 3))::float8 AS y
+FROM generate_series(1, 300) i;
+CREATE TEMP TABLE evam AS
+SELECT gbdt_train('eva', 'y', ARRAY['v'], 'reg:squarederror', '{"num_round": 3}') AS m;
+SELECT is((SELECT array_agg(e.feature || '=' || coalesce(e.value_text, '<null>') ORDER BY eva.id, e.feature)
+           FROM eva, evam, gbdt_explain(m, eva) e WHERE eva.id IN (5, 7)),
+          ARRAY['bias=<null>', 'v[1]=5', 'v[2]=<null>', 'bias=<null>', 'v[1]=0', 'v[2]=0.25'],
+          'array elements: the element as read, NULL for a NULL element');
+SELECT is((SELECT array_agg(t.feature || '=' || coalesce(t.value_text, '<null>') ORDER BY t.key, t.feature)
+           FROM evam, gbdt_explain_table(m, 'eva', 'id') t WHERE t.key IN ('5', '7')),
+          ARRAY['bias=<null>', 'v[1]=5', 'v[2]=<null>', 'bias=<null>', 'v[1]=0', 'v[2]=0.25'],
+          'gbdt_explain_table: array elements as gbdt_explain shows them');
 
 -- The result columns: the earlier ones in place, value_text last.
 SELECT is((SELECT proargnames::text FROM pg_proc WHERE proname = 'gbdt_explain'),
