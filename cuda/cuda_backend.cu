@@ -189,6 +189,7 @@ struct Sizes {
   size_t cat_scratch = 0;                 // k_eval_cat sort scratch bytes
   bool node_masks = false;
   bool monotone = false;
+  bool min_data = false;  // min_data_in_leaf: per-node row counts
   size_t base_bytes() const {
     size_t b = 0;
     b += n * d * bin_bytes;           // bins
@@ -210,6 +211,7 @@ struct Sizes {
          (lmax + tree_nodes) * set_bytes + cat_scratch;
     b += node_masks ? lmax * d : 0;  // per-node feature masks
     b += monotone ? lmax * 16 + d : 0;  // monotone bounds, constraints
+    b += min_data ? lmax * sizeof(double) : 0;  // node row counts (min_data_in_leaf)
     return b;
   }
 };
@@ -478,6 +480,7 @@ class CudaBackend final : public TreeBackend {
     sz.node_masks = node_masks_;
     mono_ = !d.tree_ext.monotone.empty();
     sz.monotone = mono_;
+    sz.min_data = data_.split.min_data_in_leaf > 0.0;
     lmax_ = sz.lmax;
     tree_cap_ = sz.tree_nodes;
     task_cap_ = sz.tasks;
