@@ -189,6 +189,7 @@ struct Sizes {
   size_t cat_scratch = 0;                 // k_eval_cat sort scratch bytes
   bool node_masks = false;
   bool monotone = false;
+  bool min_data = false;  // min_data_in_leaf: per-node row counts
   size_t base_bytes() const {
     size_t b = 0;
     b += n * d * bin_bytes;           // bins
@@ -210,6 +211,7 @@ struct Sizes {
          (lmax + tree_nodes) * set_bytes + cat_scratch;
     b += node_masks ? lmax * d : 0;  // per-node feature masks
     b += monotone ? lmax * 16 + d : 0;  // monotone bounds, constraints
+    b += min_data ? lmax * sizeof(double) : 0;  // node row counts (min_data_in_leaf)
     return b;
   }
 };
@@ -478,6 +480,7 @@ class CudaBackend final : public TreeBackend {
     sz.node_masks = node_masks_;
     mono_ = !d.tree_ext.monotone.empty();
     sz.monotone = mono_;
+    sz.min_data = data_.split.min_data_in_leaf > 0.0;
     lmax_ = sz.lmax;
     tree_cap_ = sz.tree_nodes;
     task_cap_ = sz.tasks;
@@ -544,6 +547,7 @@ class CudaBackend final : public TreeBackend {
     d_quant_.alloc((size_t)K_, "quantizers");
     d_root_.alloc(1, "root sum");
     d_node_sum_.alloc(lmax_, "node sums");
+    if (data_.split.min_data_in_leaf > 0.0) d_node_rows_.alloc(lmax_, "node row counts");
     d_part_.alloc(lmax_, "partition table");
     d_cand_.alloc(lmax_ * (size_t)nfb_, "split candidates");
     d_best_.alloc(lmax_, "split candidates");
@@ -650,7 +654,8 @@ class CudaBackend final : public TreeBackend {
       std::string w = diagnose::histogram(node, hh, dh.data() + i * (size_t)T_, off_, nf_);
       if (w.empty() && !node_masks_ && !mono_ && ncat_ == 0)
         w = diagnose::split(node, diagnose::host_best_split(hh.data(), ln.sum, off_, nbins_,
-                                                            fmask_num_.data(), data_.split, q),
+                                                            fmask_num_.data(),
+                                                            at_node(data_.split, q, ln.sum, (double)(ln.end - ln.begin)), q),
                             out[i]);
       if (!w.empty()) diag_fail(w);
     }
@@ -718,6 +723,12 @@ class CudaBackend final : public TreeBackend {
     std::vector<GradSum> sums(count);
     for (size_t i = 0; i < count; ++i) sums[i] = level[first + i].sum;
     upload(d_node_sum_.get(), sums.data(), count, stream_);
+    const bool min_data = data_.split.min_data_in_leaf > 0.0;
+    if (min_data) {  // the nodes' row counts (min_data_in_leaf)
+      rows_host_.resize(count);
+      for (size_t i = 0; i < count; ++i) rows_host_[i] = (double)(level[first + i].end - level[first + i].begin);
+      upload(d_node_rows_.get(), rows_host_.data(), count, stream_);
+    }
     if (node_masks_) upload_node_masks(level, first, count);
     if (mono_) {
       bounds_host_.resize(2 * count);
@@ -731,7 +742,7 @@ class CudaBackend final : public TreeBackend {
         hist, (size_t)T_, d_node_sum_.get(), nf_, nfb_, d_off_.get(), d_nbins_.get(),
         node_masks_ ? d_nmask_.get() : d_fmask_.get(), data_.split, q, d_cand_.get(),
         node_masks_ ? (size_t)nf_ : (size_t)0, mono_ ? d_bounds_.get() : nullptr,
-        mono_ ? d_mono_.get() : nullptr);
+        mono_ ? d_mono_.get() : nullptr, min_data ? d_node_rows_.get() : nullptr);
     GBDT_CUDA_LAUNCHED();
     GBDT_LAUNCH(cuda::k_reduce_splits, grid_for(count, 128, 1 << 30), 128, 0, stream_)(
         d_cand_.get(), (int)count, nfb_, d_best_.get());
@@ -744,7 +755,7 @@ class CudaBackend final : public TreeBackend {
         hist, (size_t)T_, d_node_sum_.get(), (int)count, ncat_, d_cat_feats_.get(), d_off_.get(),
         d_nbins_.get(), data_.split, q, data_.cat_split, d_cat_cand_.get(), d_cat_sets_.get(),
         set_w_, cat_threads_ ? d_cat_order_.get() : nullptr, cat_threads_ ? d_cat_wt_.get() : nullptr,
-        max_cat_nb_, mono_ ? d_bounds_.get() : nullptr);
+        max_cat_nb_, mono_ ? d_bounds_.get() : nullptr, min_data ? d_node_rows_.get() : nullptr);
     GBDT_CUDA_LAUNCHED();
     cat_cand_.resize(nc);
     cat_sets_.resize(nc * (size_t)set_w_);
@@ -1379,7 +1390,9 @@ class CudaBackend final : public TreeBackend {
   DevArray<uint8_t> d_nmask_;
   bool mono_ = false;                      // monotone constraints
   std::vector<double> lo_, hi_, bounds_host_;  // per node id: weight bounds
+  std::vector<double> rows_host_;  // min_data_in_leaf: the level's row counts, uploaded
   DevArray<double> d_bounds_;
+  DevArray<double> d_node_rows_;  // min_data_in_leaf: the level's row counts
   DevArray<int8_t> d_mono_;
 
   DevArray<uint8_t> d_bins_, d_in_sample_, d_fmask_, d_cub_;

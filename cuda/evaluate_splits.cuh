@@ -43,14 +43,17 @@ constexpr int kEvalFeatPerBlock = 32;
 // missing-left one, exactly the candidates of the CPU's best_split_feature.
 __global__ void __launch_bounds__(kEvalWarps * 32) k_eval_splits(
     const GradSum* hist, size_t total_bins, const GradSum* node_sum, int d, int nfb,
-    const uint32_t* off, const int32_t* nbins, const uint8_t* fmask, SplitParams sp, Quantizer q,
+    const uint32_t* off, const int32_t* nbins, const uint8_t* fmask, SplitParams sp_all, Quantizer q,
     SplitCandidate* out /* node * nfb + fb */, size_t fmask_stride /* 0: one mask for all nodes */,
     const double* bounds /* monotone: node * 2 + (0: lower, 1: upper); null: none */,
-    const int8_t* mono /* monotone constraint per feature */) {
+    const int8_t* mono /* monotone constraint per feature */,
+    const double* node_rows /* min_data_in_leaf: rows per node; null: no limit */) {
   __shared__ SplitCandidate wbest[kEvalWarps];
   const int node = blockIdx.x / nfb, fb = blockIdx.x % nfb;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const GradSum psum = node_sum[node];
+  // This node's parameters (split_math.h's at_node): its row count.
+  const SplitParams sp = node_rows ? at_node(sp_all, q, psum, node_rows[node]) : sp_all;
   const double lo = bounds ? bounds[2 * (size_t)node] : 0.0;
   const double hi = bounds ? bounds[2 * (size_t)node + 1] : 0.0;
   // Same bits as inside split_gain (bounded: as the CPU grower's).
@@ -129,10 +132,11 @@ __global__ void k_reduce_splits(const SplitCandidate* in, int nnodes, int nfb, S
 // at order and 2 * max_nb doubles at wt (null when no feature has more).
 __global__ void k_eval_cat(const GradSum* hist, size_t total_bins, const GradSum* node_sum,
                            int nnodes, int ncat, const int32_t* cat_feats, const uint32_t* off,
-                           const int32_t* nbins, SplitParams sp, Quantizer q, CatSplitParams cp,
+                           const int32_t* nbins, SplitParams sp_all, Quantizer q, CatSplitParams cp,
                            SplitCandidate* out, uint32_t* sets, int set_w, int* order, double* wt,
                            int max_nb,
-                           const double* bounds /* monotone bounds, node * 2 + (0 lower, 1 upper); null: none */) {
+                           const double* bounds /* monotone bounds, node * 2 + (0 lower, 1 upper); null: none */,
+                           const double* node_rows /* min_data_in_leaf: rows per node; null: no limit */) {
   for (size_t t = gtid(); t < (size_t)nnodes * ncat; t += gstride()) {
     const size_t node = t / ncat;
     const int f = cat_feats[t % ncat];
@@ -140,6 +144,7 @@ __global__ void k_eval_cat(const GradSum* hist, size_t total_bins, const GradSum
     const GradSum* h = hist + node * total_bins + off[f];
     uint32_t* set = sets + t * (size_t)set_w;
     const double* nb_bounds = bounds ? bounds + 2 * node : nullptr;
+    const SplitParams sp = node_rows ? at_node(sp_all, q, node_sum[node], node_rows[node]) : sp_all;
     if (nbins[f] <= 32 * kCatSetWords) {
       int o[32 * kCatSetWords];
       double w[32 * kCatSetWords];

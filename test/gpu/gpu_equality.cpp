@@ -228,6 +228,12 @@ std::vector<Case> all_cases() {
       {{"gamma", "1"}, {"min_child_weight", "5"}});
   add("n20k_d20_max_delta_step", 20000, 20, 0.0, O::kLogistic, 1, 6, 256, 8,
       {{"max_delta_step", "0.5"}, {"eta", "1"}});
+  // min_data_in_leaf: rows estimated from the hessian (exact with squared
+  // error, an estimate with logistic), per node row counts on both sides.
+  add("n20k_d12_min_data_in_leaf_reg", 20000, 12, 0.02, O::kSquaredError, 1, 8, 256, 4,
+      {{"min_data_in_leaf", "150"}, {"subsample", "0.8"}, {"seed", "3"}}, true);
+  add("n20k_d12_min_data_in_leaf_bin", 20000, 12, 0.02, O::kLogistic, 1, 7, 64, 4,
+      {{"min_child_samples", "60"}, {"max_delta_step", "0.7"}}, true);
   // Tree parameters on CUDA: per-node feature masks and max_leaves.
   add("n20k_d20_colsample_bylevel", 20000, 20, 0.02, O::kSquaredError, 1, 6, 256, 6,
       {{"colsample_bylevel", "0.5"}, {"colsample_bytree", "0.8"}, {"seed", "5"}}, true);
@@ -321,6 +327,9 @@ std::vector<Case> all_cases() {
             {{"max_cat_threshold", "300"}}, true);
     cs[i].cat_levels = 3000;
     cs[i].max_hist_nodes = 3;
+    i = add("cat30_n5000_d6_min_data_in_leaf", 5000, 6, 0.02, O::kSquaredError, 1, 6, 256, 4,
+            {{"min_data_in_leaf", "80"}}, true);
+    cs[i].cat_levels = 30;
   }
   // grow_policy lossguide (best first, max_leaves, max_depth 0 = no
   // limit), with categorical features, constraints, sampling, multiclass and
@@ -336,6 +345,8 @@ std::vector<Case> all_cases() {
         lg("8", {{"min_child_weight", "0"}}), true);
     add("lg_n20k_d12_leaves8_depth0_reg", 20000, 12, 0.02, O::kSquaredError, 1, 0, 256, 6,
         lg("8", {}), true);
+    add("lg_n20k_d12_leaves31_depth0_min_data_in_leaf", 20000, 12, 0.02, O::kSquaredError, 1, 0, 256, 4,
+        lg("31", {{"min_data_in_leaf", "200"}}), true);
     add("lg_n20k_d12_leaves8_depth4_bin", 20000, 12, 0.02, O::kLogistic, 1, 4, 64, 6,
         lg("8", {{"subsample", "0.8"}, {"seed", "4"}}), true);
     add("lg_n20k_d12_leaves31_depth0_reg_gamma", 20000, 12, 0.02, O::kSquaredError, 1, 0, 256, 5,

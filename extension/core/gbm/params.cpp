@@ -783,15 +783,17 @@ const ParamDef kParams[] = {
                             " is not supported: only 0 or 1 (gbdt samples the rows every round)");
      },
      nullptr},
-    {"min_data_in_leaf", "min_child_samples", "integer", "not supported", "",
-     "Refused: the histograms hold gradient and hessian sums, not row counts; use "
-     "`min_child_weight` (`min_sum_hessian_in_leaf`)",
-     [](const ParamKV& kv, const ParamDef&, TrainParams*) {
-       throw InvalidInput("parameter \"" + kv.key +
-                          "\" is not supported: gbdt's histograms hold no row counts; use "
-                          "min_child_weight (min_sum_hessian_in_leaf), the hessian sum of a leaf");
+    {"min_data_in_leaf", "min_child_samples", "integer",
+     {"an integer in [0, 2147483647] (0 = no limit)", 0, 2147483647, false, false}, "0",
+     "LightGBM's: the fewest training rows in a leaf; a child's rows are estimated from its "
+     "hessian sum as LightGBM does (exact with a constant hessian, e.g. squared error)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->min_data_in_leaf = (int)get_int(kv, d);
      },
-     nullptr},
+     [](const TrainParams& p, KVList* r) {
+       if (p.min_data_in_leaf > 0) r->emplace_back("min_data_in_leaf", std::to_string(p.min_data_in_leaf));
+     },
+     [](const TrainParams& p) { return (double)p.min_data_in_leaf; }},
     // XGBoost hist-updater parameters gbdt does not implement: only
     // their defaults are accepted (nothing recorded), the others refused.
     {"sampling_method", "", "string", "only uniform", "uniform", "Refused unless `uniform`",

@@ -96,6 +96,7 @@ struct TrainParams {
   double colsample_bynode = 1.0;
   bool lossguide = false;               // grow_policy
   int max_leaves = 0;                   // 0 = no limit
+  int min_data_in_leaf = 0;             // fewest rows in a leaf (LightGBM's), 0 = no limit
   // trees grown per round and output group on the same gradients, each
   // with its own row/column sample, leaves scaled by eta / num_parallel_tree
   // (XGBoost's boosted random forests).

@@ -687,7 +687,7 @@ BoostData boost_data(const BinnedInput& in, const Layout& l, const TrainParams& 
   // parallel trees' leaves are scaled by eta / num_parallel_tree
   // (XGBoost's rule; exactly eta for one tree).
   bd.split = SplitParams{p.reg_lambda, p.reg_alpha, p.gamma, p.min_child_weight,
-                         p.effective_max_delta_step(), p.eta / l.P};
+                         p.effective_max_delta_step(), p.eta / l.P, (double)p.min_data_in_leaf};
   bd.max_depth = p.max_depth;
   bd.subsample = p.subsample;
   bd.seed = p.seed;

@@ -19,6 +19,13 @@ struct SplitParams {
   double min_child_weight;
   double max_delta_step;
   double eta;
+  // LightGBM's min_data_in_leaf: the fewest training rows a child may hold
+  // (0: no limit, and then nothing below reads node_rows or cnt_factor).
+  double min_data_in_leaf = 0.0;
+  // The node being split, set per node by at_node(): its row count and
+  // rows per unit of hessian (LightGBM's cnt_factor).
+  double node_rows = 0.0;
+  double cnt_factor = 0.0;
 };
 
 // Gradient and hessian sums as fixed-point integers: sums are exact and do not
@@ -70,8 +77,31 @@ GBDT_HD double calc_gain(const SplitParams& p, double G, double H) {
 GBDT_HD double to_g(const Quantizer& q, int64_t v) { return (double)v * q.g_inv; }
 GBDT_HD double to_h(const Quantizer& q, int64_t v) { return (double)v * q.h_inv; }
 
-// Loss reduction of splitting parent into (left, right); negative infinity
-// when a child violates min_child_weight.
+// p for the splits of one node with sum `parent` over `rows` rows: the
+// histograms hold no row counts, so, as LightGBM's feature histogram does, a
+// child's row count is estimated from its hessian sum,
+// round(hessian * rows / parent hessian).  Exact when every row has the same
+// hessian (squared error); an estimate otherwise.
+GBDT_HD SplitParams at_node(const SplitParams& p, const Quantizer& q, GradSum parent, double rows) {
+  SplitParams r = p;
+  if (p.min_data_in_leaf > 0.0) {
+    const double h = to_h(q, parent.h);
+    r.node_rows = rows;
+    r.cnt_factor = h > 0.0 ? rows / h : 0.0;
+  }
+  return r;
+}
+
+// Whether a split whose left child has hessian sum hl leaves a child with
+// fewer than min_data_in_leaf (estimated) rows; never with the limit 0.
+GBDT_HD bool too_few_rows(const SplitParams& p, double hl) {
+  if (p.min_data_in_leaf <= 0.0) return false;
+  const double left = floor(hl * p.cnt_factor + 0.5);
+  return left < p.min_data_in_leaf || p.node_rows - left < p.min_data_in_leaf;
+}
+
+// Loss reduction of splitting parent into (left, right); -1 when a child
+// violates min_child_weight or min_data_in_leaf (p from at_node then).
 // parent_gain must be calc_gain(p, to_g(q, parent.g), to_h(q, parent.h))
 // (split scans compute it once per node: same bits as split_gain).
 GBDT_HD double split_gain_given_parent(const SplitParams& p, const Quantizer& q, GradSum parent,
@@ -79,6 +109,7 @@ GBDT_HD double split_gain_given_parent(const SplitParams& p, const Quantizer& q,
   GradSum right = gs_sub(parent, left);
   double hl = to_h(q, left.h), hr = to_h(q, right.h);
   if (hl < p.min_child_weight || hr < p.min_child_weight || hl <= 0.0 || hr <= 0.0) return -1.0;
+  if (too_few_rows(p, hl)) return -1.0;
   double gl = to_g(q, left.g), gr = to_g(q, right.g);
   return calc_gain(p, gl, hl) + calc_gain(p, gr, hr) - parent_gain;
 }
@@ -147,6 +178,7 @@ GBDT_HD double bounded_split_gain(const SplitParams& p, const Quantizer& q, Grad
   const GradSum right = gs_sub(parent, left);
   const double hl = to_h(q, left.h), hr = to_h(q, right.h);
   if (hl < p.min_child_weight || hr < p.min_child_weight || hl <= 0.0 || hr <= 0.0) return -1.0;
+  if (too_few_rows(p, hl)) return -1.0;
   const double wl = bounded_weight(p, q, left, lo, hi), wr = bounded_weight(p, q, right, lo, hi);
   if ((c > 0 && wl > wr) || (c < 0 && wl < wr)) return -HUGE_VAL;
   return gain_given_weight(p, to_g(q, left.g), hl, wl) +

@@ -72,9 +72,9 @@ SELECT throws_ok($$SELECT gbdt_train('pdi', 'x1', ARRAY['x2'], NULL, '{"is_unbal
 SELECT throws_like($$SELECT gbdt_train('pdi', 'y', ARRAY['x1'], NULL, '{"num_leaves": 8, "grow_policy": "depthwise"}')$$,
                    'parameters "num_leaves" and "grow_policy" = "depthwise" conflict%',
                    'num_leaves with grow_policy depthwise rejected');
-SELECT throws_like($$SELECT gbdt_train('pdi', 'y', ARRAY['x1'], NULL, '{"min_data_in_leaf": 20}')$$,
-                   'parameter "min_data_in_leaf" is not supported%',
-                   'min_data_in_leaf refused (no row counts in the histograms)');
+SELECT throws_like($$SELECT gbdt_train('pdi', 'y', ARRAY['x1'], NULL, '{"min_child_samples": 2.5}')$$,
+                   'parameter "min_child_samples" must be an integer%',
+                   'min_child_samples (min_data_in_leaf) must be an integer');
 SELECT throws_like($$SELECT gbdt_train('pdi', 'y', ARRAY['x1'], NULL, '{"tree_method": "exact"}')$$,
                    'parameter "tree_method" = "exact" is not supported%', 'tree_method exact refused');
 

@@ -84,8 +84,9 @@ TEST(DropInParams, UnsupportedValuesAreClearErrors) {
             "parameter \"missing\" = 0 is not supported: only NaN (NULL and NaN are the missing "
             "values; map another sentinel to NULL in a view)");
   EXPECT_NE(error_of({{"tree_method", "exact", true}}).find("is not supported"), std::string::npos);
-  EXPECT_NE(error_of({{"min_data_in_leaf", "20"}}).find("\"min_data_in_leaf\" is not supported"),
-            std::string::npos);
+  EXPECT_EQ(error_of({{"min_child_samples", "-1"}}),
+            "parameter \"min_child_samples\" = -1 is out of range: must be an integer in "
+            "[0, 2147483647] (0 = no limit)");
   EXPECT_NE(error_of({{"enable_categorical", "maybe", true}}).find("must be a boolean"),
             std::string::npos);
 }

@@ -206,7 +206,7 @@ SplitCandidate SplitEvaluator::best_split_feature_fast(const LevelNode& ln, int 
 }
 
 SplitCandidate SplitEvaluator::best_split_feature(const LevelNode& ln, int f, const Quantizer& q) const {
-  const SplitParams& sp = split_;
+  const SplitParams sp = at_node(split_, q, ln.sum, (double)ln.size());
   const GradSum* h = ln.hist + off_[f];
   const int nb = cuts_->nbins(f);
   const GradSum miss = h[nb];
@@ -232,12 +232,12 @@ SplitCandidate SplitEvaluator::best_split_feature(const LevelNode& ln, int f, co
 
 // The best categorical split of feature f at node ln (categorical_split_cpu.h:
 // the reference's candidate, its right set into the node's sets `sets`);
-// the vectorized gains when max_delta_step is 0 (fast).
+// the vectorized gains when max_delta_step and min_data_in_leaf are 0 (fast).
 SplitCandidate SplitEvaluator::best_categorical_split_scan(const LevelNode& ln, int f, const GainConsts& k,
                                                            bool fast, const Quantizer& q, uint32_t* sets,
                                                            CatScanScratch& cs) const {
   const int ci = cat_index_[f];
-  const SplitParams& sp = split_;
+  const SplitParams sp = at_node(split_, q, ln.sum, (double)ln.size());
   const GradSum* h = ln.hist + off_[f];
   const int nb = cuts_->nbins(f);
   uint32_t* set = sets + cat_woff_[ci];
@@ -254,6 +254,7 @@ SplitCandidate SplitEvaluator::best_categorical_split_scan(const LevelNode& ln, 
 SplitCandidate SplitEvaluator::best_split(const LevelNode& ln, int f, const Quantizer& q, bool fast,
                                           uint32_t* sets, int tid) {
   const GainConsts k = consts(q, ln.sum);
+  fast = fast && split_.min_data_in_leaf == 0.0;  // the vectorized gains know no row counts
   if (is_cat_[f]) return best_categorical_split_scan(ln, f, k, fast, q, sets, cat_scratch_[tid]);
   return fast ? best_split_feature_fast(ln, f, k, scratch_[tid]) : best_split_feature(ln, f, q);
 }
@@ -262,7 +263,8 @@ SplitCandidate SplitEvaluator::best_split(const LevelNode& ln, int f, const Quan
 void SplitEvaluator::scan_level(std::vector<LevelNode>& level, int depth, const Quantizer& q,
                                 const uint8_t* feature_mask, ThreadPool* pool) {
   const size_t L = level.size();
-  const bool fast = split_.max_delta_step == 0.0;
+  // The vectorized gains know neither max_delta_step nor min_data_in_leaf.
+  const bool fast = split_.max_delta_step == 0.0 && split_.min_data_in_leaf == 0.0;
   const size_t T = total_bins_;
   // Below the root the level holds sibling pairs: a task scans both
   // siblings, so the smaller one's slice, just read by the larger one's

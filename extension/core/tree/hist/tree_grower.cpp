@@ -140,13 +140,14 @@ class Grower {
     return bounded_parent_gain(in_.split, in_.q, n.sum, n.lower, n.upper);
   }
 
-  double gain(const GNode& n, int f, GradSum left, double pg) const {
-    if (!mono_) return split_gain_given_parent(in_.split, in_.q, n.sum, left, pg);
-    return bounded_split_gain(in_.split, in_.q, n.sum, left, n.lower, n.upper, ext_.monotone[f], pg);
+  // sp: at_node(in_.split, ...) of node n (min_data_in_leaf's row counts).
+  double gain(const SplitParams& sp, const GNode& n, int f, GradSum left, double pg) const {
+    if (!mono_) return split_gain_given_parent(sp, in_.q, n.sum, left, pg);
+    return bounded_split_gain(sp, in_.q, n.sum, left, n.lower, n.upper, ext_.monotone[f], pg);
   }
 
   SplitCandidate scan_feature(const GNode& n, int f, double pg, uint32_t* set, int tid) {
-    const SplitParams& sp = in_.split;
+    const SplitParams sp = at_node(in_.split, in_.q, n.sum, (double)(n.end - n.begin));
     const GradSum* h = hists_[n.hist].get() + in_.hist_offset[f];
     const int nb = in_.cuts->nbins(f);
     if (is_cat_[f]) {  // one-hot / partition splits (categorical_split.h)
@@ -163,11 +164,11 @@ class Grower {
     for (int b = 0; b < nb; ++b) {
       if (b > 0 && h[b].g == 0 && h[b].h == 0) continue;  // repeats bin b-1
       acc = gs_add(acc, h[b]);
-      SplitCandidate c1{gain(n, f, acc, pg), f, b, 0, acc};  // missing right
+      SplitCandidate c1{gain(sp, n, f, acc, pg), f, b, 0, acc};  // missing right
       if (split_is_useful(sp, c1.gain) && better_split(c1, best)) best = c1;
       if (miss.h != 0) {  // missing left
         const GradSum l = gs_add(acc, miss);
-        SplitCandidate c2{gain(n, f, l, pg), f, b, 1, l};
+        SplitCandidate c2{gain(sp, n, f, l, pg), f, b, 1, l};
         if (split_is_useful(sp, c2.gain) && better_split(c2, best)) best = c2;
       }
     }
