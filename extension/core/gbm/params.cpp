@@ -692,6 +692,18 @@ const ParamDef kParams[] = {
        p->device = kv.value == "gpu" ? "cuda" : kv.value;
      },
      nullptr},
+    {"distributed", "", "string", "auto, on or off", "auto",
+     "On a partitioned table whose partitions are postgres_fdw foreign tables of servers with "
+     "gbdt: `auto` and `on` train where the rows live (each server bins its own rows and builds "
+     "their histograms), `off` reads every row through this server; `on` refuses what cannot "
+     "train there, `auto` then reads the rows here",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       if (kv.value != "auto" && kv.value != "on" && kv.value != "off")
+         throw InvalidInput("parameter \"distributed\" = \"" + kv.value +
+                            "\" is not supported: must be " + d.range.text);
+       p->distributed = kv.value;
+     },
+     nullptr},
     {"verbose", "verbosity", "boolean",
      "false, 0 or a negative number = off, anything else = on; `verbosity` 0 or 1 = off, 2 or 3 = "
      "on (XGBoost's levels: warnings are always sent)",

@@ -71,6 +71,8 @@ struct TrainParams {
   int early_stopping_rounds = 0; // 0 = off
   std::string eval_metric;       // empty = objective's default; a comma-separated list
   std::string device = "";       // "", "auto", "cpu", "cuda"
+  // Training across servers (gbdt/distributed.h): "auto", "on", "off".
+  std::string distributed = "auto";
   bool verbose = false;
   // train on the distinct rows with their multiplicity where that is
   // exact (row_dedup.h); not recorded (the model is the same either way).
