@@ -101,6 +101,16 @@ endif
 $(PG_OBJS): $(PG_SERVER_STAMP)
 # ==== end of PostgreSQL majors ====
 
+# libpq, for the coordinator's sessions to its shard servers
+# (extension/pg/distributed/), linked the PGXS way as postgres_fdw is.  Its
+# include dir goes after the server's (PGXS puts PG_CPPFLAGS before them):
+# a client pg_config.h there must not shadow the server's.  A relocated
+# server tree without libpq's headers falls back to the system's (libpq-dev).
+LIBPQ_INCLUDEDIR := $(firstword $(patsubst %/libpq-fe.h,%,$(wildcard \
+  $(libpq_srcdir)/libpq-fe.h /usr/include/postgresql/libpq-fe.h)) $(libpq_srcdir))
+override CPPFLAGS += -I$(LIBPQ_INCLUDEDIR)
+SHLIB_LINK_INTERNAL = $(libpq)
+
 CONTROL_VERSION := $(shell sed -n "s/^default_version *= *'\(.*\)'.*/\1/p" $(EXTENSION).control)
 ifneq ($(CONTROL_VERSION),$(EXTVERSION))
   $(error $(EXTENSION).control default_version '$(CONTROL_VERSION)' differs from EXTVERSION $(EXTVERSION))

@@ -22,6 +22,7 @@ bool guc_one_pass_load = true;
 bool guc_debug_loader_help = false;
 bool guc_tuple_walk = true;
 int guc_missing_features = kMissingFeaturesError;
+int guc_shard_timeout = 600000;  // ms = 10 min
 int guc_max_threads = 1;  // set to the CPU count in _PG_init
 
 int max_threads() { return guc_max_threads > 0 ? guc_max_threads : 1; }
@@ -124,6 +125,14 @@ extern "C" void _PG_init(void) {
       "every row it may before handing the batch over, which makes that path certain.  Models "
       "do not depend on it.",
       &guc_debug_loader_help, false, PGC_USERSET, GUC_NOT_IN_SAMPLE, nullptr, nullptr, nullptr);
+  DefineCustomIntVariable(
+      "gbdt.shard_timeout",
+      "Longest wait for a shard server's answer in a distributed gbdt training.",
+      "Bounds the connection to each shard, its version check and every request of the "
+      "training: a shard that has not answered in time fails the training with an error "
+      "naming it, and every other shard's request is cancelled.  0 waits without a limit.",
+      &guc_shard_timeout, 600000, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MS, nullptr, nullptr,
+      nullptr);
   MarkGUCPrefixReserved("gbdt");
 }
 

@@ -10,6 +10,12 @@
 //       argument (NULL: errors are raised as before).
 //   GBDT_MY_LXID  this backend's local transaction id: 17 moved it from
 //       MyProc->lxid into MyProc->vxid.lxid.
+//   gbdt_foreign_server_aclcheck(srv, role, mode)  privilege check on a
+//       foreign server: pg_foreign_server_aclcheck up to 15, object_aclcheck
+//       from 16.
+//   gbdt_create_wait_event_set(n)  a WaitEventSet for n events: 17 made its
+//       owner a ResourceOwner (the current one here) instead of a memory
+//       context (the current one up to 16); the caller frees it either way.
 //   GBDT_NORETURN  marks a function that never returns: 18 removed the
 //       postfix pg_attribute_noreturn() for the prefix pg_noreturn; the glue
 //       is C++, so the standard prefix attribute [[noreturn]] serves every
@@ -28,15 +34,21 @@
 #define gbdt_namespace_aclcheck(nsp, role, mode) \
   object_aclcheck(NamespaceRelationId, (nsp), (role), (mode))
 #define gbdt_qualified_name_list(str) stringToQualifiedNameList((str), NULL)
+#define gbdt_foreign_server_aclcheck(srv, role, mode) \
+  object_aclcheck(ForeignServerRelationId, (srv), (role), (mode))
 #else
 #define gbdt_namespace_aclcheck(nsp, role, mode) pg_namespace_aclcheck((nsp), (role), (mode))
 #define gbdt_qualified_name_list(str) stringToQualifiedNameList((str))
+#define gbdt_foreign_server_aclcheck(srv, role, mode) \
+  pg_foreign_server_aclcheck((srv), (role), (mode))
 #endif
 
 #if PG_VERSION_NUM >= 170000
 #define GBDT_MY_LXID (MyProc->vxid.lxid)
+#define gbdt_create_wait_event_set(n) CreateWaitEventSet(CurrentResourceOwner, (n))
 #else
 #define GBDT_MY_LXID (MyProc->lxid)
+#define gbdt_create_wait_event_set(n) CreateWaitEventSet(CurrentMemoryContext, (n))
 #endif
 
 #define GBDT_NORETURN [[noreturn]]

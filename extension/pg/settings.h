@@ -11,6 +11,7 @@ extern bool guc_verbose;     // gbdt.log_progress
 extern bool guc_one_pass_load;  // gbdt.enable_one_pass_load
 extern bool guc_tuple_walk;     // gbdt.enable_tuple_walk
 extern bool guc_debug_loader_help;  // gbdt.debug_loader_help
+extern int guc_shard_timeout;   // gbdt.shard_timeout, ms (0: no limit)
 
 // gbdt.missing_features: what scoring does with a model feature the row or
 // relation lacks: an error naming every absent column (the default), or
