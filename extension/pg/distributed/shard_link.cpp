@@ -32,6 +32,11 @@ std::string chomp(const char* s) {
   return r;
 }
 
+std::string first_line(const char* s) {
+  std::string r = chomp(s);
+  return r.substr(0, r.find('\n'));
+}
+
 class PgShardLink final : public gbdt::ShardLink {
  public:
   PgShardLink(int id, std::vector<std::string> labels) : id_(id), labels_(std::move(labels)) {}
@@ -113,7 +118,10 @@ void PgShardLink::take_result(ShardSessions* g, size_t i, const PGresult* r, std
   std::string msg = labels_[i] + ": ";
   if (PQstatus(g->s[i].conn) == CONNECTION_BAD) msg += "connection lost: ";
   const char* primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-  msg += primary != nullptr ? primary : chomp(PQresultErrorMessage(r));
+  // libpq's own errors (a lost connection) carry no fields: their first
+  // line says what happened, later ones what libpq tried after it.
+  std::string own = chomp(PQresultErrorMessage(r));
+  msg += primary != nullptr ? std::string(primary) : own.substr(0, own.find('\n'));
   const char* detail = PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL);
   if (detail != nullptr) msg += std::string(": ") + detail;
   const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
@@ -135,14 +143,14 @@ bool PgShardLink::read_replies(ShardSessions* g, size_t i, std::string* reply, b
       s.busy = false;
       if (!*got)
         fail(labels_[i] + ": " +
-             (PQstatus(s.conn) == CONNECTION_BAD ? "connection lost: " + chomp(PQerrorMessage(s.conn))
+             (PQstatus(s.conn) == CONNECTION_BAD ? "connection lost: " + first_line(PQerrorMessage(s.conn))
                                                   : std::string("no reply from the shard function")));
       return true;
     }
     take_result(g, i, r.get(), reply, got);
   }
   if (PQstatus(s.conn) == CONNECTION_BAD)
-    fail(labels_[i] + ": connection lost: " + chomp(PQerrorMessage(s.conn)));
+    fail(labels_[i] + ": connection lost: " + first_line(PQerrorMessage(s.conn)));
   return false;
 }
 
@@ -164,7 +172,7 @@ void PgShardLink::wait_all(ShardSessions* g, std::vector<std::string>* replies) 
       if (done[i]) continue;
       if (flushing[i]) {
         const int f = PQflush(g->s[i].conn);
-        if (f < 0) fail(labels_[i] + ": connection lost: " + chomp(PQerrorMessage(g->s[i].conn)));
+        if (f < 0) fail(labels_[i] + ": connection lost: " + first_line(PQerrorMessage(g->s[i].conn)));
         flushing[i] = f == 1;
       }
       socks[k] = PQsocket(g->s[i].conn);
