@@ -152,6 +152,7 @@ shard_clusters_check() {
     shard_port_free "$port" || { echo "FAIL: port $port still listening after stop"; fails=1; }
   done
   [ -e "$dir" ] && { echo "FAIL: $dir left behind"; fails=1; }
+  pgrep -f -- "$dir" >/dev/null && { echo "FAIL: a process of $dir still runs"; fails=1; }
   [ $fails = 0 ] && echo "ok: stop left no server and no files" && echo "shard-clusters check: PASS"
   return $fails
 }
