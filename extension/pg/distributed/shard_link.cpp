@@ -175,10 +175,23 @@ void PgShardLink::wait_all(ShardSessions* g, std::vector<std::string>* replies) 
         if (f < 0) fail(labels_[i] + ": connection lost: " + first_line(PQerrorMessage(g->s[i].conn)));
         flushing[i] = f == 1;
       }
+      // libpq reads input while it flushes, so a whole reply may already
+      // be buffered with nothing left on the socket to wake the wait.
+      if (!flushing[i] && !PQisBusy(g->s[i].conn)) {
+        bool has = got[i] != 0;
+        const bool finished = read_replies(g, i, &(*replies)[i], &has);
+        got[i] = has;
+        if (finished) {
+          done[i] = 1;
+          left--;
+          continue;
+        }
+      }
       socks[k] = PQsocket(g->s[i].conn);
       events[k] = WL_SOCKET_READABLE | (flushing[i] ? WL_SOCKET_WRITEABLE : 0);
       who[k++] = (int)i;
     }
+    if (left == 0) break;
     if (interrupt_pending()) cancelled();
     const long waited = (long)std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::steady_clock::now() - start)
