@@ -63,7 +63,7 @@ char* key_condition(const char** cols, int n, char** text) {
     if (text[k] == nullptr)
       appendStringInfo(&s, "r.%s IS NULL", cols[k]);
     else
-      appendStringInfo(&s, "(r.%s)::pg_catalog.text = %s", cols[k], quote_literal_cstr(text[k]));
+      appendStringInfo(&s, "pg_catalog.format('%%s', r.%s) = %s", cols[k], quote_literal_cstr(text[k]));
   }
   return s.data;
 }
@@ -167,7 +167,9 @@ Datum partition_evaluate(FunctionCallInfo fcinfo, const gbdt::Model* m) {
   // The keys present and their rows with a target.
   StringInfoData sel;
   initStringInfo(&sel);
-  for (int k = 0; k < nc; k++) appendStringInfo(&sel, "%s(r.%s)::pg_catalog.text", k ? ", " : "", cols[k]);
+  for (int k = 0; k < nc; k++)  // the key's text as the training's (train_partition.cpp)
+    appendStringInfo(&sel, "%sCASE WHEN r.%s IS NULL THEN NULL ELSE pg_catalog.format('%%s', r.%s) END",
+                     k ? ", " : "", cols[k], cols[k]);
   spi_connect_or_fail();
   char* sql = psprintf("SELECT %s, pg_catalog.count(r.%s) FROM %s r GROUP BY %s ORDER BY %s", sel.data,
                        quote_identifier(target), rel->qualname, sel.data, sel.data);

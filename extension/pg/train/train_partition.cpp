@@ -137,8 +137,13 @@ void read_relation(PartitionRun* run, bool default_features) {
   initStringInfo(&keys);
   initStringInfo(&order);
   for (int c = 0; c < pa->ncols; c++) {
-    appendStringInfo(&keys, "%s(%s)::pg_catalog.text AS \"gbdt key %d\"", c ? ", " : "",
-                     quote_identifier(pa->cols[c]), c + 1);
+    // The key's text is its type's output (as scoring reads it: format's
+    // %s), NULL for NULL; a cast to text may differ (bool: true, not t).
+    const char* col = quote_identifier(pa->cols[c]);
+    appendStringInfo(&keys,
+                     "%sCASE WHEN %s IS NULL THEN NULL ELSE pg_catalog.format('%%s', %s) END AS "
+                     "\"gbdt key %d\"",
+                     c ? ", " : "", col, col, c + 1);
     appendStringInfo(&order, "%s\"gbdt key %d\" COLLATE \"C\" NULLS LAST", c ? ", " : "", c + 1);
   }
   run->table = psprintf("gbdt_partition_%d_%u", MyProcPid, ++partition_objects);
