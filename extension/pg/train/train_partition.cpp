@@ -35,6 +35,7 @@ extern "C" {
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 }
@@ -153,8 +154,17 @@ void read_relation(PartitionRun* run, bool default_features) {
                    "pg_catalog.row_number() OVER () AS \"gbdt row\" FROM %s) r ORDER BY %s, \"gbdt row\"",
                    quote_identifier(run->table), keys.data, run->cols.len ? ", " : "",
                    run->cols.data, rel->qualname, order.data);
+  // The copy keeps the relation's read order: no parallel scan (its
+  // workers' rows interleave) and no synchronized scan (it may start
+  // mid-table), for the length of the copy only.
+  const int guc_level = NewGUCNestLevel();
+  set_config_option("max_parallel_workers_per_gather", "0", PGC_USERSET, PGC_S_SESSION,
+                    GUC_ACTION_SAVE, true, 0, false);
+  set_config_option("synchronize_seqscans", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+                    true, 0, false);
   spi_begin();
   spi_exec(sql.data, SPI_OK_UTILITY);
+  AtEOXact_GUC(true, guc_level);
   // the keys and their row counts
   resetStringInfo(&sql);
   StringInfoData pos;
