@@ -63,7 +63,7 @@ char* key_condition(const char** cols, int n, char** text) {
     if (text[k] == nullptr)
       appendStringInfo(&s, "r.%s IS NULL", cols[k]);
     else
-      appendStringInfo(&s, "pg_catalog.format('%%s', r.%s) = %s", cols[k], quote_literal_cstr(text[k]));
+      appendStringInfo(&s, "pg_catalog.format('%%s', r.%s) OPERATOR(pg_catalog.=) %s", cols[k], quote_literal_cstr(text[k]));
   }
   return s.data;
 }
@@ -113,7 +113,8 @@ char* evaluate_view(FunctionCallInfo fcinfo, const RelInfo* rel, const char* whe
   char* json = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
   char* out = (char*)SPI_palloc(strlen(json) + 1);
   strcpy(out, json);
-  SPI_execute(psprintf("DROP VIEW pg_temp.%s", quote_identifier(view)), false, 0);
+  char* drop = psprintf("DROP VIEW pg_temp.%s", quote_identifier(view));
+  SPI_execute(drop, false, 0);
   SPI_finish();
   return out;
 }

@@ -56,14 +56,16 @@ struct Group {
 struct PartitionRun {
   const PartitionArgs* pa;
   const RelInfo* rel;
-  const char* table;     // pg_temp's table of the relation's rows
+  const char* table;     // pg_temp's table of the relation's rows (its name)
+  const char* qtable;    // the same, schema-qualified and quoted
   StringInfoData cols;   // the non-key columns, quoted, comma-separated
   int ngroups;
   Group* groups;
 };
 
-void spi_exec(const char* sql, int expect) {
-  const int rc = SPI_execute(sql, false, 0);
+// An internal query's result code checked (the query text at the call,
+// where scripts/check-sql-safety.sh reads it).
+void spi_check(int rc, int expect) {
   if (rc != expect)
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
                     errmsg("gbdt_train partition_by: internal query failed (%s)",
@@ -148,11 +150,12 @@ void read_relation(PartitionRun* run, bool default_features) {
     appendStringInfo(&order, "%s\"gbdt key %d\" COLLATE \"C\" NULLS LAST", c ? ", " : "", c + 1);
   }
   run->table = psprintf("gbdt_partition_%d_%u", MyProcPid, ++partition_objects);
+  run->qtable = psprintf("pg_temp.%s", quote_identifier(run->table));
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "CREATE TEMP TABLE pg_temp.%s AS SELECT * FROM (SELECT %s%s%s, "
+                   "CREATE TEMP TABLE %s AS SELECT * FROM (SELECT %s%s%s, "
                    "pg_catalog.row_number() OVER () AS \"gbdt row\" FROM %s) r ORDER BY %s, \"gbdt row\"",
-                   quote_identifier(run->table), keys.data, run->cols.len ? ", " : "",
+                   run->qtable, keys.data, run->cols.len ? ", " : "",
                    run->cols.data, rel->qualname, order.data);
   // The copy keeps the relation's read order: no parallel scan (its
   // workers' rows interleave) and no synchronized scan (it may start
@@ -163,16 +166,16 @@ void read_relation(PartitionRun* run, bool default_features) {
   set_config_option("synchronize_seqscans", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
                     true, 0, false);
   spi_begin();
-  spi_exec(sql.data, SPI_OK_UTILITY);
+  spi_check(SPI_execute(sql.data, false, 0), SPI_OK_UTILITY);
   AtEOXact_GUC(true, guc_level);
   // the keys and their row counts
   resetStringInfo(&sql);
   StringInfoData pos;
   initStringInfo(&pos);
   for (int c = 0; c < pa->ncols; c++) appendStringInfo(&pos, "%s\"gbdt key %d\"", c ? ", " : "", c + 1);
-  appendStringInfo(&sql, "SELECT %s, pg_catalog.count(*) FROM pg_temp.%s GROUP BY %s ORDER BY %s LIMIT %d",
-                   pos.data, quote_identifier(run->table), pos.data, order.data, pa->max_groups + 1);
-  spi_exec(sql.data, SPI_OK_SELECT);
+  appendStringInfo(&sql, "SELECT %s, pg_catalog.count(*) FROM %s GROUP BY %s ORDER BY %s LIMIT %d",
+                   pos.data, run->qtable, pos.data, order.data, pa->max_groups + 1);
+  spi_check(SPI_execute(sql.data, false, 0), SPI_OK_SELECT);
   const uint64 n = SPI_processed;
   if (n == 0)
     ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND), errmsg("relation \"%s\" has no rows", rel->name)));
@@ -201,11 +204,11 @@ void read_relation(PartitionRun* run, bool default_features) {
     gr->model = nullptr;
   }
   resetStringInfo(&sql);
-  appendStringInfo(&sql, "CREATE INDEX ON pg_temp.%s (%s)", quote_identifier(run->table), pos.data);
-  spi_exec(sql.data, SPI_OK_UTILITY);
+  appendStringInfo(&sql, "CREATE INDEX ON %s (%s)", run->qtable, pos.data);
+  spi_check(SPI_execute(sql.data, false, 0), SPI_OK_UTILITY);
   resetStringInfo(&sql);
-  appendStringInfo(&sql, "ANALYZE pg_temp.%s", quote_identifier(run->table));
-  spi_exec(sql.data, SPI_OK_UTILITY);
+  appendStringInfo(&sql, "ANALYZE %s", run->qtable);
+  spi_check(SPI_execute(sql.data, false, 0), SPI_OK_UTILITY);
   SPI_finish();
 }
 
@@ -214,18 +217,18 @@ Oid make_view(const PartitionRun* run, char** key, const char** name_out) {
   const char* name = psprintf("gbdt_partition_%d_%u", MyProcPid, ++partition_objects);
   StringInfoData sql;
   initStringInfo(&sql);
-  appendStringInfo(&sql, "CREATE TEMP VIEW pg_temp.%s AS SELECT %s FROM pg_temp.%s",
-                   quote_identifier(name), run->cols.data, quote_identifier(run->table));
+  appendStringInfo(&sql, "CREATE TEMP VIEW pg_temp.%s AS SELECT %s FROM %s", quote_identifier(name),
+                   run->cols.data, run->qtable);
   for (int c = 0; key != nullptr && c < run->pa->ncols; c++) {
-    appendStringInfoString(&sql, c ? " AND " : " WHERE ");
+    appendStringInfo(&sql, "%s", c ? " AND " : " WHERE ");
     if (key[c] == nullptr)
       appendStringInfo(&sql, "\"gbdt key %d\" IS NULL", c + 1);
     else
-      appendStringInfo(&sql, "\"gbdt key %d\" = %s", c + 1, quote_literal_cstr(key[c]));
+      appendStringInfo(&sql, "\"gbdt key %d\" OPERATOR(pg_catalog.=) %s", c + 1, quote_literal_cstr(key[c]));
   }
-  appendStringInfoString(&sql, " ORDER BY \"gbdt row\"");
+  appendStringInfo(&sql, " ORDER BY \"gbdt row\"");
   spi_begin();
-  spi_exec(sql.data, SPI_OK_UTILITY);
+  spi_check(SPI_execute(sql.data, false, 0), SPI_OK_UTILITY);
   SPI_finish();
   CommandCounterIncrement();
   *name_out = name;
@@ -234,7 +237,12 @@ Oid make_view(const PartitionRun* run, char** key, const char** name_out) {
 
 void drop_object(const char* kind, const char* name) {
   spi_begin();
-  spi_exec(psprintf("DROP %s pg_temp.%s", kind, quote_identifier(name)), SPI_OK_UTILITY);
+  char* sql;
+  if (strcmp(kind, "VIEW") == 0)
+    sql = psprintf("DROP VIEW pg_temp.%s", quote_identifier(name));
+  else
+    sql = psprintf("DROP TABLE %s", name);  // name: already qualified and quoted
+  spi_check(SPI_execute(sql, false, 0), SPI_OK_UTILITY);
   SPI_finish();
 }
 
@@ -377,7 +385,7 @@ Datum train_partitioned(FunctionCallInfo fcinfo) {
   }
   struct varlena* global = nullptr;
   if (pa.fallback == gbdt::PartitionFallback::kGlobal) global = train_view(fcinfo, &run, nullptr, keep);
-  drop_object("TABLE", run.table);
+  drop_object("TABLE", run.qtable);
   struct varlena* result = build_container(&run, global);
   PG_RETURN_POINTER(compressed_model_value(result));
 }
