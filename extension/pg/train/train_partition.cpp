@@ -194,6 +194,11 @@ void read_relation(PartitionRun* run, bool default_features) {
     for (int c = 0; c < pa->ncols; c++) {
       char* v = SPI_getvalue(t, SPI_tuptable->tupdesc, c + 1);
       gr->key[c] = nullptr;
+      if (v != nullptr && strlen(v) > gbdt::kMaxStringBytes)  // before any training
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("a value of partition_by column \"%s\" is longer than %d bytes",
+                               pa->cols[c], (int)gbdt::kMaxStringBytes),
+                        errhint("Partition by a shorter key (a hash or an id of the value).")));
       if (v != nullptr) {
         gr->key[c] = (char*)SPI_palloc(strlen(v) + 1);
         strcpy(gr->key[c], v);
@@ -306,8 +311,14 @@ struct varlena* build_container(const PartitionRun* run, struct varlena* global)
   double total = 0;
   for (int g = 0; g < run->ngroups; g++) {
     keys[g] = (const char**)palloc(sizeof(char*) * pa->ncols);
-    for (int c = 0; c < pa->ncols; c++)
+    for (int c = 0; c < pa->ncols; c++) {
       keys[g][c] = run->groups[g].key[c] != nullptr ? server_to_model_string(run->groups[g].key[c]) : nullptr;
+      if (keys[g][c] != nullptr && strlen(keys[g][c]) > gbdt::kMaxStringBytes)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("a value of partition_by column \"%s\" is longer than %d bytes",
+                               pa->cols[c], (int)gbdt::kMaxStringBytes),
+                        errhint("Partition by a shorter key (a hash or an id of the value).")));
+    }
     total += VARSIZE(run->groups[g].model);
   }
   if (global != nullptr) total += VARSIZE(global);

@@ -3,7 +3,7 @@
 -- rows alone; scoring routes each row by its key; the fallback decides
 -- what keys without a sub-model get.
 BEGIN;
-SELECT plan(30);
+SELECT plan(31);
 SET LOCAL client_min_messages = warning;
 
 CREATE TABLE pb AS
@@ -115,6 +115,9 @@ SELECT throws_ok($$SELECT gbdt_train('pb', 'y', params => '{"partition_by": "sto
                  'parameter "partition_fallback" must be "error", "null" or "global"', 'an unknown fallback is an error');
 SELECT throws_ok($$SELECT gbdt_train('pb', 'y', params => '{"partition_by": "store", "partition_max_groups": 100001}')$$, '22023',
                  'parameter "partition_max_groups" must be an integer from 1 to 100000', 'partition_max_groups is bounded');
+CREATE TEMP TABLE pb_long AS SELECT i, repeat('k', 5000) AS k, i::float8 AS x, i::float8 AS y FROM generate_series(1, 50) i;
+SELECT throws_ok($$SELECT gbdt_train('pb_long', 'y', params => '{"partition_by": "k"}')$$, '54000',
+                 'a value of partition_by column "k" is longer than 4096 bytes', 'a key value beyond the model''s string limit is an error');
 UPDATE pb SET y = NULL WHERE store = 'east';
 SELECT throws_like($$SELECT gbdt_train('pb', 'y', params => '{"partition_by": "store", "num_round": 2}')$$,
                    'partition store=east: %', 'a key''s training error is prefixed by its key');
