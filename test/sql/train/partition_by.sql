@@ -3,7 +3,7 @@
 -- rows alone; scoring routes each row by its key; the fallback decides
 -- what keys without a sub-model get.
 BEGIN;
-SELECT plan(31);
+SELECT plan(32);
 SET LOCAL client_min_messages = warning;
 
 CREATE TABLE pb AS
@@ -80,6 +80,10 @@ SELECT is((SELECT p->'metrics' FROM pbm, jsonb_array_elements(gbdt_evaluate(m, '
           (SELECT gbdt_evaluate(m, 'pb_north_v', 'y') FROM pb_alone WHERE k = 'north'),
           'gbdt_evaluate gives each key the metrics of its sub-model on its rows');
 SELECT is((SELECT (gbdt_evaluate(m, 'pb', 'y')->>'rows')::int FROM pbm), 1200, 'gbdt_evaluate counts every row');
+
+SELECT is((SELECT array_agg(row(e.feature, e.contribution)::text ORDER BY e.feature) FROM pbm, pb, gbdt_explain(pbm.m, pb) e WHERE pb.id = 4),
+          (SELECT array_agg(row(e.feature, e.contribution)::text ORDER BY e.feature) FROM pb_alone a, pb, gbdt_explain(a.m, pb) e WHERE a.k = 'north' AND pb.id = 4),
+          'gbdt_explain explains a row with its key''s sub-model');
 
 -- Keys without a sub-model: the fallback.
 CREATE TEMP TABLE pb_new AS SELECT 9999 AS id, 'west'::text AS store, true AS promo, 0.5::float8 AS a, 0.5::float8 AS b, 'p'::text AS c, 1.0::float8 AS y;
