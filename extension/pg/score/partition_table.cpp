@@ -155,6 +155,43 @@ Datum partition_predict_table(FunctionCallInfo fcinfo, const gbdt::Model* m) {
   return (Datum)0;
 }
 
+Datum partition_explain_table(FunctionCallInfo fcinfo, const gbdt::Model* m, int top_k) {
+  RelInfo* rel = open_rel_info(PG_GETARG_OID(1));
+  const char* key = text_to_cstring(PG_GETARG_TEXT_PP(2));
+  if (find_column(rel, key) == nullptr) report_missing_column(rel, key);
+  key_columns(*m->partitions, rel);  // each must exist
+  InitMaterializedSRF(fcinfo, 0);
+  ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
+  const int ncols = rsinfo->setDesc->natts;  // 4 in the 0.2 declaration (no value_text)
+  MemoryContext caller = CurrentMemoryContext;
+  spi_connect_or_fail();
+  char* sql = psprintf("SELECT (r.%s)::pg_catalog.text, e.feature, e.contribution, e.class, e.value_text "
+                       "FROM %s r, %s.gbdt_explain($1, r, $2) e",
+                       quote_identifier(key), rel->qualname, ext_schema(fcinfo));
+  Oid argtypes[2] = {get_fn_expr_argtype(fcinfo->flinfo, 0), INT4OID};
+  Datum args[2] = {PG_GETARG_DATUM(0), Int32GetDatum(top_k)};
+  const char argnulls[3] = {' ', top_k < 0 ? 'n' : ' ', '\0'};
+  Portal portal = SPI_cursor_open_with_args(nullptr, sql, 2, argtypes, args, argnulls, true, 0);
+  for (;;) {
+    CHECK_FOR_INTERRUPTS();
+    SPI_cursor_fetch(portal, true, 10000);
+    if (SPI_processed == 0) break;
+    for (uint64 i = 0; i < SPI_processed; i++) {
+      Datum values[5];
+      bool nulls[5];
+      for (int c = 0; c < ncols && c < 5; c++)
+        values[c] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, c + 1, &nulls[c]);
+      MemoryContext old = MemoryContextSwitchTo(caller);
+      tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+      MemoryContextSwitchTo(old);
+    }
+    SPI_freetuptable(SPI_tuptable);
+  }
+  SPI_cursor_close(portal);
+  SPI_finish();
+  return (Datum)0;
+}
+
 Datum partition_evaluate(FunctionCallInfo fcinfo, const gbdt::Model* m) {
   const gbdt::PartitionedModel& pm = *m->partitions;
   RelInfo* rel = open_rel_info(PG_GETARG_OID(1));

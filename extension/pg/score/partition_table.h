@@ -20,4 +20,10 @@ Datum partition_predict_table(FunctionCallInfo fcinfo, const gbdt::Model* m);
 // rows_unscored), or the global model's metrics on them ("global").
 Datum partition_evaluate(FunctionCallInfo fcinfo, const gbdt::Model* m);
 
+// gbdt_explain_table(model, relation, key [, top_k]) of partitioned model
+// m: one pass over the relation through SQL, each row explained by
+// gbdt_explain (its key's sub-model; no rows for an unseen key with
+// fallback null); top_k < 0: every feature.
+Datum partition_explain_table(FunctionCallInfo fcinfo, const gbdt::Model* m, int top_k);
+
 }  // namespace gbdt_pg

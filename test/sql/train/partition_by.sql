@@ -3,7 +3,7 @@
 -- rows alone; scoring routes each row by its key; the fallback decides
 -- what keys without a sub-model get.
 BEGIN;
-SELECT plan(32);
+SELECT plan(33);
 SET LOCAL client_min_messages = warning;
 
 CREATE TABLE pb AS
@@ -84,6 +84,13 @@ SELECT is((SELECT (gbdt_evaluate(m, 'pb', 'y')->>'rows')::int FROM pbm), 1200, '
 SELECT is((SELECT array_agg(row(e.feature, e.contribution)::text ORDER BY e.feature) FROM pbm, pb, gbdt_explain(pbm.m, pb) e WHERE pb.id = 4),
           (SELECT array_agg(row(e.feature, e.contribution)::text ORDER BY e.feature) FROM pb_alone a, pb, gbdt_explain(a.m, pb) e WHERE a.k = 'north' AND pb.id = 4),
           'gbdt_explain explains a row with its key''s sub-model');
+
+CREATE TEMP TABLE pb_few AS SELECT * FROM pb WHERE id <= 12;
+SELECT is((SELECT count(*) FROM pbm, gbdt_explain_table(pbm.m, 'pb_few', 'id') t JOIN pb_few ON pb_few.id::text = t.key
+           JOIN LATERAL gbdt_explain(pbm.m, pb_few) e ON e.feature = t.feature AND e.class IS NOT DISTINCT FROM t.class
+           WHERE e.contribution = t.contribution),
+          (SELECT count(*) FROM pbm, pb_few, gbdt_explain(pbm.m, pb_few) e),
+          'gbdt_explain_table explains every row with its key''s sub-model');
 
 -- Keys without a sub-model: the fallback.
 CREATE TEMP TABLE pb_new AS SELECT 9999 AS id, 'west'::text AS store, true AS promo, 0.5::float8 AS a, 0.5::float8 AS b, 'p'::text AS c, 1.0::float8 AS y;
