@@ -3,7 +3,7 @@
 -- rows alone; scoring routes each row by its key; the fallback decides
 -- what keys without a sub-model get.
 BEGIN;
-SELECT plan(33);
+SELECT plan(36);
 SET LOCAL client_min_messages = warning;
 
 CREATE TABLE pb AS
@@ -40,6 +40,16 @@ SELECT is((SELECT count(*) FROM pbm, pb
           300::bigint, 'rows with a NULL key score with the NULL key''s sub-model');
 SELECT is((SELECT count(DISTINCT gbdt_predict(m, pb)) FROM pbm, pb WHERE a > 0.5 AND b > 0.5 AND c = 'p' AND NOT promo) > 1,
           true, 'the keys'' sub-models differ');
+
+SELECT is((SELECT count(*) FROM pg_class WHERE relname LIKE 'gbdt\_partition\_%'), 0::bigint,
+          'the temporary table and views of the training are gone after it');
+SELECT is((SELECT (m::text::gbdt_model)::text = m::text FROM pbm), true,
+          'a partitioned model round-trips through its text form');
+SELECT is((SELECT md5(gbdt_partition_model(gbdt_train_query('SELECT * FROM pb WHERE id <= 800', 'y',
+                  params => '{"partition_by": "store", "num_round": 3}'), ARRAY['south'])::text)),
+          (SELECT md5(gbdt_train_query($q$SELECT id, promo, a, b, c, y FROM pb WHERE id <= 800 AND store = 'south'$q$, 'y',
+                  params => '{"num_round": 3}')::text)),
+          'gbdt_train_query takes partition_by');
 
 -- gbdt_model_info: the keys, their row counts, no metric without validation.
 SELECT is((SELECT gbdt_model_info(m)->'partition_by' FROM pbm), '["store"]'::jsonb, 'model_info names the key column');
