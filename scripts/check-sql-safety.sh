@@ -99,8 +99,13 @@ def query_texts(chunk):
     """(description, text) of every query text given to SPI in a chunk."""
     found = []
     for m in SPI_CALL.finditer(chunk):
-        arg = first_arg(chunk, m.end())
-        lit = literals_at(chunk, m.end())
+        at = m.end()
+        if m.group(1) in ("cursor_open_with_args", "cursor_parse_open"):
+            at += len(chunk[at:]) - len(chunk[at:].lstrip())
+            at += len(first_arg(chunk, at)) + 1   # the query text follows the cursor's name
+            at += len(chunk[at:]) - len(chunk[at:].lstrip())
+        arg = first_arg(chunk, at)
+        lit = literals_at(chunk, at)
         if lit is not None and arg.startswith('"'):
             found.append((m.group(0).rstrip("( "), lit)); continue
         var = re.sub(r"\.data$", "", arg.lstrip("&*").strip())

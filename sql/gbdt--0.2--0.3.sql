@@ -702,3 +702,11 @@ CREATE FUNCTION gbdt_explain_table(model gbdt_model, relation regclass, key text
 
 COMMENT ON FUNCTION gbdt_explain_table(gbdt_model, regclass, text) IS
   'TreeSHAP contributions of every row of a table or view: (key, feature, contribution, class, value_text: the feature''s value as the row has it), a bias row per row and class';
+
+-- Partitioned models (gbdt_train's partition_by): one key's sub-model.
+CREATE FUNCTION gbdt_partition_model(model gbdt_model, key text[]) RETURNS gbdt_model
+  AS 'MODULE_PATHNAME', 'gbdt_partition_model'
+  LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_partition_model(gbdt_model, text[]) IS
+  'One sub-model of a partitioned model (params partition_by): the model of key (one text value per key column, NULL for a NULL value), as trained; NULL when there is none; key NULL: the global model (partition_fallback global)';

@@ -137,6 +137,13 @@ CREATE FUNCTION gbdt_model_info(model gbdt_model) RETURNS jsonb
 COMMENT ON FUNCTION gbdt_model_info(gbdt_model) IS
   'Model summary as jsonb: objective, features, classes, trees, parameters and the training report';
 
+CREATE FUNCTION gbdt_partition_model(model gbdt_model, key text[]) RETURNS gbdt_model
+  AS 'MODULE_PATHNAME', 'gbdt_partition_model'
+  LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gbdt_partition_model(gbdt_model, text[]) IS
+  'One sub-model of a partitioned model (params partition_by): the model of key (one text value per key column, NULL for a NULL value), as trained; NULL when there is none; key NULL: the global model (partition_fallback global)';
+
 CREATE FUNCTION gbdt_trees(model gbdt_model)
   RETURNS TABLE(tree int, node int, class int, feature text, threshold float8,
                 default_left bool, left_child int, right_child int, leaf_value float8,

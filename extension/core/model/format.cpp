@@ -615,6 +615,7 @@ void validate_model(const Model& m) {
 }
 
 std::vector<uint8_t> serialize_model(const Model& m) {
+  if (m.partitions) return serialize_partitioned(*m.partitions);
   Writer p;
   p.pod<int32_t>((int32_t)m.objective);
   p.pod<int32_t>(m.num_output_group);
@@ -674,6 +675,11 @@ Model deserialize_model(const uint8_t* data, size_t len) { return deserialize_mo
 Model deserialize_model(const uint8_t* data, size_t len, MemoryBudget* budget) {
   if (len < 8 + 4 + 8 + 8) bad("model data too short (" + std::to_string(len) + " bytes)");
   if (budget) budget->charge((double)len, "the decoded model", "score a smaller model");
+  if (is_partitioned_bytes(data, len)) {  // partitioned.h: its sub-models decoded and checked
+    Model m;
+    m.partitions = std::make_shared<const PartitionedModel>(deserialize_partitioned(data, len, budget));
+    return m;
+  }
   if (std::memcmp(data, kMagic, 8) != 0) bad("not a gbdt model (bad magic)");
   Reader h(data + 8, len - 8);
   uint32_t version = h.pod<uint32_t>("version");

@@ -9,6 +9,7 @@
 #include "../data/quantile.h"
 #include "model_limits.h"
 #include "../tree/tree.h"
+#include "partitioned.h"
 
 namespace gbdt {
 
@@ -77,6 +78,10 @@ struct Model {
   std::vector<std::pair<std::string, std::string>> params;  // canonical training params
   TrainingReport report;
   TrainingDistribution training_dist;   // see TrainingDistribution
+  // A partitioned model (partitioned.h: gbdt_train's partition_by) has no
+  // trees of its own: its sub-models are here, and serialize_model /
+  // deserialize_model write and read its container instead.
+  std::shared_ptr<const PartitionedModel> partitions;
 
   bool has_categorical() const {
     for (const auto& c : categories)

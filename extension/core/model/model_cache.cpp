@@ -100,6 +100,12 @@ size_t decoded_model_bytes(const Model& m) {
   for (const auto& c : m.categories)
     for (const auto& s : c) b += sizeof(s) + s.capacity();
   b += vec_bytes(m.tree_group) + vec_bytes(m.class_labels) + vec_bytes(m.base_margin);
+  if (m.partitions) {  // a partitioned model: its container and sub-models
+    const PartitionedModel& pm = *m.partitions;
+    for (size_t g = 0; g < pm.groups.size(); ++g)
+      b += vec_bytes(pm.groups[g].bytes) + decoded_model_bytes(*pm.models[g]);
+    if (pm.global) b += vec_bytes(pm.global_bytes) + decoded_model_bytes(*pm.global);
+  }
   return b;
 }
 

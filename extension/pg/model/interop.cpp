@@ -51,9 +51,12 @@ const char kUnsupportedPrefix[] = "XGBoost model not supported";
 Datum gbdt_export(PG_FUNCTION_ARGS) {
   if (PG_ARGISNULL(0)) PG_RETURN_NULL();
   check_format(fcinfo, 1);
-  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
   char* json = nullptr;
-  run_engine([&] { json = pstrdup_nothrow(gbdt::export_xgboost_json(*m)); });
+  run_engine([&] {
+    json = pstrdup_nothrow(m->partitions != nullptr ? gbdt::export_partitioned_json(*m->partitions)
+                                                    : gbdt::export_xgboost_json(*m));
+  });
   // The engine writes UTF-8 (model strings are validated UTF-8); jsonb_in
   // reads the database encoding.
   json = pg_any_to_server(json, (int)strlen(json), PG_UTF8);

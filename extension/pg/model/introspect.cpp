@@ -58,8 +58,12 @@ Datum add_category_lists(const gbdt::Model* m, Datum info) {
 
 // gbdt_model_info(model gbdt_model) -> jsonb
 Datum gbdt_model_info(PG_FUNCTION_ARGS) {
-  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
   char* json = nullptr;
+  if (m->partitions != nullptr) {  // keys, row counts and metrics (partitioned_json.h)
+    run_engine([&] { json = pstrdup_nothrow(gbdt::partitioned_info_json(*m->partitions)); });
+    PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(model_to_server_string(json))));
+  }
   run_engine([&] { json = pstrdup_nothrow(gbdt::model_info_json(*m)); });
   Datum info = DirectFunctionCall1(jsonb_in, CStringGetDatum(model_to_server_string(json)));
   info = add_class_names(m, info);  // class names of text/bool labels

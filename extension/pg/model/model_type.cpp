@@ -18,6 +18,7 @@ extern "C" {
 #include "access/heaptoast.h"
 #include "access/toast_compression.h"
 #include "access/toast_internals.h"
+#include "utils/lsyscache.h"
 }
 
 extern "C" {
@@ -91,6 +92,21 @@ struct varlena* compressed_model_value(struct varlena* v) {
 }
 
 const gbdt::Model* get_model_arg(FunctionCallInfo fcinfo, int argno) {
+  const gbdt::Model* m = get_model_arg_any(fcinfo, argno);
+  if (m->partitions != nullptr) {
+    const Oid fn = fcinfo->flinfo != nullptr ? fcinfo->flinfo->fn_oid : InvalidOid;
+    const char* name = OidIsValid(fn) ? get_func_name(fn) : nullptr;
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("%s does not take a partitioned model (one sub-model per partition_by key)",
+                           name != nullptr ? name : "this function"),
+                    errhint("Take one key's model with gbdt_partition_model(model, key); "
+                            "gbdt_predict, gbdt_predict_table, gbdt_evaluate, gbdt_explain(_table), "
+                            "gbdt_model_info and gbdt_export take the partitioned model.")));
+  }
+  return m;
+}
+
+const gbdt::Model* get_model_arg_any(FunctionCallInfo fcinfo, int argno) {
   CallCache* c = get_call_cache(fcinfo);
   struct varlena* raw = (struct varlena*)DatumGetPointer(PG_GETARG_DATUM(argno));
   const bool ondisk = VARATT_IS_EXTERNAL_ONDISK(raw);

@@ -28,6 +28,7 @@ struct CallCache {
   MemoryContextCallback cleanup;
   void* extra;              // for the calling function (allocated in mcxt)
   uint64_t extra_generation;
+  void* part_extra;         // a partitioned model's scoring state (score/partition_route.h)
 };
 
 // The call site's cache (created on first use).
@@ -38,7 +39,11 @@ CallCache* get_call_cache(FunctionCallInfo fcinfo);
 // all of them).  Output functions must not use it: they write the stored
 // bytes themselves.  Corrupt
 // bytes are an ERROR (ERRCODE_DATA_CORRUPTED).
+// A partitioned model (gbdt::Model::partitions) is an error naming the
+// calling function: only the functions that route rows to its sub-models
+// take one, through get_model_arg_any.
 const gbdt::Model* get_model_arg(FunctionCallInfo fcinfo, int argno);
+const gbdt::Model* get_model_arg_any(FunctionCallInfo fcinfo, int argno);
 
 // A new model value (gbdt_train, import, input) as the function returns it:
 // compressed with LZ4 when the server has LZ4 and the value is larger than

@@ -13,6 +13,7 @@
 #include "guard.h"
 #include "model/model_type.h"
 #include "score/evaluate_read.h"
+#include "score/partition_table.h"
 #include "score/scoring.h"
 
 #include "gbdt/evaluate.h"
@@ -46,7 +47,8 @@ double threshold_arg(FunctionCallInfo fcinfo, int argno, const char* fn) {
 using namespace gbdt_pg;
 
 Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
-  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
+  if (m->partitions != nullptr) return partition_evaluate(fcinfo, m);  // per key (partition_table.h)
   Oid relid = PG_GETARG_OID(1);
   char* target = text_to_cstring(PG_GETARG_TEXT_PP(2));
   const double threshold = threshold_arg(fcinfo, 3, "gbdt_evaluate");

@@ -13,6 +13,7 @@
 #include "guard.h"
 #include "model/model_type.h"
 #include "score/explain_value.h"
+#include "score/partition_route.h"
 #include "score/scoring.h"
 
 #include "gbdt/model.h"
@@ -110,9 +111,21 @@ Datum gbdt_explain(PG_FUNCTION_ARGS) {
       ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                       errmsg("top_k must be at least 0, got %d", top_k)));
   }
-  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
   HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
-  const float* x = row_features(fcinfo, m, th);
+  const float* x = nullptr;
+  if (m->partitions != nullptr) {  // the row's key's sub-model (partition_route.h)
+    CallCache* c = get_call_cache(fcinfo);
+    PartitionRoute r;
+    if (!partition_route(c, m, th, &r)) {  // fallback null: no rows
+      InitMaterializedSRF(fcinfo, 0);
+      return (Datum)0;
+    }
+    m = r.model;
+    x = row_features_in(c, r.slot, c->generation, r.categories, m, th);
+  } else {
+    x = row_features(fcinfo, m, th);
+  }
   const int nf = m->n_features();
   const int K = m->num_output_group > 0 ? m->num_output_group : 1;
   const int W = nf + 1;

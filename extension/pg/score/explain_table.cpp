@@ -20,6 +20,7 @@
 #include "model/model_type.h"
 #include "read/relation_reader.h"
 #include "score/explain_value.h"
+#include "score/partition_table.h"
 #include "score/scoring.h"
 #include "read/scoring_layout.h"
 
@@ -314,7 +315,8 @@ Datum gbdt_explain_table(PG_FUNCTION_ARGS) {
                         errmsg("gbdt_explain_table: top_k must be at least 0, got %d", top_k)));
     }
   }
-  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
+  if (m->partitions != nullptr) return partition_explain_table(fcinfo, m, top_k);  // partition_table.h
   Oid relid = PG_GETARG_OID(1);
   char* key = text_to_cstring(PG_GETARG_TEXT_PP(2));
   InitMaterializedSRF(fcinfo, 0);

@@ -9,6 +9,7 @@
 #include "gbdt/predict.h"
 #include "model/model_cache_pg.h"
 #include "model/model_type.h"
+#include "score/partition_route.h"
 #include "score/scoring.h"
 #include "read/scoring_layout.h"
 #include "settings.h"
@@ -58,7 +59,8 @@ void free_row_map(RowMap* rm) {
   pfree(rm);
 }
 
-RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmod) {
+RowMap* build_row_map(CallCache* c, const ModelCategories* categories, const gbdt::Model* m, Oid typid,
+                      int32 typmod) {
   int nf = m->n_features();
   TupleDesc td = lookup_rowtype_tupdesc(typid, typmod);
   AbsentFeatures absent;  // the features the row type lacks, named at once
@@ -127,7 +129,7 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
     }
     Oid t = TupleDescAttr(td, found)->atttypid;
     ValKind k = kind_for_type(t);
-    if (k == ValKind::kNone && (c->categories == nullptr)) {
+    if (k == ValKind::kNone && (categories == nullptr)) {
       badtype_col = name;
       badtype = t;
       break;
@@ -135,7 +137,7 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
     // Categorical features, and type mismatches between the column and the
     // model's feature (errors naming the column).
     old = MemoryContextSwitchTo(c->mcxt);
-    k = scoring_column_kind(m, c->categories, f, t, name, &rm->cats[f]);
+    k = scoring_column_kind(m, categories, f, t, name, &rm->cats[f]);
     MemoryContextSwitchTo(old);
     rm->attidx[f] = found;
     rm->kinds[f] = k;
@@ -160,18 +162,28 @@ RowMap* build_row_map(CallCache* c, const gbdt::Model* m, Oid typid, int32 typmo
 // The row's features as floats (NULL/NaN -> NaN), in a buffer of the cache.
 const float* row_features(FunctionCallInfo fcinfo, const gbdt::Model* m, HeapTupleHeader th) {
   CallCache* c = get_call_cache(fcinfo);
+  return row_features_in(c, &c->extra, c->generation, c->categories, m, th);
+}
+
+void free_row_features(void* slot) {
+  if (slot != nullptr) free_row_map((RowMap*)slot);
+}
+
+const float* row_features_in(CallCache* c, void** slot, uint64_t generation,
+                             const ModelCategories* categories, const gbdt::Model* m,
+                             HeapTupleHeader th) {
   Oid typid = HeapTupleHeaderGetTypeId(th);
   int32 typmod = HeapTupleHeaderGetTypMod(th);
-  RowMap* rm = (RowMap*)c->extra;
-  if (rm == nullptr || rm->model_generation != c->generation || rm->typid != typid ||
+  RowMap* rm = (RowMap*)*slot;
+  if (rm == nullptr || rm->model_generation != generation || rm->typid != typid ||
       rm->typmod != typmod || rm->missing_mode != guc_missing_features) {
     if (rm != nullptr) {
-      c->extra = nullptr;
+      *slot = nullptr;
       free_row_map(rm);
     }
-    rm = build_row_map(c, m, typid, typmod);
-    rm->model_generation = c->generation;
-    c->extra = rm;
+    rm = build_row_map(c, categories, m, typid, typmod);
+    rm->model_generation = generation;
+    *slot = rm;
   }
   HeapTupleData tmp;
   tmp.t_len = HeapTupleHeaderGetDatumLength(th);
@@ -228,8 +240,17 @@ using namespace gbdt_pg;
 
 // gbdt_predict(model gbdt_model, row record) -> float8
 Datum gbdt_predict_row(PG_FUNCTION_ARGS) {
-  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
   HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
+  if (m->partitions != nullptr) {  // the row's key's sub-model (partition_route.h)
+    CallCache* c = get_call_cache(fcinfo);
+    PartitionRoute r;
+    if (!partition_route(c, m, th, &r)) PG_RETURN_NULL();
+    const float* x = row_features_in(c, r.slot, c->generation, r.categories, r.model, th);
+    double v = 0;
+    run_engine([&] { v = gbdt::predict_value_row(*r.model, x, cancel_callback()); });
+    PG_RETURN_FLOAT8(v);
+  }
   const float* x = row_features(fcinfo, m, th);
   PG_RETURN_FLOAT8(value_row(fcinfo, m, x));
 }

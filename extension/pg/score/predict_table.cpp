@@ -37,6 +37,7 @@
 #include "model/model_type.h"
 #include "read/raw_layout.h"
 #include "read/relation_reader.h"
+#include "score/partition_table.h"
 #include "score/scoring.h"
 #include "read/scoring_layout.h"
 #include "score/class_names.h"
@@ -508,6 +509,13 @@ Datum predict_table(FunctionCallInfo fcinfo, OutputMode mode);
 }  // namespace gbdt_pg
 
 Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
+  const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
+  if (m->partitions != nullptr) {  // rows routed to their key's sub-model (partition_table.h)
+    if (PG_NARGS() > 3)
+      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("gbdt_predict_table: a partitioned model takes no output argument")));
+    return partition_predict_table(fcinfo, m);
+  }
   return predict_table(fcinfo, output_mode_arg(fcinfo, get_model_arg(fcinfo, 0)));
 }
 

@@ -4,6 +4,7 @@
 #include "pg_includes.h"
 
 #include "gbdt/model.h"
+#include "model/model_type.h"
 #include "read/relation_reader.h"
 
 namespace gbdt_pg {
@@ -41,6 +42,15 @@ size_t budget_rows(int K, size_t other_bytes_per_row);
 // buffer of the call site's cache (CallCache::extra); a missing column or
 // one of an unsupported type is an error naming it (predict.cpp).
 const float* row_features(FunctionCallInfo fcinfo, const gbdt::Model* m, HeapTupleHeader th);
+
+// row_features with the row mapping kept in *slot (built for `generation`
+// of model m with its category lookups; rebuilt when either changes):
+// for a call site that scores with several models (a partitioned
+// model's sub-models).  free_row_features frees a slot's mapping.
+const float* row_features_in(CallCache* c, void** slot, uint64_t generation,
+                             const ModelCategories* categories, const gbdt::Model* m,
+                             HeapTupleHeader th);
+void free_row_features(void* slot);
 
 // Threads for predict_batch.
 int scoring_threads();

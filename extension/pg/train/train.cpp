@@ -21,6 +21,7 @@
 #include "settings.h"
 #include "train/cv.h"
 #include "train/feature_selection.h"
+#include "train/train_partition.h"
 #include "train/train_steps.h"
 
 #include "gbdt/model.h"
@@ -338,6 +339,7 @@ struct varlena* train_and_store(const TrainRequest* req, EnginePlan* plan, Loade
 using namespace gbdt_pg;
 
 Datum gbdt_train(PG_FUNCTION_ARGS) {
+  if (partition_requested(fcinfo)) return train_partitioned(fcinfo);  // train_partition.h
   TrainRequest* req = train_request_from_args(fcinfo);
   EnginePlan* plan = engine_plan(req);  // bad parameters fail before any data is read
   RelInfo* rel = open_rel_info(req->relid);

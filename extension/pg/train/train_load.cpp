@@ -676,6 +676,227 @@ bool load_one_pass(const LoadSpec& spec, TablePasses* tp, FloatSink* fs, TrainCa
   return true;
 }
 
+// What the three ways of loading share: the columns read, the role
+// columns' coders, the dictionaries and where the result goes.
+struct LoadRun {
+  const LoadSpec& spec;
+  MemoryContext cxt;
+  LoadResult* out;
+  Owned* owned;
+  const RelInfo* rel;
+  int nf;
+  size_t sample_cap;
+  ReaderColumn* cols;
+  int ncols;
+  int first;
+  GroupCoder* groups;
+  int group_col;
+  UpperBounds* upper;
+  int upper_col;
+  TrainCategories* tcat;
+};
+
+// One pass through SPI into float columns (a relation the table passes
+// cannot read: a view, a foreign table, a table with row security...).
+void load_in_one_spi_pass(const LoadRun& r, FloatSink* fsp, uint64* skipped, double* seconds_bin) {
+  const LoadSpec& spec = r.spec;
+  const RelInfo* rel = r.rel;
+  const int nf = r.nf;
+  Owned* owned = r.owned;
+  LoadResult* out = r.out;
+  TrainCategories* tcat = r.tcat;
+  FloatSink& fs = *fsp;
+  const size_t sample_cap = r.sample_cap;
+  GroupCoder* groups = r.groups;
+  UpperBounds* upper = r.upper;
+  const int group_col = r.group_col, upper_col = r.upper_col;
+  // One pass through SPI into float columns.
+  if (rel->reltuples > 0)
+    check_memory_estimate(rel->reltuples, nf, rel->reltuples, false, spec.memory);
+  fs.growable = true;
+  // Bytes per row of the estimate (it grows about linearly with rows).
+  const double per_row =
+      (training_bytes_estimate(1e6, nf, 1e6, spec.memory) -
+       training_bytes_estimate(0, nf, 0, spec.memory)) / 1e6;
+  fs.max_rows = floor(max_memory_bytes() / per_row);
+  size_t initial = 16384;
+  const double est = estimated_rows(rel);
+  if (est > 0 && est < fs.max_rows) initial = (size_t)est + 1;
+  sink_alloc(&fs, initial < 1024 ? 1024 : initial);
+  fs.groups = groups;
+  fs.group_col = group_col;
+  fs.upper = upper;
+  fs.upper_col = upper_col;
+  uint64 total = read_relation(rel, r.cols, r.ncols, float_row, &fs, false);
+  report_no_rows(spec, total, fs.n);
+  out->rows_read = total;
+  out->passes = 1;
+  out->sample_rows = std::min(fs.n, sample_cap);
+  *skipped = fs.skipped;
+  if (tcat != nullptr) {
+    float** ccols = category_columns(spec.features, fs.cols);
+    train_categories_count_columns(tcat, ccols, fs.n, spec.nthread);
+    train_categories_finalize(tcat, ccols, fs.n, spec.nthread);
+    pfree(ccols);
+  }
+  bin_floats(spec, &fs, owned, out, tcat);
+  *seconds_bin = owned->data->seconds_bin;
+}
+
+// Pass 3 of a table larger than its cut sample: the cuts from the
+// sample's floats (freed before the bin matrix is made), then every row
+// binned as it is read.
+void bin_every_row(const LoadRun& r, TablePasses* tp, FloatSink* fsp, uint64* rows, uint64 n,
+                   double* seconds_bin) {
+  const LoadSpec& spec = r.spec;
+  const RelInfo* rel = r.rel;
+  const int nf = r.nf;
+  Owned* owned = r.owned;
+  LoadResult* out = r.out;
+  TrainCategories* tcat = r.tcat;
+  FloatSink& fs = *fsp;
+  const int first = r.first;
+  uint64 skipped2 = 0;
+  // Cuts from the sample; pass 3 bins every row as it is read.
+  pfree(rows);
+  check_float_columns(spec, &fs, false, fs.n, out);
+  const FloatSink* cs = &fs;
+  const auto tc = Clock::now();
+  run_engine([&] {
+    gbdt::ColumnInput sample;
+    sample.n_rows = cs->n;
+    sample.columns.assign(cs->cols, cs->cols + cs->nf);
+    owned->data = new gbdt::BinnedInput();
+    const std::vector<uint32_t> counts =
+        tcat != nullptr ? category_counts(spec.features, tcat) : std::vector<uint32_t>();
+    owned->data->cuts = gbdt::cuts_from_sample(sample, spec.max_bin, spec.nthread,
+                                               tcat != nullptr ? &counts : nullptr);
+    owned->data->labels.resize(n);
+    if (spec.weight_column != nullptr) owned->data->weights.resize(n);
+  });
+  // The sample's floats go before the bin matrix comes: never both at
+  // once (on 40k x 500 they were 67 MB and the matrix 20 MB, the
+  // backend's peak).
+  sink_free(&fs);
+  run_engine([&] { owned->binner = new gbdt::RowBinner(owned->data->cuts, n, spec.nthread); });
+  *seconds_bin = since(tc);
+  BinSink bs;
+  bs.spec = &spec;
+  bs.first = first;
+  bs.weights = spec.weight_column != nullptr ? owned->data->weights.data() : nullptr;
+  bs.rel = rel;
+  bs.owned = owned;
+  bs.labels = owned->data->labels.data();
+  bs.nf = nf;
+  bs.n = 0;
+  bs.cap = n;
+  bs.groups = r.groups;
+  bs.group_col = r.group_col;
+  bs.upper = r.upper;
+  bs.upper_col = r.upper_col;
+  bs.skipped = 0;
+  uint64 n3 = 0;
+  if (r.groups == nullptr && r.upper == nullptr && sink_rows_plain(&spec) &&
+      table_pass_raw(tp, &kBinRawSink, &bs, spec.nthread, &n3)) {
+    n3 -= bs.skipped;
+  } else {
+    n3 = table_pass(tp, nullptr, 0, bin_row, &bs, &skipped2);
+  }
+  if (n3 != n || bs.n != n) relation_changed(rel);
+  close_table_passes(tp);
+  out->passes = 3;
+  run_engine([&] {
+    gbdt::BinnedInput* d = owned->data;
+    gbdt::ValueRange range;
+    d->matrix = owned->binner->finish(&range);
+    gbdt::set_value_range(&d->cuts, range.lo, range.hi);
+    *seconds_bin += owned->binner->seconds_binning();
+    delete owned->binner;
+    owned->binner = nullptr;
+    set_names(spec, out, d, tcat);
+  });
+}
+
+// A table read in passes: the rows with a target counted (and with
+// categorical features every value, so the dictionaries are final), the
+// cut sample read (every row when the table is within it), then, for a
+// larger table, every row binned (bin_every_row).
+void load_in_passes(const LoadRun& r, TablePasses* tp, FloatSink* fsp, uint64* skippedp,
+                    double* seconds_bin) {
+  const LoadSpec& spec = r.spec;
+  const RelInfo* rel = r.rel;
+  const int nf = r.nf;
+  Owned* owned = r.owned;
+  LoadResult* out = r.out;
+  TrainCategories* tcat = r.tcat;
+  FloatSink& fs = *fsp;
+  uint64& skipped = *skippedp;
+  const size_t sample_cap = r.sample_cap;
+  const int first = r.first;
+  GroupCoder* groups = r.groups;
+  UpperBounds* upper = r.upper;
+  const int group_col = r.group_col, upper_col = r.upper_col;
+  MemoryContext cxt = r.cxt;
+  if (rel->reltuples > 0)
+    check_memory_estimate(rel->reltuples, nf, std::min(rel->reltuples, (double)sample_cap),
+                          false, spec.memory);
+  // Pass 1: rows with a target.
+  // With categorical features, every row's values are counted: the
+  // dictionaries are final before the sample and the bins are read.
+  uint64 none = 0;
+  CategoryPass cpass{tcat, first};
+  CountSink counts{&cpass, 0, 0};
+  uint64 n = 0, read = 0;
+  if (tcat == nullptr) {
+    n = table_pass(tp, &none, 0, nullptr, nullptr, &skipped);
+  } else if (table_pass_raw(tp, &kCountRawSink, &counts, spec.nthread, &read)) {
+    n = counts.kept;  // the worker codes and counts while this thread reads
+    skipped = counts.skipped;
+  } else {
+    n = table_pass(tp, nullptr, 0, count_categories_row, &cpass, &skipped);
+  }
+  if (tcat != nullptr && n > 0) train_categories_finalize(tcat, nullptr, 0);
+  report_no_rows(spec, n + skipped, n);
+  const size_t take = std::min((size_t)n, sample_cap);
+  check_memory_estimate((double)n, nf, (double)take, false, spec.memory);
+  out->rows_read = n + skipped;
+  out->sample_rows = take;
+
+  // Pass 2: the cut sample (every row when take == n).
+  sink_alloc(&fs, take);
+  fs.groups = take == n ? groups : nullptr;  // a sample pass codes no groups
+  fs.group_col = group_col;
+  fs.upper = take == n ? upper : nullptr;
+  fs.upper_col = upper_col;
+  uint64* rows = nullptr;
+  if (take < n) {
+    rows = (uint64*)MemoryContextAllocHuge(cxt, sizeof(uint64) * take);
+    for (size_t i = 0; i < take; i++) rows[i] = gbdt::cut_sample_row(i, n, take);
+  }
+  uint64 skipped2 = 0, n2 = 0;
+  // The raw pass decodes every row; a sample's rows are picked from them.
+  fs.sample = rows;
+  fs.sample_n = take;
+  if (float_sink_takes_raw(&fs) &&
+      table_pass_raw(tp, rows == nullptr ? &kFloatRawSink : &kSampleRawSink, &fs, spec.nthread,
+                     &n2)) {
+    n2 -= fs.skipped;  // the raw pass skips nothing itself
+  } else {
+    n2 = table_pass(tp, rows, take, float_row, &fs, &skipped2);
+  }
+  fs.sample = nullptr;
+  if (n2 != n || fs.n != take) relation_changed(rel);
+
+  if (take == n) {
+    close_table_passes(tp);
+    out->passes = 2;
+    bin_floats(spec, &fs, owned, out, tcat);
+    *seconds_bin = owned->data->seconds_bin;
+  } else {
+    bin_every_row(r, tp, &fs, rows, n, seconds_bin);
+  }
+}
+
 }  // namespace
 
 void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out) {
@@ -730,157 +951,15 @@ void load_training_data(const LoadSpec& spec, MemoryContext cxt, LoadResult* out
   uint64 skipped = 0;
 
   TablePasses* tp = open_table_passes(rel, cols, ncols, false);
+  const LoadRun run{spec, cxt, out, owned, rel, nf, sample_cap, cols, ncols, first,
+                    groups, group_col, upper, upper_col, tcat};
   if (tp == nullptr) {
-    // One pass through SPI into float columns.
-    if (rel->reltuples > 0)
-      check_memory_estimate(rel->reltuples, nf, rel->reltuples, false, spec.memory);
-    fs.growable = true;
-    // Bytes per row of the estimate (it grows about linearly with rows).
-    const double per_row =
-        (training_bytes_estimate(1e6, nf, 1e6, spec.memory) -
-         training_bytes_estimate(0, nf, 0, spec.memory)) / 1e6;
-    fs.max_rows = floor(max_memory_bytes() / per_row);
-    size_t initial = 16384;
-    const double est = estimated_rows(rel);
-    if (est > 0 && est < fs.max_rows) initial = (size_t)est + 1;
-    sink_alloc(&fs, initial < 1024 ? 1024 : initial);
-    fs.groups = groups;
-    fs.group_col = group_col;
-    fs.upper = upper;
-    fs.upper_col = upper_col;
-    uint64 total = read_relation(rel, cols, ncols, float_row, &fs, false);
-    report_no_rows(spec, total, fs.n);
-    out->rows_read = total;
-    out->passes = 1;
-    out->sample_rows = std::min(fs.n, sample_cap);
-    skipped = fs.skipped;
-    if (tcat != nullptr) {
-      float** ccols = category_columns(spec.features, fs.cols);
-      train_categories_count_columns(tcat, ccols, fs.n, spec.nthread);
-      train_categories_finalize(tcat, ccols, fs.n, spec.nthread);
-      pfree(ccols);
-    }
-    bin_floats(spec, &fs, owned, out, tcat);
-    seconds_bin = owned->data->seconds_bin;
+    load_in_one_spi_pass(run, &fs, &skipped, &seconds_bin);
   } else if (groups == nullptr && upper == nullptr &&
              load_one_pass(spec, tp, &fs, tcat, owned, out, sample_cap, &skipped)) {
     seconds_bin = owned->data->seconds_bin;
   } else {
-    if (rel->reltuples > 0)
-      check_memory_estimate(rel->reltuples, nf, std::min(rel->reltuples, (double)sample_cap),
-                            false, spec.memory);
-    // Pass 1: rows with a target.
-    // With categorical features, every row's values are counted: the
-    // dictionaries are final before the sample and the bins are read.
-    uint64 none = 0;
-    CategoryPass cpass{tcat, first};
-    CountSink counts{&cpass, 0, 0};
-    uint64 n = 0, read = 0;
-    if (tcat == nullptr) {
-      n = table_pass(tp, &none, 0, nullptr, nullptr, &skipped);
-    } else if (table_pass_raw(tp, &kCountRawSink, &counts, spec.nthread, &read)) {
-      n = counts.kept;  // the worker codes and counts while this thread reads
-      skipped = counts.skipped;
-    } else {
-      n = table_pass(tp, nullptr, 0, count_categories_row, &cpass, &skipped);
-    }
-    if (tcat != nullptr && n > 0) train_categories_finalize(tcat, nullptr, 0);
-    report_no_rows(spec, n + skipped, n);
-    const size_t take = std::min((size_t)n, sample_cap);
-    check_memory_estimate((double)n, nf, (double)take, false, spec.memory);
-    out->rows_read = n + skipped;
-    out->sample_rows = take;
-
-    // Pass 2: the cut sample (every row when take == n).
-    sink_alloc(&fs, take);
-    fs.groups = take == n ? groups : nullptr;  // a sample pass codes no groups
-    fs.group_col = group_col;
-    fs.upper = take == n ? upper : nullptr;
-    fs.upper_col = upper_col;
-    uint64* rows = nullptr;
-    if (take < n) {
-      rows = (uint64*)MemoryContextAllocHuge(cxt, sizeof(uint64) * take);
-      for (size_t i = 0; i < take; i++) rows[i] = gbdt::cut_sample_row(i, n, take);
-    }
-    uint64 skipped2 = 0, n2 = 0;
-    // The raw pass decodes every row; a sample's rows are picked from them.
-    fs.sample = rows;
-    fs.sample_n = take;
-    if (float_sink_takes_raw(&fs) &&
-        table_pass_raw(tp, rows == nullptr ? &kFloatRawSink : &kSampleRawSink, &fs, spec.nthread,
-                       &n2)) {
-      n2 -= fs.skipped;  // the raw pass skips nothing itself
-    } else {
-      n2 = table_pass(tp, rows, take, float_row, &fs, &skipped2);
-    }
-    fs.sample = nullptr;
-    if (n2 != n || fs.n != take) relation_changed(rel);
-
-    if (take == n) {
-      close_table_passes(tp);
-      out->passes = 2;
-      bin_floats(spec, &fs, owned, out, tcat);
-      seconds_bin = owned->data->seconds_bin;
-    } else {
-      // Cuts from the sample; pass 3 bins every row as it is read.
-      pfree(rows);
-      check_float_columns(spec, &fs, false, fs.n, out);
-      const FloatSink* cs = &fs;
-      const auto tc = Clock::now();
-      run_engine([&] {
-        gbdt::ColumnInput sample;
-        sample.n_rows = cs->n;
-        sample.columns.assign(cs->cols, cs->cols + cs->nf);
-        owned->data = new gbdt::BinnedInput();
-        const std::vector<uint32_t> counts =
-            tcat != nullptr ? category_counts(spec.features, tcat) : std::vector<uint32_t>();
-        owned->data->cuts = gbdt::cuts_from_sample(sample, spec.max_bin, spec.nthread,
-                                                   tcat != nullptr ? &counts : nullptr);
-        owned->data->labels.resize(n);
-        if (spec.weight_column != nullptr) owned->data->weights.resize(n);
-      });
-      // The sample's floats go before the bin matrix comes: never both at
-      // once (on 40k x 500 they were 67 MB and the matrix 20 MB, the
-      // backend's peak).
-      sink_free(&fs);
-      run_engine([&] { owned->binner = new gbdt::RowBinner(owned->data->cuts, n, spec.nthread); });
-      seconds_bin = since(tc);
-      BinSink bs;
-      bs.spec = &spec;
-      bs.first = first;
-      bs.weights = spec.weight_column != nullptr ? owned->data->weights.data() : nullptr;
-      bs.rel = rel;
-      bs.owned = owned;
-      bs.labels = owned->data->labels.data();
-      bs.nf = nf;
-      bs.n = 0;
-      bs.cap = n;
-      bs.groups = groups;
-      bs.group_col = group_col;
-      bs.upper = upper;
-      bs.upper_col = upper_col;
-      bs.skipped = 0;
-      uint64 n3 = 0;
-      if (groups == nullptr && upper == nullptr && sink_rows_plain(&spec) &&
-          table_pass_raw(tp, &kBinRawSink, &bs, spec.nthread, &n3)) {
-        n3 -= bs.skipped;
-      } else {
-        n3 = table_pass(tp, nullptr, 0, bin_row, &bs, &skipped2);
-      }
-      if (n3 != n || bs.n != n) relation_changed(rel);
-      close_table_passes(tp);
-      out->passes = 3;
-      run_engine([&] {
-        gbdt::BinnedInput* d = owned->data;
-        gbdt::ValueRange range;
-        d->matrix = owned->binner->finish(&range);
-        gbdt::set_value_range(&d->cuts, range.lo, range.hi);
-        seconds_bin += owned->binner->seconds_binning();
-        delete owned->binner;
-        owned->binner = nullptr;
-        set_names(spec, out, d, tcat);
-      });
-    }
+    load_in_passes(run, tp, &fs, &skipped, &seconds_bin);
   }
   gbdt::BinnedInput* d = owned->data;
   d->seconds_bin = seconds_bin;

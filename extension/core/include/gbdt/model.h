@@ -5,6 +5,8 @@
 
 #include "../../model/model.h"
 #include "../../model/format.h"
+#include "../../model/partitioned.h"
+#include "../../model/partitioned_json.h"
 #include "../../model/model_limits.h"
 #include "../../model/model_identity.h"
 #include "../../model/model_cache.h"
