@@ -702,3 +702,15 @@ CREATE FUNCTION gbdt_explain_table(model gbdt_model, relation regclass, key text
 
 COMMENT ON FUNCTION gbdt_explain_table(gbdt_model, regclass, text) IS
   'TreeSHAP contributions of every row of a table or view: (key, feature, contribution, class, value_text: the feature''s value as the row has it), a bias row per row and class';
+
+-- Training across servers: the shard side (docs/distributed.md "Training on
+-- foreign partitions").  Internal: the coordinator's gbdt_train calls it on
+-- each shard server, one statement per step, through its own sessions.
+CREATE FUNCTION gbdt_shard_step(token text, step text, payload bytea)
+  RETURNS bytea
+  AS 'MODULE_PATHNAME', 'gbdt_shard_step'
+  LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE
+  SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION gbdt_shard_step(text, text, bytea) IS
+  'Internal (training across servers): one step of a shard training of this session, under a 32-hex-digit token: open (reads the named relation with the caller''s rights), close, or a step of the coordinator''s protocol';
