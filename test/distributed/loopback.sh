@@ -118,7 +118,36 @@ CREATE FOREIGN TABLE pt_file_2 PARTITION OF pt_file FOR VALUES FROM (401) TO (12
   OPTIONS (filename '/dev/null');
 CREATE TABLE pt_sub ($COLS) PARTITION BY RANGE (id);
 CREATE TABLE pt_sub_1 PARTITION OF pt_sub FOR VALUES FROM (1) TO (1201) PARTITION BY RANGE (id);
+-- A partitioned table of local partitions only ("auto": silent).
+CREATE TABLE pt_sub_plain ($COLS) PARTITION BY RANGE (id);
+CREATE TABLE pt_sub_plain_1 PARTITION OF pt_sub_plain FOR VALUES FROM (1) TO (1201);
+INSERT INTO pt_sub_plain SELECT * FROM lt;
 SQL
 
 echo "loopback: databases ready; running test/distributed/identity.sql"
-PGDATABASE=gbdt_shard_coord pg_prove --ext .sql "$ROOT/test/distributed/identity.sql"
+rc=0
+PGDATABASE=gbdt_shard_coord pg_prove --ext .sql "$ROOT/test/distributed/identity.sql" || rc=1
+
+# "auto"'s NOTICE (pgTAP cannot see NOTICEs): only for a partitioned table
+# with a foreign partition, naming the reason; a plain table trains silently.
+notices() {  # relation features: the NOTICEs of a training
+  "$PSQL" -X -q -v ON_ERROR_STOP=1 -d gbdt_shard_coord -o /dev/null -c \
+    "SELECT gbdt_train('$1', 'y', $2, 'reg:squarederror', '{\"num_round\": 2}')" 2>&1
+}
+check_notice() {  # name expected-substring|"" output
+  if { [ -n "$2" ] && grep -qF -- "$2" <<<"$3"; } || { [ -z "$2" ] && ! grep -q 'reading every row' <<<"$3"; }; then
+    echo "ok - $1"
+  else
+    echo "not ok - $1"; echo "$3" | sed 's/^/#   /'; rc=1
+  fi
+}
+check_notice "auto NOTICE: a local partition" \
+  "gbdt: reading every row through this server: partition public.pt_local_2 is not a foreign table" \
+  "$(notices pt_local "ARRAY['x1']")"
+check_notice "auto NOTICE: the default feature list" \
+  "gbdt: reading every row through this server: no feature list given" "$(notices pt NULL)"
+check_notice "auto: a plain table trains without that NOTICE" "" "$(notices lt "ARRAY['x1']")"
+check_notice "auto: a partitioned table without a foreign partition, no NOTICE" "" \
+  "$(notices pt_sub_plain "ARRAY['x1']")"
+if [ "$rc" = 0 ]; then echo "loopback: ok"; else echo "loopback: FAIL"; fi
+exit "$rc"
