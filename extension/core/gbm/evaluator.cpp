@@ -138,6 +138,9 @@ void Evaluator::final_metrics(const ScoredRows& rows, TreeBackend* backend,
       (size_t)(m->report.best_iteration + 1) * M == m->report.validation_metric.size()) {
     backend->margins(margins);
     pred.assign(margins->begin(), margins->end());
+  } else if (rows.remote != nullptr) {
+    const std::vector<float> kept = rows.remote->margins_of_trees(m->trees.size());
+    pred.assign(kept.begin(), kept.end());
   } else {
     // Early stopping dropped trees: score the rows with the kept ones, in
     // the order and precision of predict_margin_row.
@@ -154,8 +157,12 @@ void Evaluator::final_metrics(const ScoredRows& rows, TreeBackend* backend,
     }
   }
   // What gbdt_drift compares live rows with, from the margins of the trees kept.
-  m->training_dist = training_distribution(*m, *rows.training_rows, pred.data(), rows.row_of,
-                                           rows.held_out, rows.nthread, cancel);
+  if (rows.remote != nullptr)
+    m->training_dist = training_distribution_of_counts(*m, rows.remote->bin_counts(), n, pred.data(),
+                                                       nullptr, rows.held_out, rows.nthread, cancel);
+  else
+    m->training_dist = training_distribution(*m, *rows.training_rows, pred.data(), rows.row_of,
+                                             rows.held_out, rows.nthread, cancel);
   for (size_t r = 0; r < ns; ++r) eval_transform(oi_, *m, &pred[r * K]);
   const float* y = rows.labels;
   const float* w = rows.weights;

@@ -37,6 +37,9 @@ struct ScoredRows {
   const BinnedMatrix* training_rows = nullptr;
   const BinnedMatrix* held_out = nullptr;
   int nthread = 1;
+  // The rows live elsewhere (distributed training): their margins and bin
+  // counts come from there (null: from the matrices above).
+  RemoteRows* remote = nullptr;
 };
 
 class Evaluator {

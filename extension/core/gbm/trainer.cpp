@@ -350,6 +350,18 @@ namespace {
 
 // Rows moved out of the binned input for validation (in place; the
 // training rows keep their order).
+}  // namespace
+
+void check_validation_split(const TrainParams& p, size_t n_valid, size_t n_all) {
+  if (n_valid == 0 || n_valid == n_all)
+    throw InvalidInput("validation_fraction = " + fmtd(p.validation_fraction) + " leaves " +
+                       std::to_string(n_all - n_valid) + " training and " +
+                       std::to_string(n_valid) + " validation rows of " +
+                       std::to_string(n_all) + ": both need at least one");
+}
+
+namespace {
+
 using ValidationSplit = ValidationRows;  // matrix, labels, weights (empty = unweighted)
 
 // `init_margins` (continued training: K margins per row, or null) are
@@ -366,11 +378,7 @@ void split_validation(const TrainParams& p, BinnedInput* in, ValidationSplit* v,
   size_t n_valid = 0;
   for (size_t r = 0; r < n_all; ++r)
     n_valid += is_validation_row(p.seed, key(r), p.validation_fraction);
-  if (n_valid == 0 || n_valid == n_all)
-    throw InvalidInput("validation_fraction = " + fmtd(p.validation_fraction) + " leaves " +
-                       std::to_string(n_all - n_valid) + " training and " +
-                       std::to_string(n_valid) + " validation rows of " +
-                       std::to_string(n_all) + ": both need at least one");
+  check_validation_split(p, n_valid, n_all);
   v->matrix.n_rows = n_valid;
   v->matrix.n_features = (int)d;
   v->matrix.wide = in->matrix.wide;  // the same entry type
@@ -870,7 +878,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   std::vector<float> grad_w;
   std::unique_ptr<LambdaRank> lambdarank;  // ranking gradients on the host
   BoostData bd = boost_data(in, l, p, tree_ext, n_categories, hooks, m, &grad_w, &lambdarank);
-  std::unique_ptr<TreeBackend> backend = make_backend(bd, p, hooks, l.multi_q);
+  std::unique_ptr<TreeBackend> backend =
+      extras.remote ? extras.remote->make_backend(bd, p) : make_backend(bd, p, hooks, l.multi_q);
   *on_cuda = backend->name() != "cpu";
   m.report.backend = backend->name();
 
@@ -889,7 +898,8 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   // identical training rows trained once with their count (row_dedup.h).
   const ObjectiveInfo& oi = objective_info(p.objective);
   RowDedup dedup;
-  const bool deduped = row_dedup_possible(p, oi, bd, backend->name() == "cpu") &&
+  const bool deduped = extras.remote == nullptr &&  // the rows are not here
+                       row_dedup_possible(p, oi, bd, backend->name() == "cpu") &&
                        dedup_rows(DedupInput{&in.matrix, in.labels.data(), bd.weights,
                                              margins.data(), (size_t)K},
                                   kDedupMaxDistinct, &dedup, l.nthread);
@@ -925,6 +935,7 @@ Model train_once(const BinnedInput& in, const ValidationSplit& valid, TrainParam
   rows.training_rows = &in.matrix;
   rows.held_out = p.validation_fraction > 0 ? &valid.matrix : nullptr;
   rows.nthread = l.nthread;
+  rows.remote = extras.remote;
   eval.final_metrics(rows, backend.get(), &margins, hooks.cancel, &m);
   return m;
 }
@@ -983,6 +994,9 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
   ValidationSplit valid;
   TrainExtras ex = extras;
   std::vector<float> kept_margins;
+  if (extras.remote != nullptr && (extras.validation != nullptr || extras.init_model != nullptr))
+    throw InvalidInput("training across servers takes no validation_relation and no init_model "
+                       "(use validation_fraction, or \"distributed\": \"off\")");
   if (extras.validation != nullptr) {
     if (p.validation_fraction > 0)
       throw InvalidInput("parameters \"validation_relation\" and \"validation_fraction\" both "
@@ -1015,6 +1029,8 @@ Model train_binned(BinnedInput&& in, TrainParams p, const TrainHooks& hooks,
       kept_margins = *extras.init_margins;
       split_validation(p, &in, &valid, &kept_margins);
       ex.init_margins = &kept_margins;
+    } else if (extras.remote != nullptr) {
+      extras.remote->bin_and_split(p, &in, &valid);  // the rows' bins stay where they are
     } else {
       split_validation(p, &in, &valid, nullptr);
     }

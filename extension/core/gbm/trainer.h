@@ -1,6 +1,7 @@
 // The boosting loop: binning, base score, sampling, validation, early
 // stopping; tree building is delegated to a TreeBackend.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,34 @@ struct ValidationRows {
   std::vector<float> labels_upper;    // survival:aft's upper bounds (or empty)
 };
 
+class TreeBackend;
+struct BoostData;
+
+// Training rows that live on other servers (distributed/): the trainer
+// holds their labels and weights (BinnedInput::labels, ::weights, and a
+// matrix of their count with no bins); their bins stay where they are, and
+// the trainer asks for what it would otherwise read from the matrix.
+class RemoteRows {
+ public:
+  virtual ~RemoteRows() = default;
+  // Bins the rows where they live with in->cuts and moves the
+  // validation_fraction rows (p) into *valid, their bins too, as
+  // split_validation does with a matrix at hand.
+  virtual void bin_and_split(const TrainParams& p, BinnedInput* in, ValidationRows* valid) = 0;
+  // The tree backend over the rows (BoostData and the resolved parameters
+  // as the trainer made them).
+  virtual std::unique_ptr<TreeBackend> make_backend(const BoostData& bd, const TrainParams& p) = 0;
+  // Every training row's margins (n x K) from the model's first `trees`
+  // trees, as the trainer rescores its rows after early stopping.
+  virtual std::vector<float> margins_of_trees(size_t trees) = 0;
+  // The training rows' count per histogram bin (Cuts::hist_offset layout).
+  virtual std::vector<uint64_t> bin_counts() = 0;
+};
+
+// validation_fraction's split leaves both sides a row, or this throws
+// InvalidInput saying how many each got.
+void check_validation_split(const TrainParams& p, size_t n_valid, size_t n_all);
+
 // What a training may start from besides its rows (continue_training.h).
 struct TrainExtras {
   // Continued training (XGBoost's xgb_model): the rows are binned with this
@@ -139,6 +168,8 @@ struct TrainExtras {
   // init_model's margins on the training rows (n x K, predict_margin_row's
   // values on the rows' floats); null: computed on the bins.
   const std::vector<float>* init_margins = nullptr;
+  // The rows live elsewhere (distributed training); null: in the matrix.
+  RemoteRows* remote = nullptr;
 };
 
 Model train_binned(BinnedInput&& in, TrainParams params, const TrainHooks& hooks,

@@ -56,23 +56,6 @@ std::vector<double> training_predictions(const Model& m, const double* margins, 
   return out;
 }
 
-// Adds the rows of mx per bin into slots (Cuts::hist_offset layout), one
-// task per feature (each writes only its own slots), a cancel poll per
-// step of rows.
-void count_bins(const BinnedMatrix& mx, const Cuts& c, int nthread, CancelPoller* poll,
-                std::vector<uint64_t>* slots) {
-  const int d = mx.n_features;
-  ThreadPool pool(std::max(1, std::min(nthread, d)));
-  for (size_t begin = 0; begin < mx.n_rows; begin += kRowsPerStep) {
-    const size_t end = std::min(mx.n_rows, begin + kRowsPerStep);
-    poll->poll_now();
-    pool.run((size_t)d, [&](size_t f, int) {
-      uint64_t* s = slots->data() + c.hist_offset((int)f);
-      for (size_t r = begin; r < end; ++r) ++s[mx.at(r, (int)f)];
-    });
-  }
-}
-
 // Appends the scalar predictions of the held-out rows, from their bins, in
 // the order and precision of predict_margin_row (as the trainer scores rows
 // after early stopping).
@@ -116,6 +99,21 @@ void compare(const std::vector<uint64_t>& train, uint64_t train_total,
 
 }  // namespace
 
+void count_bins(const BinnedMatrix& mx, const Cuts& c, int nthread, CancelPoller* poll,
+                std::vector<uint64_t>* slots) {
+  const int d = mx.n_features;
+  ThreadPool pool(std::max(1, std::min(nthread, d)));
+  for (size_t begin = 0; begin < mx.n_rows; begin += kRowsPerStep) {
+    const size_t end = std::min(mx.n_rows, begin + kRowsPerStep);
+    poll->poll_now();
+    pool.run((size_t)d, [&](size_t f, int) {
+      uint64_t* s = slots->data() + c.hist_offset((int)f);
+      for (size_t r = begin; r < end; ++r) ++s[mx.at(r, (int)f)];
+    });
+  }
+}
+
+
 double drift_prediction_value(const Model& m, const double* outputs) {
   const int K = m.num_output_group > 0 ? m.num_output_group : 1;
   if (objective_info(m.objective).multiclass && K > 1)
@@ -132,16 +130,30 @@ TrainingDistribution training_distribution(const Model& m, const BinnedMatrix& m
                                            const double* margins, const uint32_t* row_of,
                                            const BinnedMatrix* held_out, int nthread,
                                            const CancelFn& cancel) {
-  TrainingDistribution td;
   const int d = mx.n_features;
   const Cuts& c = m.cuts;
+  if (mx.n_rows == 0 || c.n_features() != d) return TrainingDistribution();
+  CancelPoller poll(cancel);
+  std::vector<uint64_t> counts(c.total_hist_bins(), 0);
+  count_bins(mx, c, nthread, &poll, &counts);
+  return training_distribution_of_counts(m, std::move(counts), mx.n_rows, margins, row_of, held_out,
+                                         nthread, cancel);
+}
+
+TrainingDistribution training_distribution_of_counts(const Model& m, std::vector<uint64_t> bin_counts,
+                                                     size_t n, const double* margins,
+                                                     const uint32_t* row_of,
+                                                     const BinnedMatrix* held_out, int nthread,
+                                                     const CancelFn& cancel) {
+  TrainingDistribution td;
+  const Cuts& c = m.cuts;
+  const int d = c.n_features();
   if (held_out != nullptr && (held_out->n_rows == 0 || held_out->n_features != d)) held_out = nullptr;
-  const size_t n = mx.n_rows, nh = held_out != nullptr ? held_out->n_rows : 0;
-  if (n == 0 || c.n_features() != d) return td;
+  const size_t nh = held_out != nullptr ? held_out->n_rows : 0;
+  if (n == 0 || bin_counts.size() != c.total_hist_bins()) return td;
   CancelPoller poll(cancel);
   td.rows = n + nh;
-  td.bin_counts.assign(c.total_hist_bins(), 0);
-  count_bins(mx, c, nthread, &poll, &td.bin_counts);
+  td.bin_counts = std::move(bin_counts);
   if (held_out != nullptr) count_bins(*held_out, c, nthread, &poll, &td.bin_counts);
   std::vector<double> pred = training_predictions(m, margins, n, row_of, &poll);
   if (held_out != nullptr) held_out_predictions(m, *held_out, &poll, &pred);

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "../common/common.h"
+#include "../common/interruptible.h"
 #include "../data/binned_matrix.h"
 #include "../model/model.h"
 
@@ -50,6 +51,21 @@ TrainingDistribution training_distribution(const Model& m, const BinnedMatrix& m
                                            const double* margins, const uint32_t* row_of,
                                            const BinnedMatrix* held_out, int nthread,
                                            const CancelFn& cancel);
+
+// The same from the training rows' per-bin counts (Cuts::hist_offset
+// layout) and their margins (n rows, or the distinct ones by row_of):
+// the counts of rows that live on other servers (distributed training).
+TrainingDistribution training_distribution_of_counts(const Model& m, std::vector<uint64_t> bin_counts,
+                                                     size_t n, const double* margins,
+                                                     const uint32_t* row_of,
+                                                     const BinnedMatrix* held_out, int nthread,
+                                                     const CancelFn& cancel);
+
+// Adds the rows of mx per bin into slots (Cuts::hist_offset layout), one
+// task per feature (each writes only its own slots), a cancel poll per
+// step of rows.
+void count_bins(const BinnedMatrix& mx, const Cuts& c, int nthread, CancelPoller* poll,
+                std::vector<uint64_t>* slots);
 
 // The scalar the prediction histogram is over, from one row's transformed
 // outputs (K of them): the class index of the largest for a multiclass

@@ -59,8 +59,10 @@ class ShardWorker {
 // Reads every row of src (features in the request's order, the weight as the
 // one kWeight role column when the request names one) and keeps them as
 // floats until the coordinator's cuts arrive.
+// rows_skipped: the rows the source left out for a NULL target (the
+// model's report counts them as one server does).
 std::unique_ptr<ShardWorker> open_shard_worker(RowBatchSource& src, const ShardOpenRequest& r,
-                                               const CancelFn& cancel);
+                                               const CancelFn& cancel, uint64_t rows_skipped = 0);
 
 // A shard's request failed: its error, connection or timeout.  The
 // ShardLink throws it after it has cancelled every other shard's request.
@@ -96,13 +98,22 @@ struct ShardTraffic {
   uint64_t requests = 0;
 };
 
+// What the coordinator trains on: one open request per shard (the names
+// as each shard knows them), and the features as this server knows them.
+struct DistributedTrainSpec {
+  std::vector<ShardOpenRequest> requests;
+  std::vector<std::string> feature_names;
+  std::vector<FeatureType> feature_types;  // as the local loader gives them (empty: float)
+  std::string target_name;
+};
+
 // Trains one model on the rows of every shard of `link` (opened with
-// `requests`, one per shard) as train_binned() trains on those rows in one
-// relation in shard order.  Parameters the distributed training cannot
-// give exactly (see distributed_refusal) are refused with InvalidInput.
-Model train_distributed(ShardLink& link, const std::vector<ShardOpenRequest>& requests,
-                        TrainParams params, const TrainHooks& hooks,
-                        const std::string& target_name, ShardTraffic* traffic = nullptr);
+// spec.requests, one per shard) as train_binned() trains on those rows in
+// one relation in shard order: the same model bytes.  Parameters the
+// distributed training cannot give exactly (distributed_refusal) are
+// refused with InvalidInput.
+Model train_distributed(ShardLink& link, const DistributedTrainSpec& spec, TrainParams params,
+                        const TrainHooks& hooks, ShardTraffic* traffic = nullptr);
 
 // Why `params` cannot train across servers exactly (empty: it can): the
 // objective or a parameter that needs every row on one server.

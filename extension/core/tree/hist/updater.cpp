@@ -31,6 +31,7 @@
 #include "../../objective/gradients.h"
 #include "../../objective/host_gradients.h"
 #include "evaluate_splits.h"
+#include "gradient_quantize.h"
 #include "histogram.h"
 #include "leaf_update.h"
 #include "level_node.h"
@@ -162,20 +163,6 @@ class CpuBackend final : public TreeBackend {
   }
 
   // ---- gradients ----
-  // Pass 1 stores the double (g, h) of row r, group k in the 16 bytes of
-  // gpair_[k * n + r] (no extra n x K x 16-byte buffer) and reduces the
-  // maxima; pass 2 quantizes each slot in place.
-  static void put_gh(GradSum* slot, double g, double h) {
-    double v[2] = {g, h};
-    std::memcpy(slot, v, sizeof v);
-  }
-  static void get_gh(const GradSum* slot, double* g, double* h) {
-    double v[2];
-    std::memcpy(v, slot, sizeof v);
-    *g = v[0];
-    *h = v[1];
-  }
-
   // gradients from BoostData::external_gradients (one output group).
   void external_gradients(int round) {
     ext_.g.resize(n_);
@@ -186,91 +173,23 @@ class CpuBackend final : public TreeBackend {
   }
   ExternalGradients ext_;
 
+  // The two passes of gradient_quantize.h, the quantizers from the maxima
+  // over all the rows the distinct ones stand for.
   void compute_gradients() {
-    static_assert(sizeof(GradSum) == 2 * sizeof(double), "gradient slot holds two doubles");
-    const int K = K_;
-    const size_t n = n_;
-    GradSum* gp = gpair_.data();
-    const int nt = pool_->size();
-    std::vector<double> mg((size_t)nt * K, 0.0), mh((size_t)nt * K, 0.0);
-    const float* y = data_.labels;
-    const GradParams gpar = data_.grad;
-    const float* wt = data_.weights;
-    const Objective obj = data_.objective;
-    pool_->run_blocks_sized(n * (size_t)K * kCostGradientRow, n, [&](size_t b, size_t e, int tid) {
-      double* tg = &mg[(size_t)tid * K];
-      double* th = &mh[(size_t)tid * K];
-      if (!objective_is_multiclass(obj)) {  // gradient_pass.h
-        const GradMax mx = gradient_pass(obj, gpar, margins_.data(), y, wt, b, e, gp);
-        tg[0] = std::max(tg[0], mx.g);
-        th[0] = std::max(th[0], mx.h);
-        return;
-      }
-      for (size_t r = b; r < e; ++r) {
-        const float* m = &margins_[r * K];
-        if (objective_is_multiclass(obj)) {
-          double mx, sum;
-          softmax_prepare(m, K, &mx, &sum);
-          for (int k = 0; k < K; ++k) {
-            GradHess gh = weighted(softmax_gradient(m, k, mx, sum, (int)y[r]), wt, r);
-            put_gh(&gp[(size_t)k * n + r], gh.g, gh.h);
-            double ag = std::fabs(gh.g);
-            if (ag > tg[k]) tg[k] = ag;
-            if (gh.h > th[k]) th[k] = gh.h;
-          }
-        } else {
-          GradHess gh = weighted(scalar_gradient(obj, (double)m[0], (double)y[r], gpar), wt, r);
-          put_gh(&gp[r], gh.g, gh.h);
-          double ag = std::fabs(gh.g);
-          if (ag > tg[0]) tg[0] = ag;
-          if (gh.h > th[0]) th[0] = gh.h;
-        }
-      }
-    });
-    quant_.assign(K, Quantizer{});
-    for (int k = 0; k < K; ++k) {
-      double a = 0, b = 0;
-      for (int t = 0; t < nt; ++t) {
-        a = std::max(a, mg[(size_t)t * K + k]);
-        b = std::max(b, mh[(size_t)t * K + k]);
-      }
-      // the scale of all the rows the distinct ones stand for.
-      quant_[k] = make_quantizer(a, b, data_.rows_represented ? data_.rows_represented : n);
-    }
-    const int32_t* mult = data_.multiplicity;  // row_dedup.h
-    // The sums of all rows' quantized pairs per group (a tree's root sum
-    // when every row is in the round's sample): per thread, then added.
-    std::vector<GradSum> sums((size_t)nt * K, GradSum{0, 0});
-    pool_->run_blocks_sized(n * (size_t)K * 2, n, [&](size_t b, size_t e, int tid) {
-      for (int k = 0; k < K; ++k) {
-        const double gs = quant_[k].g_scale, hs = quant_[k].h_scale;
-        GradSum* slot = gp + (size_t)k * n;
-        GradSum& sum = sums[(size_t)tid * K + k];
-        int64_t s2[2] = {0, 0};
-        if (quantize_pass_simd(slot, b, e, gs, hs, mult, s2)) {  // gradient_pass.h
-          sum = gs_add(sum, GradSum{s2[0], s2[1]});
-          continue;
-        }
-        if (mult) {
-          for (size_t r = b; r < e; ++r) {
-            double g, h;
-            get_gh(&slot[r], &g, &h);
-            slot[r] = quantize_rows(g, h, quant_[k], mult[r]);
-            sum = gs_add(sum, slot[r]);
-          }
-          continue;
-        }
-        for (size_t r = b; r < e; ++r) {
-          double g, h;
-          get_gh(&slot[r], &g, &h);
-          slot[r] = GradSum{quantize(g, gs), quantize(h, hs)};
-          sum = gs_add(sum, slot[r]);
-        }
-      }
-    });
-    all_rows_sum_.assign(K, GradSum{0, 0});
-    for (int t = 0; t < nt; ++t)
-      for (int k = 0; k < K; ++k) all_rows_sum_[k] = gs_add(all_rows_sum_[k], sums[(size_t)t * K + k]);
+    GradientJob j;
+    j.objective = data_.objective;
+    j.grad = data_.grad;
+    j.labels = data_.labels;
+    j.weights = data_.weights;
+    j.margins = margins_.data();
+    j.n = n_;
+    j.K = K_;
+    std::vector<double> max_g, max_h;
+    gradient_pairs(j, pool_.get(), gpair_.data(), &max_g, &max_h);
+    quant_.assign(K_, Quantizer{});
+    for (int k = 0; k < K_; ++k)
+      quant_[k] = make_quantizer(max_g[k], max_h[k], data_.rows_represented ? data_.rows_represented : n_);
+    all_rows_sum_ = quantize_pairs(gpair_.data(), n_, K_, quant_, data_.multiplicity, pool_.get());
   }
   // compute_gradients' sums per group; empty after external gradients.
   std::vector<GradSum> all_rows_sum_;
