@@ -76,7 +76,7 @@ SELECT is(pg_temp.h('pt_local', 'y', ARRAY['x1', 'x2'], 'reg:squarederror', '{"n
 -- ---- a role without SELECT on shard 2's table ----
 SET LOCAL ROLE gbdt_shard_reader;
 SELECT throws_like($$SELECT gbdt_train('pt', 'y', ARRAY['x1'], 'reg:squarederror', '{"distributed": "on"}')$$,
-                   '%permission denied for table "Rows 2"%', 'the shard without SELECT: its permission error');
+                   '%permission denied for table Rows 2%', 'the shard without SELECT: its permission error');
 RESET ROLE;
 
 -- ---- gbdt_shard_step ----

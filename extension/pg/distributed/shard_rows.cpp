@@ -80,7 +80,10 @@ void sink_grow(RowSink* s) {
 void take_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
   RowSink* s = (RowSink*)arg;
   ShardRows* r = s->rows;
-  if (nulls[0] || std::isnan(vals[0])) return;  // no target: left out
+  if (nulls[0] || std::isnan(vals[0])) {  // no target: left out
+    r->skipped++;
+    return;
+  }
   int first = 1;
   if (s->weight != nullptr) {
     if (nulls[1])

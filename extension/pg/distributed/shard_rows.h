@@ -10,6 +10,7 @@ namespace gbdt_pg {
 
 struct ShardRows {
   size_t n = 0;              // rows kept (those with a target)
+  uint64 skipped = 0;        // rows left out for a NULL or NaN target
   int nf = 0;                // features
   float* labels = nullptr;   // n
   float* weights = nullptr;  // n, or null without a weight column

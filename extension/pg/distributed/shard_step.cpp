@@ -143,7 +143,8 @@ bytea* shard_open(const char* token, const char* payload, size_t len) {
     r.features.assign(names.features, names.features + names.nf);
     r.nthread = nthread;
     ShardRowSource src(rows);
-    std::unique_ptr<gbdt::ShardWorker> worker = gbdt::open_shard_worker(src, r, cancel_callback());
+    std::unique_ptr<gbdt::ShardWorker> worker =
+        gbdt::open_shard_worker(src, r, cancel_callback(), rows.skipped);
     reply = reply_nothrow(worker->describe());
     memcpy(slot->token, token, kTokenLength + 1);
     slot->worker = worker.release();

@@ -62,8 +62,11 @@ const char* request_refusal(const TrainRequest* req, const EnginePlan* plan,
 // cannot train exactly (null: none).
 const char* engine_refusal(const EnginePlan* plan) {
   const char* why = nullptr;
+  const char* device = device_setting_name();
   run_engine([&] {
-    const std::string r = gbdt::distributed_refusal(*plan->params);
+    gbdt::TrainParams p = *plan->params;
+    if (p.device.empty()) p.device = device;  // gbdt.device, as the training applies it
+    const std::string r = gbdt::distributed_refusal(p);
     if (!r.empty()) why = pstrdup_nothrow(r);
   });
   return why;
@@ -73,13 +76,14 @@ const char* engine_refusal(const EnginePlan* plan) {
 // context that owns them (also on error or cancel: the sessions close).
 struct ShardRun {
   std::vector<ShardTarget> targets;
-  std::vector<gbdt::ShardOpenRequest> requests;
+  gbdt::DistributedTrainSpec spec;  // open requests; the features as named here
   std::unique_ptr<gbdt::ShardLink> link;
 };
 
 void delete_run(void* arg) { delete *(ShardRun**)arg; *(ShardRun**)arg = nullptr; }
 
-ShardRun** make_run(MemoryContext cxt, const ShardPlan* sp, int nthread) {
+ShardRun** make_run(MemoryContext cxt, const ShardPlan* sp, const TrainRequest* req,
+                    const FeatureSet& fs, int nthread) {
   ShardRun** run = (ShardRun**)MemoryContextAllocZero(cxt, sizeof(ShardRun*));
   MemoryContextCallback* cb =
       (MemoryContextCallback*)MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
@@ -97,8 +101,13 @@ ShardRun** make_run(MemoryContext cxt, const ShardPlan* sp, int nthread) {
       if (p.weight != nullptr) r.weight = p.weight;
       r.features.assign(p.features, p.features + sp->nf);
       r.nthread = nthread;
-      (*run)->requests.push_back(std::move(r));
+      (*run)->spec.requests.push_back(std::move(r));
     }
+    // The names and types the local loader gives the trainer (the
+    // requests name the shards' columns, which may differ).
+    (*run)->spec.feature_names.assign(fs.x_model_names, fs.x_model_names + fs.nx);
+    (*run)->spec.feature_types.assign(fs.x_types, fs.x_types + fs.nx);
+    (*run)->spec.target_name = req->target;
   });
   return run;
 }
@@ -119,13 +128,12 @@ void shard_notice(const TrainRequest* req, const EnginePlan* plan, const ColumnR
 }
 
 // gbdt::train_distributed over the link; the serialized model.
-struct varlena* train_run(const TrainRequest* req, EnginePlan* plan, const ColumnRoles* cols,
-                          ShardRun* run) {
+struct varlena* train_run(EnginePlan* plan, ShardRun* run) {
   struct varlena* result = nullptr;
   NoticeRelay relay;
   const double memory_limit = max_memory_bytes();
   const char* device = device_setting_name();
-  const FeatureSet& fs = cols->fs;
+  bool shard_failed = false;
   EngineError err;
   catch_engine(&err, [&] {
     gbdt::TrainParams p = *plan->params;
@@ -141,17 +149,21 @@ struct varlena* train_run(const TrainRequest* req, EnginePlan* plan, const Colum
     hooks.default_device = device;
     gbdt::MemoryBudget budget(memory_limit, "gbdt.max_memory");
     hooks.budget = &budget;
-    gbdt::Model model = gbdt::train_distributed(*run->link, run->requests, p, hooks,
-                                                std::string(req->target));
-    // The local names and types, as the local loader gives them to the
-    // trainer (the requests name the shards' columns, which may differ).
-    model.feature_names.assign(fs.x_model_names, fs.x_model_names + fs.nx);
-    model.feature_types.assign(fs.x_types, fs.x_types + fs.nx);
+    gbdt::Model model;
+    try {
+      model = gbdt::train_distributed(*run->link, run->spec, p, hooks);
+    } catch (const gbdt::ShardError&) {
+      shard_failed = true;  // a shard's error, connection or timeout
+      throw;
+    }
     std::vector<uint8_t> bytes = gbdt::serialize_model(model);
     result = bytes_to_varlena_nothrow(bytes);
   });
   malloc_trim(0);
   relay.rethrow();
+  // A shard's failure is the remote server's, not an internal error.
+  if (shard_failed && err.kind == EngineErrKind::kInternal)
+    ereport(ERROR, (errcode(ERRCODE_FDW_ERROR), errmsg("gbdt: %s", err.message)));
   if (err.kind != EngineErrKind::kNone) raise_engine_error(&err, default_style());
   return result;
 }
@@ -182,10 +194,10 @@ struct varlena* train_on_shards(const RelInfo* rel, TrainRequest* req, EnginePla
   }
   MemoryContext cxt =
       AllocSetContextCreate(CurrentMemoryContext, "gbdt shard training", ALLOCSET_SMALL_SIZES);
-  ShardRun** run = make_run(cxt, sp, plan->nthread);
+  ShardRun** run = make_run(cxt, sp, req, fs, plan->nthread);
   (*run)->link = open_shard_link((*run)->targets);
   shard_notice(req, plan, cols, sp);
-  struct varlena* model = train_run(req, plan, cols, *run);
+  struct varlena* model = train_run(plan, *run);
   MemoryContextDelete(cxt);       // closes the shard sessions
   MemoryContextDelete(plan->cxt);  // the TrainParams
   return model;
