@@ -10,7 +10,8 @@
 # database gbdt_shard_coord (postgres_fdw servers s1..s3, user mappings, a
 # partitioned table pt of three foreign partitions, range on id, and a local
 # table lt with the same rows in partition order), then runs
-# test/distributed/identity.sql there with pg_prove.  Skips (exit 0, with a
+# test/distributed/identity.sql there and test/distributed/shard_step.sql
+# in gbdt_shard1 (the shard function itself) with pg_prove.  Skips (exit 0, with a
 # message) when postgres_fdw is not installed.  Leaves the databases in
 # place for inspection; each run drops and recreates them.
 set -euo pipefail
@@ -62,7 +63,7 @@ q -d postgres -c "DO \$\$ BEGIN
 
 # Shard 1: public.t.  Shard 2: "sd"."Rows 2" (schema_name/table_name
 # options, quoting).  Shard 3: public.t with x1 called feat_a (column_name).
-q -d gbdt_shard1 -c "CREATE EXTENSION gbdt" \
+q -d gbdt_shard1 -c "CREATE EXTENSION gbdt" -c "CREATE EXTENSION pgtap" \
   -c "CREATE TABLE t AS $(rows_sql 1 400)" \
   -c "GRANT SELECT ON t TO gbdt_shard_reader"
 q -d gbdt_shard2 -c "CREATE EXTENSION gbdt" -c 'CREATE SCHEMA sd' \
@@ -127,6 +128,7 @@ SQL
 echo "loopback: databases ready; running test/distributed/identity.sql"
 rc=0
 PGDATABASE=gbdt_shard_coord pg_prove --ext .sql "$ROOT/test/distributed/identity.sql" || rc=1
+PGDATABASE=gbdt_shard1 pg_prove --ext .sql "$ROOT/test/distributed/shard_step.sql" || rc=1
 
 # "auto"'s NOTICE (pgTAP cannot see NOTICEs): only for a partitioned table
 # with a foreign partition, naming the reason; a plain table trains silently.
