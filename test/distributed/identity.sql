@@ -8,7 +8,7 @@
 -- the parameter; a role without SELECT on one shard's table gets that
 -- shard's permission error; gbdt_shard_step checks its token and steps.
 BEGIN;
-SELECT plan(31);
+SELECT plan(32);
 
 CREATE FUNCTION pg_temp.h(rel regclass, target text, feats text[], obj text, params jsonb)
   RETURNS text LANGUAGE sql AS $$
@@ -58,6 +58,8 @@ SELECT throws_like($$SELECT gbdt_train('pt', 'y', ARRAY['x1', 'c'], 'reg:squared
                    '%feature "c" is categorical%', 'on: a categorical column');
 SELECT throws_like($$SELECT gbdt_train('pt', 'y', ARRAY['x1'], 'reg:absoluteerror', '{"distributed": "on"}')$$,
                    '%reg:absoluteerror%', 'on: an objective distributed_refusal rejects');
+SELECT throws_like($$SELECT gbdt_train('pt', 'yc', ARRAY['x1'], 'multi:softprob', '{"distributed": "on"}')$$,
+                   '%objective multi:softprob without num_class%', 'on: a multiclass objective without num_class');
 SELECT throws_like($$SELECT gbdt_train('pt', 'y', NULL, 'reg:squarederror', '{"distributed": "on"}')$$,
                    '%no feature list given%', 'on: the default feature list');
 SELECT throws_like($$SELECT gbdt_train('pt', 'y', ARRAY['x1'], NULL, '{"distributed": "on"}')$$,

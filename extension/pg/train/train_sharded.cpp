@@ -45,6 +45,13 @@ const char* request_refusal(const TrainRequest* req, const EnginePlan* plan,
     return psprintf("target \"%s\" is boolean (a class label)", req->target);
   if (!req->objective_given)
     return "no objective given (it is decided from every label on this server)";
+  // The classes of a classification are the labels as they come (0 ..
+  // num_class - 1): the local path's remapping of other label values
+  // (0, 10, 20 as classes 0, 1, 2) needs every label here first.
+  if (gbdt::objective_info(plan->objective).multiclass && plan->num_class <= 0)
+    return psprintf("objective %s without num_class (the classes are decided from every label "
+                    "on this server)",
+                    gbdt::objective_name(plan->objective));
   if (req->features == nullptr)
     return "no feature list given (the default list leaves out constant and identifier "
            "columns, found on every row here)";
