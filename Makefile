@@ -178,6 +178,9 @@ build/gpu_test_emu: test/gpu/gpu_equality.cpp build/cuda_backend_emu.o $(CORE_OB
 gpuemu: build/gpu_test_emu
 	./build/gpu_test_emu --quick --no-files
 
+build/distributed_bench: test/bench/distributed_bench.cpp build/libgbdt_engine.a
+	$(CXX) $(GBDT_CXXFLAGS) $(ENGINE_INCLUDES) -Itest/unit -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
+
 build/engine_bench: test/bench/engine_bench.cpp build/libgbdt_engine.a
 	$(CXX) $(GBDT_CXXFLAGS) $(ENGINE_INCLUDES) -o $@ $< build/libgbdt_engine.a $(CUDA_LIBS)
 

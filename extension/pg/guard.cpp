@@ -54,6 +54,9 @@ void raise_engine_error(const EngineError* e, const ErrorStyle& style) {
       CHECK_FOR_INTERRUPTS();
       ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("gbdt operation cancelled")));
       break;
+    case EngineErrKind::kShard:
+      ereport(ERROR, (errcode(ERRCODE_CONNECTION_EXCEPTION), errmsg("%s%s", prefix, e->message)));
+      break;
     case EngineErrKind::kInternal:
       ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
                       errmsg("%sgbdt internal error: %s", prefix, e->message)));

@@ -29,6 +29,7 @@ enum class EngineErrKind : int {
   kResource,
   kNoMemory,
   kCancelled,
+  kShard,  // a shard server of a distributed training failed
   kInternal,
 };
 
@@ -62,6 +63,8 @@ void catch_engine(EngineError* e, F&& f) noexcept {
     set_engine_error(e, EngineErrKind::kCorruptModel, ex.what());
   } catch (const gbdt::ResourceError& ex) {
     set_engine_error(e, EngineErrKind::kResource, ex.what());
+  } catch (const gbdt::ShardError& ex) {
+    set_engine_error(e, EngineErrKind::kShard, ex.what());
   } catch (const gbdt::Cancelled&) {
     set_engine_error(e, EngineErrKind::kCancelled, "gbdt operation cancelled");
   } catch (const std::bad_alloc&) {

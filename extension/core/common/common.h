@@ -32,6 +32,14 @@ class ResourceError : public std::runtime_error {
   explicit ResourceError(const std::string& m) : std::runtime_error(m) {}
 };
 
+// A shard of a distributed training failed: its error, a lost connection
+// or a timeout (gbdt/distributed.h's ShardLink throws it after cancelling
+// the other shards' requests).
+class ShardError : public std::runtime_error {
+ public:
+  explicit ShardError(const std::string& what) : std::runtime_error(what) {}
+};
+
 // Thrown when the cancel callback reported a pending cancel; the caller
 // (the PostgreSQL glue) then raises the real cancel error itself.
 class Cancelled : public std::exception {

@@ -6,6 +6,13 @@
 
 extern "C" {
 #include "catalog/pg_am.h"
+#include "access/genam.h"
+#include "access/stratnum.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
+#include "commands/extension.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "access/table.h"
 #include "optimizer/plancat.h"
 #include "storage/bufmgr.h"
@@ -105,10 +112,38 @@ void report_missing_column(const RelInfo* rel, const char* name) {
                   errmsg("column \"%s\" of relation \"%s\" does not exist", name, rel->name)));
 }
 
+namespace {
+
+// Whether relid is a Citus distributed (or reference) table: its rows live
+// on the workers and the coordinator's own heap is an empty shell.  Read
+// from Citus's catalog pg_dist_partition (logicalrelid, its first column)
+// when Citus is installed.
+bool citus_distributed(Oid relid) {
+  if (!OidIsValid(get_extension_oid("citus", true))) return false;
+  const Oid cat = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+  if (!OidIsValid(cat)) return false;
+  Relation r = table_open(cat, AccessShareLock);
+  ScanKeyData key;
+  ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+  SysScanDesc scan = systable_beginscan(r, InvalidOid, false, nullptr, 1, &key);
+  const bool found = HeapTupleIsValid(systable_getnext(scan));
+  systable_endscan(scan);
+  table_close(r, AccessShareLock);
+  return found;
+}
+
+}  // namespace
+
 bool relation_readable_directly(const RelInfo* rel) {
   // A table with inheritance children: SELECT reads their rows too, the
-  // heap scan would not.
-  return rel->relkind == RELKIND_RELATION && !rel->has_children &&
+  // heap scan would not.  A table of another access method, or one whose
+  // rows live elsewhere (a Citus distributed table's coordinator shell),
+  // is read through the executor, which knows where its rows are.
+  if (rel->relkind != RELKIND_RELATION || rel->has_children) return false;
+  Relation r = relation_open(rel->relid, NoLock);  // locked by open_rel_info
+  const bool heap = r->rd_rel->relam == HEAP_TABLE_AM_OID;
+  relation_close(r, NoLock);
+  return heap && !citus_distributed(rel->relid) &&
          check_enable_rls(rel->relid, InvalidOid, true) != RLS_ENABLED &&
          pg_class_aclcheck(rel->relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
 }

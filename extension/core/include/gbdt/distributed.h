@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "data_source.h"
+#include "errors.h"
 #include "train.h"
 
 namespace gbdt {
@@ -64,12 +65,7 @@ class ShardWorker {
 std::unique_ptr<ShardWorker> open_shard_worker(RowBatchSource& src, const ShardOpenRequest& r,
                                                const CancelFn& cancel, uint64_t rows_skipped = 0);
 
-// A shard's request failed: its error, connection or timeout.  The
-// ShardLink throws it after it has cancelled every other shard's request.
-class ShardError : public std::runtime_error {
- public:
-  explicit ShardError(const std::string& what) : std::runtime_error(what) {}
-};
+// A shard's failure is a ShardError (gbdt/errors.h).
 
 // The coordinator's sessions with its shards, in shard order.
 class ShardLink {
