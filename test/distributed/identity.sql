@@ -8,7 +8,7 @@
 -- the parameter; a role without SELECT on one shard's table gets that
 -- shard's permission error; gbdt_shard_step checks its token and steps.
 BEGIN;
-SELECT plan(32);
+SELECT plan(33);
 
 CREATE FUNCTION pg_temp.h(rel regclass, target text, feats text[], obj text, params jsonb)
   RETURNS text LANGUAGE sql AS $$
@@ -79,6 +79,8 @@ SELECT is(pg_temp.h('pt_local', 'y', ARRAY['x1', 'x2'], 'reg:squarederror', '{"n
 SET LOCAL ROLE gbdt_shard_reader;
 SELECT throws_like($$SELECT gbdt_train('pt', 'y', ARRAY['x1'], 'reg:squarederror', '{"distributed": "on"}')$$,
                    '%permission denied for table Rows 2%', 'the shard without SELECT: its permission error');
+SELECT throws_ok($$SELECT gbdt_train('pt', 'y', ARRAY['x1'], 'reg:squarederror', '{"distributed": "on"}')$$,
+                 '08000', NULL, 'a shard''s error is a connection exception');
 RESET ROLE;
 
 -- ---- gbdt_shard_step ----

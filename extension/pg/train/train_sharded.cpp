@@ -140,7 +140,6 @@ struct varlena* train_run(EnginePlan* plan, ShardRun* run) {
   NoticeRelay relay;
   const double memory_limit = max_memory_bytes();
   const char* device = device_setting_name();
-  bool shard_failed = false;
   EngineError err;
   catch_engine(&err, [&] {
     gbdt::TrainParams p = *plan->params;
@@ -156,21 +155,14 @@ struct varlena* train_run(EnginePlan* plan, ShardRun* run) {
     hooks.default_device = device;
     gbdt::MemoryBudget budget(memory_limit, "gbdt.max_memory");
     hooks.budget = &budget;
-    gbdt::Model model;
-    try {
-      model = gbdt::train_distributed(*run->link, run->spec, p, hooks);
-    } catch (const gbdt::ShardError&) {
-      shard_failed = true;  // a shard's error, connection or timeout
-      throw;
-    }
+    // A shard's failure (gbdt::ShardError) is raised as a connection
+    // error naming the shard (raise_engine_error).
+    const gbdt::Model model = gbdt::train_distributed(*run->link, run->spec, p, hooks);
     std::vector<uint8_t> bytes = gbdt::serialize_model(model);
     result = bytes_to_varlena_nothrow(bytes);
   });
   malloc_trim(0);
   relay.rethrow();
-  // A shard's failure is the remote server's, not an internal error.
-  if (shard_failed && err.kind == EngineErrKind::kInternal)
-    ereport(ERROR, (errcode(ERRCODE_FDW_ERROR), errmsg("gbdt: %s", err.message)));
   if (err.kind != EngineErrKind::kNone) raise_engine_error(&err, default_style());
   return result;
 }
