@@ -61,7 +61,7 @@ void describe_part(Oid part, const char* qual, const char* target, const char* w
   if (nsp == nullptr) nsp = get_namespace_name(get_rel_namespace(part));
   if (rel == nullptr) rel = get_rel_name(part);
   out->server = ft->serverid;
-  out->label = psprintf("server %s (partition %s)", quote_identifier(server->servername), qual);
+  out->label = psprintf("server \"%s\" (partition %s)", server->servername, qual);
   out->relation = quote_qualified_identifier(nsp, rel);
   out->target = remote_column(part, target);
   out->weight = weight != nullptr ? remote_column(part, weight) : nullptr;
