@@ -30,6 +30,7 @@
 #  8s. scripts/check-sql-safety.sh    (pinned search paths, qualified SPI texts)
 #  8l. cancel latency             (scripts/test-cancel-latency.sh: each long SQL function ends within 2 s of a 1 s statement_timeout)
 #  8u. upgrade 0.1->current            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
+#  8f. foreign partitions          (test/distributed/loopback.sh: postgres_fdw loopback shards, PG 15; GBDT_SKIP_DISTRIBUTED=1 skips)
 #  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
 #  8s. TreeSHAP parity             (test/parity/shap_parity.py: gbdt_explain_table vs pred_contribs)
 #  8k. categorical interop         (test/parity/categorical_interop.py: text columns <-> xgboost)
@@ -476,6 +477,26 @@ else
 fi
 fi  # GBDT_SKIP_UPGRADE
 # ==== end of upgrade step ======================================================
+
+# ==== training on foreign partitions (test/distributed/loopback.sh) ==========
+# 8f. postgres_fdw loopback servers to other databases of this cluster: the
+#     model trained on the shards equals the local one; refusals; NOTICEs.
+#     PostgreSQL 15 only; skipped (with a message) without postgres_fdw.
+if [ "$GBDT_PG" != 15 ] || [ "${GBDT_SKIP_DISTRIBUTED:-0}" = 1 ]; then
+  record "foreign partitions" skipped "PostgreSQL 15 only (GBDT_SKIP_DISTRIBUTED=1 skips)"
+else
+  banner "training on foreign partitions (test/distributed/loopback.sh)"
+  DIST_LOG=$GBDT_CLUSTER_DIR/distributed.out
+  PSQL=$GBDT_PG_BINDIR/psql bash "$ROOT/test/distributed/loopback.sh" 2>&1 | tee "$DIST_LOG"
+  dist_rc=${PIPESTATUS[0]}
+  dist_line=$(grep -E '^loopback: (ok|FAIL|skipped)' "$DIST_LOG" | tail -n1 | sed 's/^loopback: //')
+  if [ "$dist_rc" = 0 ]; then
+    record "foreign partitions" ok "$dist_line"
+  else
+    record "foreign partitions" FAIL "${dist_line:-see output above}"
+  fi
+fi
+# ==== end of foreign partitions step ==========================================
 
 # ==== registry/interop steps =======================================
 if [ "${GBDT_SKIP_PARITY:-0}" = 1 ]; then

@@ -710,3 +710,16 @@ CREATE FUNCTION gbdt_partition_model(model gbdt_model, key text[]) RETURNS gbdt_
 
 COMMENT ON FUNCTION gbdt_partition_model(gbdt_model, text[]) IS
   'One sub-model of a partitioned model (params partition_by): the model of key (one text value per key column, NULL for a NULL value), as trained; NULL when there is none; key NULL: the global model (partition_fallback global)';
+-- Training across servers: the shard side (docs/distributed.md "Training on
+-- foreign partitions").  Internal: the coordinator's gbdt_train calls it on
+-- each shard server, one statement per step, through its own sessions.
+-- No SET clause (scripts/check-sql-safety.sh: C functions qualify their SPI
+-- texts instead): the relation name it gets is schema-qualified and
+-- resolved as a name, and its one query names every object by schema.
+CREATE FUNCTION gbdt_shard_step(token text, step text, payload bytea)
+  RETURNS bytea
+  AS 'MODULE_PATHNAME', 'gbdt_shard_step'
+  LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gbdt_shard_step(text, text, bytea) IS
+  'Internal (training across servers): one step of a shard training of this session, under a 32-hex-digit token: open (reads the named relation with the caller''s rights), close, or a step of the coordinator''s protocol';

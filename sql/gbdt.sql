@@ -1017,3 +1017,17 @@ CREATE FUNCTION gbdt_drift(model gbdt_model, relation regclass)
 
 COMMENT ON FUNCTION gbdt_drift(gbdt_model, regclass) IS
   'Drift of a table or view against the model''s training rows on the model''s bins: per feature and for the prediction PSI, KS, missing rates (training, now) and the rate of unseen categories; by PSI descending';
+
+-- Training across servers: the shard side (docs/distributed.md "Training on
+-- foreign partitions").  Internal: the coordinator's gbdt_train calls it on
+-- each shard server, one statement per step, through its own sessions.
+-- No SET clause (scripts/check-sql-safety.sh: C functions qualify their SPI
+-- texts instead): the relation name it gets is schema-qualified and
+-- resolved as a name, and its one query names every object by schema.
+CREATE FUNCTION gbdt_shard_step(token text, step text, payload bytea)
+  RETURNS bytea
+  AS 'MODULE_PATHNAME', 'gbdt_shard_step'
+  LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gbdt_shard_step(text, text, bytea) IS
+  'Internal (training across servers): one step of a shard training of this session, under a 32-hex-digit token: open (reads the named relation with the caller''s rights), close, or a step of the coordinator''s protocol';

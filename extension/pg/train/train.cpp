@@ -22,6 +22,7 @@
 #include "train/cv.h"
 #include "train/feature_selection.h"
 #include "train/train_partition.h"
+#include "train/train_sharded.h"
 #include "train/train_steps.h"
 
 #include "gbdt/model.h"
@@ -345,6 +346,10 @@ Datum gbdt_train(PG_FUNCTION_ARGS) {
   RelInfo* rel = open_rel_info(req->relid);
   ColumnRoles* cols = new (palloc0(sizeof(ColumnRoles))) ColumnRoles();
   resolve_columns(rel, req, plan, cols);
+  // A partitioned table of postgres_fdw foreign tables trains on its shard
+  // servers when it can (train_sharded.h); null: train here.
+  if (struct varlena* sharded = train_on_shards(rel, req, plan, cols))
+    PG_RETURN_POINTER(compressed_model_value(sharded));
   LoadedData* data = load_training_relation(rel, req, plan, cols);
   TrainLabels* labels = decide_training_labels(rel, req, plan, cols, data);
   emit_training_notice(req, plan, cols, data, labels);
