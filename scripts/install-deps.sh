@@ -6,9 +6,10 @@ need_apt=()
 # postgresql-15-cron: pg_cron, for the scheduled-retraining recipe (scripts/test-cron.sh).
 # Harness: libasan8 + libubsan1 (gcc's ASan/UBSan runtimes, for
 # scripts/test-sanitize.sh), clang + libclang-rt-14-dev (libFuzzer), binutils
-# (nm), procps (pkill -P in scripts/soak.sh).
+# (nm), procps (pkill -P in scripts/soak.sh), libpq-dev (the coordinator's
+# libpq sessions to shard servers), bc (test/distributed/transport.sh's timings).
 for p in postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap pgtap postgresql-15-cron libgtest-dev g++ make python3-pip sudo \
-         libasan8 libubsan1 clang libclang-rt-14-dev binutils procps; do
+         libasan8 libubsan1 clang libclang-rt-14-dev binutils procps libpq-dev bc; do
   dpkg -s "$p" >/dev/null 2>&1 || need_apt+=("$p")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

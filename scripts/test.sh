@@ -31,6 +31,7 @@
 #  8l. cancel latency             (scripts/test-cancel-latency.sh: each long SQL function ends within 2 s of a 1 s statement_timeout)
 #  8u. upgrade 0.1->current            (scripts/test-upgrade.sh: updated vs fresh install, 0.1 data)
 #  8f. foreign partitions          (test/distributed/loopback.sh: postgres_fdw loopback shards, PG 15; GBDT_SKIP_DISTRIBUTED=1 skips)
+#      shard faults                (test/distributed/transport.sh: a coordinator and 3 shard clusters)
 #  8a. XGBoost JSON interop        (test/parity/interop.py: gbdt_export/gbdt_import vs xgboost)
 #  8s. TreeSHAP parity             (test/parity/shap_parity.py: gbdt_explain_table vs pred_contribs)
 #  8k. categorical interop         (test/parity/categorical_interop.py: text columns <-> xgboost)
@@ -494,6 +495,19 @@ else
     record "foreign partitions" ok "$dist_line"
   else
     record "foreign partitions" FAIL "${dist_line:-see output above}"
+  fi
+  # Faults on separate clusters (a coordinator and 3 shard servers on
+  # loopback TCP, a password-mapped non-superuser): statement_timeout,
+  # a terminated shard session, a stopped shard, a shard shut down.
+  banner "shard faults (test/distributed/transport.sh)"
+  FAULT_LOG=$GBDT_CLUSTER_DIR/shard-faults.out
+  bash "$ROOT/test/distributed/transport.sh" 2>&1 | tee "$FAULT_LOG"
+  fault_rc=${PIPESTATUS[0]}
+  fault_line=$(grep -E '^transport: ' "$FAULT_LOG" | tail -n1 | sed 's/^transport: //')
+  if [ "$fault_rc" = 0 ]; then
+    record "shard faults" ok "${fault_line:-PASS}"
+  else
+    record "shard faults" FAIL "${fault_line:-see output above}"
   fi
 fi
 # ==== end of foreign partitions step ==========================================

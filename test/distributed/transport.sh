@@ -70,7 +70,7 @@ CREATE FOREIGN TABLE dist_p3 PARTITION OF dist_parent FOR VALUES WITH (MODULUS 3
 GRANT SELECT ON dist_parent, dist_p1, dist_p2, dist_p3 TO $GBDT_SHARD_ROLE;
 SQL
 
-TRAIN=${GBDT_TRANSPORT_TRAIN:-"SELECT gbdt_train('dist_parent', 'y', params => '{\"distributed\": \"on\", \"num_round\": 2000}') IS NOT NULL"}
+TRAIN=${GBDT_TRANSPORT_TRAIN:-"SELECT gbdt_train('dist_parent', 'y', ARRAY['x1','x2','x3','x4','x5','x6','x7','x8'], params => '{\"distributed\": \"on\", \"num_round\": 2000}') IS NOT NULL"}
 
 # gbdt sessions on shard k (the coordinator's libpq sessions say
 # application_name 'gbdt'), all or only the active ones.
@@ -128,7 +128,7 @@ if wait_session 2 10; then
     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gbdt'" >/dev/null
   t0=$(now)
   wait
-  if grep -q 'server "s2"' "$WORK/terminate.out"; then pass "error names s2 after $(since "$t0")s: $(head -1 "$WORK/terminate.out")"
+  if grep -q 'server "s2"' "$WORK/terminate.out"; then pass "error names s2 after $(since "$t0")s: $(grep -m1 ERROR "$WORK/terminate.out")"
   else fail "no error naming s2: $(cat "$WORK/terminate.out")"; fi
   if t=$(wait_idle 1 3); then pass "shards s1, s3 idle ${t}s later"; else fail "s1 or s3 still busy 2 s later"; fi
 else wait; fail "s2 never had a gbdt session: $(cat "$WORK/terminate.out")"; fi
@@ -144,7 +144,7 @@ if wait_session 3 10; then
   el=$(since "$t0")
   kill -CONT "$pid" 2>/dev/null
   if grep -q 'server "s3".*gbdt.shard_timeout' "$WORK/stopped.out" && [ "$(echo "$el < 5" | bc)" = 1 ]; then
-    pass "error names s3 after ${el}s: $(head -1 "$WORK/stopped.out")"
+    pass "error names s3 after ${el}s: $(grep -m1 ERROR "$WORK/stopped.out")"
   else fail "after ${el}s: $(cat "$WORK/stopped.out")"; fi
   if t=$(wait_idle 1 2 3); then pass "all shards idle ${t}s after s3 resumed"; else fail "a shard still busy 2 s later"; fi
 else wait; fail "s3 never had a gbdt session: $(cat "$WORK/stopped.out")"; fi
@@ -158,7 +158,7 @@ if wait_session 3 10; then
   wait
   el=$(since "$t0")
   if grep -q 'server "s3"' "$WORK/shutdown.out" && [ "$(echo "$el < 2" | bc)" = 1 ]; then
-    pass "error names s3 after ${el}s: $(head -1 "$WORK/shutdown.out")"
+    pass "error names s3 after ${el}s: $(grep -m1 ERROR "$WORK/shutdown.out")"
   else fail "after ${el}s: $(cat "$WORK/shutdown.out")"; fi
   if t=$(wait_idle 1 2); then pass "s1, s2 idle ${t}s later"; else fail "s1 or s2 still busy 2 s later"; fi
 else wait; fail "s3 never had a gbdt session: $(cat "$WORK/shutdown.out")"; fi

@@ -43,8 +43,6 @@ const char* request_refusal(const TrainRequest* req, const EnginePlan* plan,
     return psprintf("target \"%s\" is a text column (its classes are read here)", req->target);
   if (cols->target_kind == ValKind::kBool)
     return psprintf("target \"%s\" is boolean (a class label)", req->target);
-  if (!req->objective_given)
-    return "no objective given (it is decided from every label on this server)";
   // The classes of a classification are the labels as they come (0 ..
   // num_class - 1): the local path's remapping of other label values
   // (0, 10, 20 as classes 0, 1, 2) needs every label here first.
