@@ -197,7 +197,7 @@ SetupRequest decode_setup_request(const std::string& b) {
     r.fail("a bad number of output groups");
   if (!(m.subsample > 0 && m.subsample <= 1)) r.fail("a bad subsample");
   if (!(m.scale_pos_weight > 0) || !std::isfinite(m.scale_pos_weight)) r.fail("a bad scale_pos_weight");
-  if (m.max_depth < 0 || m.max_depth > 64) r.fail("a bad max_depth");
+  if (m.max_depth < 0 || m.max_depth > 16) r.fail("a bad max_depth");  // the parameter's range
   if (!std::isfinite(m.grad.max_delta_step) || !std::isfinite(m.grad.huber_slope) ||
       !std::isfinite(m.grad.quantile_alpha) || !std::isfinite(m.grad.tweedie_variance_power))
     r.fail("a gradient parameter that is not finite");

@@ -35,7 +35,10 @@ namespace {
 
 class Worker final : public ShardWorker {
  public:
-  Worker(const ShardOpenRequest& r) : d_((int)r.features.size()), has_weight_(!r.weight.empty()) {
+  Worker(const ShardOpenRequest& r, double memory_limit)
+      : d_((int)r.features.size()),
+        has_weight_(!r.weight.empty()),
+        budget_(memory_limit, "gbdt.max_memory", "a gbdt shard training") {
     nthread_ = r.nthread > 0 ? r.nthread : default_nthread();
     cols_.resize((size_t)d_);
     range_ = ValueRange(d_);
@@ -68,6 +71,9 @@ class Worker final : public ShardWorker {
 
   int d_;
   bool has_weight_;
+  // Histograms and row buffers are charged here as they are made: a
+  // request cannot make the shard allocate without bound.
+  MemoryBudget budget_;
   int nthread_;
   // Before the cuts: the rows as floats (per feature), all labels.
   std::vector<std::vector<float>> cols_;
@@ -98,6 +104,7 @@ class Worker final : public ShardWorker {
   int next_group_ = 0;
   int open_group_ = -1;
   std::map<int32_t, LevelNode> open_;  // the open tree's nodes that may still split
+  std::map<int32_t, int> depth_;       // their depths (a split below max_depth is refused)
   std::vector<Tree> trees_;            // every finished tree, in order
 };
 
@@ -252,8 +259,8 @@ void Worker::setup(const std::string& payload) {
   }
   pool_.reset(new ThreadPool(setup_.nthread > 0 ? setup_.nthread : nthread_));
   const bool copies = setup_.cpu_bin_copies != 0;
-  hist_.init(&matrix_, n_, cuts_, pool_.get(), nullptr, setup_.max_depth, copies, false);
-  part_.init(&matrix_, n_, pool_.get(), nullptr, copies, false);
+  hist_.init(&matrix_, n_, cuts_, pool_.get(), &budget_, setup_.max_depth, copies, false);
+  part_.init(&matrix_, n_, pool_.get(), &budget_, copies, false);
   gpair_.resize(n_ * (size_t)K_);
   in_sample_.assign(n_, 1);
   ready_ = true;
@@ -321,6 +328,8 @@ std::string Worker::root(const std::string& payload) {
   root.rows = rows;
   root.sum = sum_of(root, open_group_);
   open_.clear();
+  depth_.clear();
+  depth_[0] = 0;
   hist_.set_level(0, 1);
   root.hist = hist_.get();
   hist_.build({&root}, group_pairs(open_group_));
@@ -344,6 +353,7 @@ std::string Worker::split(const std::string& payload) {
     auto it = open_.find(s.node);
     if (it == open_.end() || (!nodes.empty() && nodes.back()->id >= s.node))
       out_of_order("split", "names a node that is not open, or nodes out of order");
+    if (depth_[s.node] + 1 > setup_.max_depth) out_of_order("split", "splits a node at max_depth");
     if (s.feature < 0 || s.feature >= d_ || s.bin < 0 || s.bin >= cuts_.nbins(s.feature))
       out_of_order("split", "names a feature or bin the cuts do not have");
     if (s.left <= s.node || s.right <= s.node || s.left == s.right || open_.count(s.left) ||
@@ -366,6 +376,7 @@ std::string Worker::split(const std::string& payload) {
     l.rows = r.rows = child_rows[i];
     next[s.left] = l;
     next[s.right] = r;
+    depth_[s.left] = depth_[s.right] = depth_[p.id] + 1;
     counts.push_back(nleft[i]);
   }
   for (const SplitOrder& s : q.splits)
@@ -458,10 +469,11 @@ std::string Worker::bin_counts(const CancelFn& cancel) const {
 }  // namespace
 
 std::unique_ptr<ShardWorker> open_shard_worker(RowBatchSource& src, const ShardOpenRequest& r,
-                                               const CancelFn& cancel, uint64_t rows_skipped) {
+                                               const CancelFn& cancel, uint64_t rows_skipped,
+                                               double memory_limit) {
   if (r.features.empty() || r.features.size() > kMaxShardFeatures)
     throw InvalidInput("gbdt shard: a bad number of features");
-  std::unique_ptr<Worker> w(new Worker(r));
+  std::unique_ptr<Worker> w(new Worker(r, memory_limit));
   w->read(src, cancel);
   w->rows_skipped = rows_skipped;
   return std::unique_ptr<ShardWorker>(w.release());

@@ -135,6 +135,7 @@ bytea* shard_open(const char* token, const char* payload, size_t len) {
                   &rows);
   const int nthread = capped_threads(names.nthread, "nthread");
   bytea* reply = nullptr;
+  const double memory_limit = max_memory_bytes();
   run_engine([&] {
     gbdt::ShardOpenRequest r;
     r.relation = names.relation;
@@ -144,7 +145,7 @@ bytea* shard_open(const char* token, const char* payload, size_t len) {
     r.nthread = nthread;
     ShardRowSource src(rows);
     std::unique_ptr<gbdt::ShardWorker> worker =
-        gbdt::open_shard_worker(src, r, cancel_callback(), rows.skipped);
+        gbdt::open_shard_worker(src, r, cancel_callback(), rows.skipped, memory_limit);
     reply = reply_nothrow(worker->describe());
     memcpy(slot->token, token, kTokenLength + 1);
     slot->worker = worker.release();

@@ -150,3 +150,59 @@ TEST(TrainDistributed, ShardRefusesHostileRequests) {
   c.min_values = {0.f, 0.f, 0.f};
   EXPECT_THROW(gbdt::decode_finish_request(gbdt::encode(gbdt::FinishRequest{0, t}), c), gbdt::InvalidInput);
 }
+
+namespace {
+
+// A worker of D's rows driven to an open tree (setup with max_depth).
+std::unique_ptr<gbdt::ShardWorker> worker_at_root(const Data& D, int max_depth, double memory_limit) {
+  SliceSource src(D, 0, D.n, nullptr);
+  gbdt::ShardOpenRequest r;
+  r.relation = "t";
+  r.target = "label";
+  r.features = D.names;
+  r.nthread = 1;
+  auto w = gbdt::open_shard_worker(src, r, gbdt::CancelFn(), 0, memory_limit);
+  const gbdt::CancelFn none;
+  gbdt::BinRequest b;
+  b.cuts = gbdt::compute_cuts(D.input().features, 256, 1);
+  w->step("bin", gbdt::encode(b), none);
+  gbdt::SetupRequest s;
+  s.objective = (int32_t)gbdt::Objective::kSquaredError;
+  s.base_margins = {0.0f};
+  s.max_depth = max_depth;
+  w->step("setup", gbdt::encode(s), none);
+  const gbdt::GradMaxima m = gbdt::decode_grad_maxima(w->step("grad", gbdt::encode_u64(0), none));
+  gbdt::QuantizeRequest q;
+  q.maxima = m;
+  q.n_total = D.n;
+  w->step("quantize", gbdt::encode(q), none);
+  w->step("root", gbdt::encode_u64(0), none);
+  return w;
+}
+
+std::string split_of(int32_t node, int32_t left) {
+  gbdt::SplitRequest q;
+  q.splits.push_back(gbdt::SplitOrder{node, 0, 0, 0, left, left + 1, 1});
+  return gbdt::encode(q);
+}
+
+}  // namespace
+
+// Splits past max_depth would let a caller grow the open nodes (and their
+// histograms) without bound: refused.
+TEST(TrainDistributed, ShardRefusesSplitsPastMaxDepth) {
+  const Data D = gbdt_test::make_data(200, 3, Task::kRegression, 0.0, 11);
+  auto w = worker_at_root(D, 2, 0);
+  const gbdt::CancelFn none;
+  EXPECT_NO_THROW(w->step("split", split_of(0, 1), none));
+  EXPECT_NO_THROW(w->step("split", split_of(1, 3), none));
+  EXPECT_THROW(w->step("split", split_of(3, 5), none), gbdt::InvalidInput);
+  EXPECT_THROW(w->step("split", split_of(0, 7), none), gbdt::InvalidInput);  // no longer open
+}
+
+// The histograms a request makes are charged to the worker's memory limit.
+TEST(TrainDistributed, ShardChargesItsMemoryLimit) {
+  const Data D = gbdt_test::make_data(200, 3, Task::kRegression, 0.0, 12);
+  EXPECT_THROW(worker_at_root(D, 6, 1000.0), std::exception);  // the root's histogram alone is over it
+  EXPECT_NO_THROW(worker_at_root(D, 6, 64e6));
+}

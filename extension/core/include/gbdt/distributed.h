@@ -61,9 +61,12 @@ class ShardWorker {
 // one kWeight role column when the request names one) and keeps them as
 // floats until the coordinator's cuts arrive.
 // rows_skipped: the rows the source left out for a NULL target (the
-// model's report counts them as one server does).
+// model's report counts them as one server does).  memory_limit (bytes, 0:
+// none): what the worker's histograms and row buffers may take, beyond the
+// rows themselves (a request that needs more is an error).
 std::unique_ptr<ShardWorker> open_shard_worker(RowBatchSource& src, const ShardOpenRequest& r,
-                                               const CancelFn& cancel, uint64_t rows_skipped = 0);
+                                               const CancelFn& cancel, uint64_t rows_skipped = 0,
+                                               double memory_limit = 0);
 
 // A shard's failure is a ShardError (gbdt/errors.h).
 
