@@ -220,7 +220,7 @@ installcheck:
 FUZZ_CXX ?= clang++
 FUZZ_SECONDS ?= 600
 FUZZ_SHORT_SECONDS ?= 20
-FUZZ_TARGETS := model_decoder xgb_json params
+FUZZ_TARGETS := model_decoder xgb_json params shard_requests
 FUZZ_FLAGS = -std=c++17 -O1 -g -fno-omit-frame-pointer -ffp-contract=off -pthread \
   -MMD -MP $(ENGINE_INCLUDES) -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst extension/core/%.cpp,build/fuzz/obj/%.o,$(CORE_SRCS)) build/fuzz/obj/cuda_unavailable.o
