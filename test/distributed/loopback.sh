@@ -132,10 +132,10 @@ PGDATABASE=gbdt_shard1 pg_prove --ext .sql "$ROOT/test/distributed/shard_step.sq
 
 # "auto"'s NOTICE (pgTAP cannot see NOTICEs): only for a partitioned table
 # with a foreign partition, naming the reason; a plain table trains silently.
-notices() {  # relation features [params]: the NOTICEs of a training
-  local params=${3:-'{"num_round": 2}'}
+notices() {  # relation features [params [objective]]: the NOTICEs of a training
+  local params=${3:-'{"num_round": 2}'} objective=${4:-"'reg:squarederror'"}
   "$PSQL" -X -q -v ON_ERROR_STOP=1 -d gbdt_shard_coord -o /dev/null -c \
-    "SELECT gbdt_train('$1', 'y', $2, 'reg:squarederror', '$params')" 2>&1
+    "SELECT gbdt_train('$1', 'y', $2, $objective, '$params')" 2>&1
 }
 check_notice() {  # name expected-substring|"" output
   if { [ -n "$2" ] && grep -qF -- "$2" <<<"$3"; } || { [ -z "$2" ] && ! grep -q 'reading every row' <<<"$3"; }; then
@@ -144,8 +144,10 @@ check_notice() {  # name expected-substring|"" output
     echo "not ok - $1"; echo "$3" | sed 's/^/#   /'; rc=1
   fi
 }
-check_notice "on: trained on the shard servers" "trained on 3 shard servers" \
+check_notice "on: trained on the shard servers" "training on 3 shard servers" \
   "$(notices pt "ARRAY['x1']" '{"num_round": 2, "distributed": "on"}')"
+check_notice "on: an objective inferred from the labels says so" "objective inferred from the labels" \
+  "$(notices pt "ARRAY['x1']" '{"num_round": 2, "distributed": "on"}' NULL)"
 check_notice "auto NOTICE: a local partition" \
   "gbdt: reading every row through this server: partition public.pt_local_2 is not a foreign table" \
   "$(notices pt_local "ARRAY['x1']")"

@@ -122,8 +122,12 @@ void shard_notice(const TrainRequest* req, const EnginePlan* plan, const ColumnR
                   const ShardPlan* sp) {
   StringInfoData msg;
   initStringInfo(&msg);
-  appendStringInfo(&msg, "gbdt_train: objective %s (given), trained on %d shard server%s",
-                   gbdt::objective_name(plan->objective), sp->n, sp->n == 1 ? "" : "s");
+  if (req->objective_given)
+    appendStringInfo(&msg, "gbdt_train: objective %s (given), training on %d shard server%s",
+                     gbdt::objective_name(plan->objective), sp->n, sp->n == 1 ? "" : "s");
+  else
+    appendStringInfo(&msg, "gbdt_train: objective inferred from the labels, training on %d shard "
+                     "server%s", sp->n, sp->n == 1 ? "" : "s");
   if (plan->weight_column != nullptr)
     appendStringInfo(&msg, "; weights from \"%s\"", plan->weight_column);
   appendStringInfo(&msg, "\n%d feature%s:", cols->fs.nx, cols->fs.nx == 1 ? "" : "s");
