@@ -61,7 +61,8 @@ class Worker final : public ShardWorker {
   std::string margins(const std::string& payload, const CancelFn& cancel) const;
   std::string bin_counts(const CancelFn& cancel) const;
 
-  const GradSum* group_pairs(int k) const { return &gpair_[(size_t)k * n_]; }
+  // A shard may hold no training row: no reference into an empty vector.
+  const GradSum* group_pairs(int k) const { return gpair_.data() + (size_t)k * n_; }
   GradSum sum_of(const LevelNode& ln, int k) const {
     const GradSum* gp = group_pairs(k);
     GradSum s{0, 0};
