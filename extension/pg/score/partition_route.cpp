@@ -101,15 +101,6 @@ PartState* build_state(CallCache* c, const gbdt::Model* m, Oid typid, int32 typm
   return s;
 }
 
-char* key_message(const gbdt::PartitionedModel& pm, char** text) {
-  StringInfoData msg;
-  initStringInfo(&msg);
-  for (size_t k = 0; k < pm.column_names.size(); k++)
-    appendStringInfo(&msg, "%s%s=%s", k ? ", " : "", model_to_server_string(pm.column_names[k].c_str()),
-                     text[k] != nullptr ? text[k] : "NULL");
-  return msg.data;
-}
-
 }  // namespace
 
 bool partition_route(CallCache* c, const gbdt::Model* m, HeapTupleHeader th, PartitionRoute* out) {
@@ -168,6 +159,15 @@ bool partition_route(CallCache* c, const gbdt::Model* m, HeapTupleHeader th, Par
   out->categories = s->cats[slot];
   out->slot = &s->maps[slot];
   return true;
+}
+
+char* key_message(const gbdt::PartitionedModel& pm, char** text) {
+  StringInfoData msg;
+  initStringInfo(&msg);
+  for (size_t k = 0; k < pm.column_names.size(); k++)
+    appendStringInfo(&msg, "%s%s=%s", k ? ", " : "", model_to_server_string(pm.column_names[k].c_str()),
+                     text[k] != nullptr ? text[k] : "NULL");
+  return msg.data;
 }
 
 }  // namespace gbdt_pg

@@ -26,4 +26,8 @@ struct PartitionRoute {
 // row, or of another type than the training's, is an error naming it.
 bool partition_route(CallCache* c, const gbdt::Model* m, HeapTupleHeader th, PartitionRoute* out);
 
+// "col1=value, col2=NULL": a key of pm (text[k]: column k's value as text,
+// null for NULL) for the error about a key without a sub-model.
+char* key_message(const gbdt::PartitionedModel& pm, char** text);
+
 }  // namespace gbdt_pg

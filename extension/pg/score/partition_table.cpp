@@ -6,6 +6,7 @@
 // each key's sub-model on a temporary view of that key's rows (one scan
 // of the relation per key present).
 #include "score/partition_table.h"
+#include "score/partition_route.h"
 
 #include <string>
 #include <vector>
@@ -66,15 +67,6 @@ char* key_condition(const char** cols, int n, char** text) {
       appendStringInfo(&s, "pg_catalog.format('%%s', r.%s) OPERATOR(pg_catalog.=) %s", cols[k], quote_literal_cstr(text[k]));
   }
   return s.data;
-}
-
-char* key_message(const gbdt::PartitionedModel& pm, char** text) {
-  StringInfoData msg;
-  initStringInfo(&msg);
-  for (size_t k = 0; k < pm.column_names.size(); k++)
-    appendStringInfo(&msg, "%s%s=%s", k ? ", " : "", model_to_server_string(pm.column_names[k].c_str()),
-                     text[k] != nullptr ? text[k] : "NULL");
-  return msg.data;
 }
 
 // The JSON array of a key's values.
