@@ -16,6 +16,11 @@
 //   gbdt_create_wait_event_set(n)  a WaitEventSet for n events: 17 made its
 //       owner a ResourceOwner (the current one here) instead of a memory
 //       context (the current one up to 16); the caller frees it either way.
+//   gbdt_expression_walker(node, fn, ctx), gbdt_query_walker(q, fn, ctx, flags)
+//       the node-tree walkers: 16 made them macros that cast the walker to
+//       tree_walker_callback; up to 15 they take an unprototyped function
+//       pointer, which C++ reads as one taking no arguments, so it is cast
+//       (through void (*)(), the type GCC lets any function pointer become).
 //   GBDT_NORETURN  marks a function that never returns: 18 removed the
 //       postfix pg_attribute_noreturn() for the prefix pg_noreturn; the glue
 //       is C++, so the standard prefix attribute [[noreturn]] serves every
@@ -49,6 +54,14 @@
 #else
 #define GBDT_MY_LXID (MyProc->lxid)
 #define gbdt_create_wait_event_set(n) CreateWaitEventSet(CurrentMemoryContext, (n))
+#endif
+
+#if PG_VERSION_NUM >= 160000
+#define gbdt_expression_walker(n, w, c) expression_tree_walker((n), (w), (c))
+#define gbdt_query_walker(q, w, c, f) query_tree_walker((q), (w), (c), (f))
+#else
+#define gbdt_expression_walker(n, w, c) expression_tree_walker((n), (bool (*)())(void (*)())(w), (c))
+#define gbdt_query_walker(q, w, c, f) query_tree_walker((q), (bool (*)())(void (*)())(w), (c), (f))
 #endif
 
 #define GBDT_NORETURN [[noreturn]]

@@ -17,12 +17,64 @@
 // role): running as the owner then gives nothing the caller could not do
 // with SET ROLE, only less.  No C++ object lives in this function, so an
 // ereport may leave it at any point.
+//
+// A spec holding a query trains from a temporary view of it, which no
+// security-restricted operation may make: the view is made first, as the
+// owner (train/query_source.h), and dropped after the retrain.
 #include "pg_includes.h"
 
+#include "train/query_source.h"
+
 extern "C" {
+#include "utils/jsonb.h"
 #include "utils/syscache.h"
 PG_FUNCTION_INFO_V1(gbdt_registry_retrain_as);
 }
+
+namespace {
+
+// The spec's "query" string, or null.
+const char* spec_query(Jsonb* spec) {
+  if (!JB_ROOT_IS_OBJECT(spec)) return nullptr;
+  JsonbValue buf;
+  JsonbValue* v = getKeyJsonValueFromContainer(&spec->root, "query", 5, &buf);
+  if (v == nullptr || v->type != jbvString) return nullptr;
+  return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+// Runs <nspname>.gbdt_retrain_spec(name, spec) as owner inside a
+// security-restricted operation; the version saved, or -1 for NULL.
+int32 run_restricted(Oid owner, const char* nspname, Datum name, Datum spec) {
+  StringInfoData sql;
+  initStringInfo(&sql);
+  appendStringInfo(&sql, "SELECT %s.gbdt_retrain_spec($1, $2)", quote_identifier(nspname));
+  Oid save_userid;
+  int save_sec_context;
+  GetUserIdAndSecContext(&save_userid, &save_sec_context);
+  SetUserIdAndSecContext(owner, save_sec_context | SECURITY_RESTRICTED_OPERATION);
+  int save_nestlevel = NewGUCNestLevel();
+
+  if (SPI_connect() != SPI_OK_CONNECT)
+    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+                    errmsg("gbdt_registry_retrain_as: SPI_connect failed")));
+  Oid argtypes[2] = {TEXTOID, JSONBOID};
+  Datum args[2] = {name, spec};
+  int rc = SPI_execute_with_args(sql.data, 2, argtypes, args, nullptr, false, 1);
+  if (rc != SPI_OK_SELECT || SPI_processed != 1)
+    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+                    errmsg("gbdt_registry_retrain_as: retrain failed: %s",
+                           SPI_result_code_string(rc))));
+  bool isnull = false;
+  Datum v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+  int32 version = isnull ? -1 : DatumGetInt32(v);
+  SPI_finish();
+
+  AtEOXact_GUC(false, save_nestlevel);
+  SetUserIdAndSecContext(save_userid, save_sec_context);
+  return version;
+}
+
+}  // namespace
 
 extern "C" Datum gbdt_registry_retrain_as(PG_FUNCTION_ARGS) {
   if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
@@ -50,33 +102,20 @@ extern "C" Datum gbdt_registry_retrain_as(PG_FUNCTION_ARGS) {
   if (nspname == nullptr)
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_SCHEMA),
                     errmsg("gbdt_registry_retrain_as: schema not found")));
-  StringInfoData q;
-  initStringInfo(&q);
-  appendStringInfo(&q, "SELECT %s.gbdt_retrain_spec($1, $2)", quote_identifier(nspname));
-
-  Oid save_userid;
-  int save_sec_context;
-  GetUserIdAndSecContext(&save_userid, &save_sec_context);
-  SetUserIdAndSecContext(owner, save_sec_context | SECURITY_RESTRICTED_OPERATION);
-  int save_nestlevel = NewGUCNestLevel();
-
-  if (SPI_connect() != SPI_OK_CONNECT)
-    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-                    errmsg("gbdt_registry_retrain_as: SPI_connect failed")));
-  Oid argtypes[2] = {TEXTOID, JSONBOID};
-  Datum args[2] = {name, spec};
-  int rc = SPI_execute_with_args(q.data, 2, argtypes, args, nullptr, false, 1);
-  if (rc != SPI_OK_SELECT || SPI_processed != 1)
-    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-                    errmsg("gbdt_registry_retrain_as: retrain failed: %s",
-                           SPI_result_code_string(rc))));
-  bool isnull = false;
-  Datum v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-  int32 version = isnull ? 0 : DatumGetInt32(v);
-  SPI_finish();
-
-  AtEOXact_GUC(false, save_nestlevel);
-  SetUserIdAndSecContext(save_userid, save_sec_context);
-  if (isnull) PG_RETURN_NULL();
+  const char* spec_text = spec_query(DatumGetJsonbP(spec));
+  if (spec_text != nullptr) gbdt_pg::prepare_query_view(spec_text, owner);
+  volatile int32 version = -1;
+  PG_TRY();
+  {
+    version = run_restricted(owner, nspname, name, spec);
+  }
+  PG_CATCH();
+  {
+    gbdt_pg::forget_query_view();
+    PG_RE_THROW();
+  }
+  PG_END_TRY();
+  if (spec_text != nullptr) gbdt_pg::release_query_view();
+  if (version < 0) PG_RETURN_NULL();
   PG_RETURN_INT32(version);
 }
