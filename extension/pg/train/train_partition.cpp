@@ -72,6 +72,29 @@ void spi_check(int rc, int expect) {
                            SPI_result_code_string(rc))));
 }
 
+// A CREATE of one of gbdt's own temporary objects (the copy's empty
+// table, a key's view), also inside a security-restricted operation, where
+// a retrain runs as the model's owner, runs unrestricted.  PostgreSQL refuses temporary
+// relations there so that the owner's code cannot plant objects in the
+// caller's pg_temp; these statements run none of the owner's code (the
+// table is made WITH NO DATA, its rows are copied in afterwards, restricted
+// as before), make only gbdt's own names, and the objects are dropped
+// before the training returns.
+//
+// Lifts the restriction until restore_restriction(the value returned); an
+// error in between leaves the restoring to the transaction's abort.
+int allow_own_temp_objects() {
+  Oid user;
+  int context;
+  GetUserIdAndSecContext(&user, &context);
+  SetUserIdAndSecContext(user, context & ~SECURITY_RESTRICTED_OPERATION);
+  return context;
+}
+
+void restore_restriction(int context) {
+  SetUserIdAndSecContext(GetUserId(), context);
+}
+
 void spi_begin() {
   if (SPI_connect() != SPI_OK_CONNECT)
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("gbdt_train partition_by: SPI_connect failed")));
@@ -151,12 +174,17 @@ void read_relation(PartitionRun* run, bool default_features) {
   }
   run->table = psprintf("gbdt_partition_%d_%u", MyProcPid, ++partition_objects);
   run->qtable = psprintf("pg_temp.%s", quote_identifier(run->table));
+  StringInfoData rows;
+  initStringInfo(&rows);
+  appendStringInfo(&rows,
+                   "SELECT * FROM (SELECT %s%s%s, pg_catalog.row_number() OVER () AS \"gbdt row\" "
+                   "FROM %s) r ORDER BY %s, \"gbdt row\"",
+                   keys.data, run->cols.len ? ", " : "", run->cols.data, rel->qualname, order.data);
   initStringInfo(&sql);
-  appendStringInfo(&sql,
-                   "CREATE TEMP TABLE %s AS SELECT * FROM (SELECT %s%s%s, "
-                   "pg_catalog.row_number() OVER () AS \"gbdt row\" FROM %s) r ORDER BY %s, \"gbdt row\"",
-                   run->qtable, keys.data, run->cols.len ? ", " : "",
-                   run->cols.data, rel->qualname, order.data);
+  appendStringInfo(&sql, "CREATE TEMP TABLE %s AS %s WITH NO DATA", run->qtable, rows.data);
+  StringInfoData fill;
+  initStringInfo(&fill);
+  appendStringInfo(&fill, "INSERT INTO %s %s", run->qtable, rows.data);
   // The copy keeps the relation's read order: no parallel scan (its
   // workers' rows interleave) and no synchronized scan (it may start
   // mid-table), for the length of the copy only.
@@ -166,7 +194,10 @@ void read_relation(PartitionRun* run, bool default_features) {
   set_config_option("synchronize_seqscans", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
                     true, 0, false);
   spi_begin();
+  int context = allow_own_temp_objects();
   spi_check(SPI_execute(sql.data, false, 0), SPI_OK_UTILITY);
+  restore_restriction(context);
+  spi_check(SPI_execute(fill.data, false, 0), SPI_OK_INSERT);
   AtEOXact_GUC(true, guc_level);
   // the keys and their row counts
   resetStringInfo(&sql);
@@ -233,7 +264,9 @@ Oid make_view(const PartitionRun* run, char** key, const char** name_out) {
   }
   appendStringInfo(&sql, " ORDER BY \"gbdt row\"");
   spi_begin();
+  int context = allow_own_temp_objects();
   spi_check(SPI_execute(sql.data, false, 0), SPI_OK_UTILITY);
+  restore_restriction(context);
   SPI_finish();
   CommandCounterIncrement();
   *name_out = name;

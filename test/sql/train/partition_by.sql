@@ -3,7 +3,7 @@
 -- rows alone; scoring routes each row by its key; the fallback decides
 -- what keys without a sub-model get.
 BEGIN;
-SELECT plan(36);
+SELECT plan(39);
 SET LOCAL client_min_messages = warning;
 
 CREATE TABLE pb AS
@@ -145,6 +145,21 @@ SELECT throws_like($$SELECT gbdt_train('pb', 'y', params => '{"partition_by": "s
 SELECT throws_ok($$SELECT gbdt_trees(m) FROM pbm$$, '0A000',
                  'gbdt_trees does not take a partitioned model (one sub-model per partition_by key)',
                  'functions that do not route by key refuse a partitioned model');
+
+-- A saved partition_by spec retrains: the retrain runs as the owner inside a
+-- security-restricted operation, where the temporary copy of the rows must
+-- still be made (the public schema: a spec names a permanent relation).
+CREATE TABLE public.pb_saved AS
+SELECT i AS id, (ARRAY['north', 'south', 'east'])[1 + i % 3] AS store, sin(i * 0.37)::float8 AS a,
+       (sin(i * 0.37) + (i % 3) * 1.5)::float8 AS y
+FROM generate_series(1, 900) i;
+SELECT is(gbdt_train_and_save('pb_saved', 'public.pb_saved', 'y',
+                              params => '{"partition_by": "store", "num_round": 6, "max_depth": 3}'),
+          1, 'a partition_by spec saved');
+SELECT is(gbdt_retrain('pb_saved'), 2, 'gbdt_retrain of a partition_by spec saves version 2');
+SELECT is((SELECT md5(model::text) FROM gbdt_models WHERE name = 'pb_saved' AND version = 2),
+          (SELECT md5(model::text) FROM gbdt_models WHERE name = 'pb_saved' AND version = 1),
+          'gbdt_retrain of a partition_by spec trains the same model');
 
 SELECT * FROM finish();
 ROLLBACK;
