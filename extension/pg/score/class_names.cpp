@@ -8,6 +8,7 @@
 #include "model/model_type.h"
 #include "gbdt/train.h"
 #include "gbdt/predict.h"
+#include "score/partition_route.h"
 #include "score/scoring.h"
 
 extern "C" {
@@ -45,15 +46,23 @@ using namespace gbdt_pg;
 // gbdt_predict_class(model gbdt_model, row record) -> text: the most
 // probable class by name (binary: the second class when P(class 1) > 0.5).
 Datum gbdt_predict_class(PG_FUNCTION_ARGS) {
-  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
+  HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
+  const float* x = nullptr;
+  if (m->partitions != nullptr) {  // the row's key's sub-model (partition_route.h)
+    CallCache* c = get_call_cache(fcinfo);
+    PartitionRoute r;
+    if (!partition_route(c, m, th, &r)) PG_RETURN_NULL();  // fallback "null"
+    m = r.model;
+    x = row_features_in(c, r.slot, c->generation, r.categories, r.model, th);
+  }
   const gbdt::ObjectiveInfo& info = gbdt::objective_info(m->objective);
   if (!info.binary && !info.multiclass)
     ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
                     errmsg("the model is not a classifier (objective %s)", model_objective_name(m)),
                     errhint("gbdt_predict_class needs a binary:* or multi:* model; "
                             "use gbdt_predict for a regression.")));
-  HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
-  const float* x = row_features(fcinfo, m, th);
+  if (x == nullptr) x = row_features(fcinfo, m, th);
   const int K = m->num_output_group > 0 ? m->num_output_group : 1;
   double* out = (double*)palloc(sizeof(double) * K);
   run_engine([&] {

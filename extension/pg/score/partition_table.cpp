@@ -113,17 +113,23 @@ char* evaluate_view(FunctionCallInfo fcinfo, const RelInfo* rel, const char* whe
 
 }  // namespace
 
-Datum partition_predict_table(FunctionCallInfo fcinfo, const gbdt::Model* m) {
+Datum partition_predict_table(FunctionCallInfo fcinfo, const gbdt::Model* m, const char* output) {
   RelInfo* rel = open_rel_info(PG_GETARG_OID(1));
   const char* key = text_to_cstring(PG_GETARG_TEXT_PP(2));
+  if (output != nullptr && strcmp(output, "value") != 0 && strcmp(output, "class") != 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("gbdt_predict_table: output \"%s\" is not one of value, class", output)));
   if (find_column(rel, key) == nullptr) report_missing_column(rel, key);
   key_columns(*m->partitions, rel);  // each must exist
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
   MemoryContext caller = CurrentMemoryContext;
+  const char* score = output == nullptr ? "%s.gbdt_predict($1, r)"
+                      : strcmp(output, "value") == 0 ? "%s.gbdt_predict($1, r)::pg_catalog.text"
+                                                      : "%s.gbdt_predict_class($1, r)";
   spi_connect_or_fail();
-  char* sql = psprintf("SELECT (r.%s)::pg_catalog.text, %s.gbdt_predict($1, r) FROM %s r",
-                       quote_identifier(key), ext_schema(fcinfo), rel->qualname);
+  char* sql = psprintf("SELECT (r.%s)::pg_catalog.text, %s FROM %s r", quote_identifier(key),
+                       psprintf(score, ext_schema(fcinfo)), rel->qualname);
   Oid argtypes[1] = {get_fn_expr_argtype(fcinfo->flinfo, 0)};
   Datum args[1] = {PG_GETARG_DATUM(0)};
   Portal portal = SPI_cursor_open_with_args(nullptr, sql, 1, argtypes, args, nullptr, true, 0);

@@ -8,10 +8,12 @@
 
 namespace gbdt_pg {
 
-// gbdt_predict_table(model, relation, key) of partitioned model m: one
-// pass over the relation through SQL, each row scored by gbdt_predict
-// (partition_route.h: its key's sub-model or the fallback).
-Datum partition_predict_table(FunctionCallInfo fcinfo, const gbdt::Model* m);
+// gbdt_predict_table(model, relation, key [, output]) of partitioned model
+// m: one pass over the relation through SQL, each row scored by
+// gbdt_predict (partition_route.h: its key's sub-model or the fallback);
+// output (null: the float8 form) "value" gives that value as text,
+// "class" gbdt_predict_class's class name.
+Datum partition_predict_table(FunctionCallInfo fcinfo, const gbdt::Model* m, const char* output);
 
 // gbdt_evaluate(model, relation, target) of partitioned model m: the
 // metrics of each key's rows by its sub-model (gbdt_evaluate of a view of

@@ -279,13 +279,24 @@ Datum gbdt_predict_array(PG_FUNCTION_ARGS) {
 
 // gbdt_predict_proba(model gbdt_model, row record) -> TABLE(class float8, probability float8)
 Datum gbdt_predict_proba(PG_FUNCTION_ARGS) {
-  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
+  HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
+  const float* x = nullptr;
+  if (m->partitions != nullptr) {  // the row's key's sub-model (partition_route.h)
+    CallCache* c = get_call_cache(fcinfo);
+    PartitionRoute r;
+    if (!partition_route(c, m, th, &r)) {  // fallback "null": no probabilities
+      InitMaterializedSRF(fcinfo, 0);
+      return (Datum)0;
+    }
+    m = r.model;
+    x = row_features_in(c, r.slot, c->generation, r.categories, r.model, th);
+  }
   if (m->objective != gbdt::Objective::kLogistic && !gbdt::objective_info(m->objective).multiclass)
     ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
                     errmsg("the model is not a classifier (objective %s)", model_objective_name(m)),
                     errhint("gbdt_predict_proba needs a binary:logistic, multi:softprob or multi:softmax model.")));
-  HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
-  const float* x = row_features(fcinfo, m, th);
+  if (x == nullptr) x = row_features(fcinfo, m, th);
   int K = m->num_output_group > 0 ? m->num_output_group : 1;
   double* out = (double*)palloc(sizeof(double) * K);
   run_engine([&] {

@@ -510,12 +510,8 @@ Datum predict_table(FunctionCallInfo fcinfo, OutputMode mode);
 
 Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
   const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
-  if (m->partitions != nullptr) {  // rows routed to their key's sub-model (partition_table.h)
-    if (PG_NARGS() > 3)
-      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                      errmsg("gbdt_predict_table: a partitioned model takes no output argument")));
-    return partition_predict_table(fcinfo, m);
-  }
+  if (m->partitions != nullptr)  // rows routed to their key's sub-model (partition_table.h)
+    return partition_predict_table(fcinfo, m, PG_NARGS() > 3 ? text_to_cstring(PG_GETARG_TEXT_PP(3)) : nullptr);
   return predict_table(fcinfo, output_mode_arg(fcinfo, get_model_arg(fcinfo, 0)));
 }
 

@@ -3,7 +3,7 @@
 -- rows alone; scoring routes each row by its key; the fallback decides
 -- what keys without a sub-model get.
 BEGIN;
-SELECT plan(39);
+SELECT plan(43);
 SET LOCAL client_min_messages = warning;
 
 CREATE TABLE pb AS
@@ -145,6 +145,27 @@ SELECT throws_like($$SELECT gbdt_train('pb', 'y', params => '{"partition_by": "s
 SELECT throws_ok($$SELECT gbdt_trees(m) FROM pbm$$, '0A000',
                  'gbdt_trees does not take a partitioned model (one sub-model per partition_by key)',
                  'functions that do not route by key refuse a partitioned model');
+
+-- A classifier per key: probabilities, classes and predict_table's output
+-- argument route each row to its key's sub-model too.
+CREATE TABLE pb_cls AS
+SELECT i AS id, (ARRAY['north', 'south', 'east'])[1 + i % 3] AS store, sin(i * 0.37)::float8 AS a,
+       CASE WHEN sin(i * 0.37) + (i % 3) * 0.4 > 0.3 THEN 'yes' ELSE 'no' END AS label
+FROM generate_series(1, 900) i;
+CREATE TEMP TABLE pbc AS
+SELECT gbdt_train('pb_cls', 'label', params => '{"partition_by": "store", "num_round": 4, "max_depth": 2}') AS m;
+SELECT is((SELECT count(*)::int FROM pbc, pb_cls r, gbdt_predict_proba(pbc.m, r) p
+           JOIN gbdt_predict_proba(gbdt_partition_model(pbc.m, ARRAY[r.store]), r) q ON q.class = p.class
+           WHERE p.probability = q.probability AND p.class_name = q.class_name), 1800,
+          'gbdt_predict_proba gives each row its key''s sub-model''s probabilities');
+SELECT is((SELECT count(*)::int FROM pbc, pb_cls r
+           WHERE gbdt_predict_class(pbc.m, r) = gbdt_predict_class(gbdt_partition_model(pbc.m, ARRAY[r.store]), r)), 900,
+          'gbdt_predict_class routes each row');
+SELECT is((SELECT count(*)::int FROM pbc, pb_cls r, gbdt_predict_table(pbc.m, 'pb_cls', 'id', 'class') t
+           WHERE t.key = r.id::text AND t.prediction = gbdt_predict_class(pbc.m, r)), 900,
+          'gbdt_predict_table with output => class');
+SELECT throws_ok($$SELECT * FROM pbc, gbdt_predict_table(pbc.m, 'pb_cls', 'id', 'odds')$$, '22023',
+                 'gbdt_predict_table: output "odds" is not one of value, class', 'an unknown output is an error');
 
 -- A saved partition_by spec retrains: the retrain runs as the owner inside a
 -- security-restricted operation, where the temporary copy of the rows must
