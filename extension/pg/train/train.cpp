@@ -22,6 +22,7 @@
 #include "train/cv.h"
 #include "train/feature_selection.h"
 #include "train/train_partition.h"
+#include "train/train_setup.h"
 #include "train/train_sharded.h"
 #include "train/train_steps.h"
 
@@ -272,24 +273,12 @@ struct varlena* train_and_store(const TrainRequest* req, EnginePlan* plan, Loade
   const char* device = device_setting_name();
   EngineError err;
   catch_engine(&err, [&] {
-    gbdt::TrainParams p = *plan->params;
-    if (p.device.empty()) p.device = device;
-    p.nthread = plan->nthread;
+    TrainSetup setup(*plan, &relay, memory_limit, device);
+    gbdt::TrainParams& p = setup.params;
     if (req->plus.validation_qualname != nullptr) p.validation_relation = req->plus.validation_qualname;
-
-    // NOTICEs go out from this (the backend's) thread as the engine calls
-    // back; an error raised by one (a cancel noticed by ereport) stops the
-    // training and is re-raised below.
-    auto relay_line = [&relay](const std::string& m) {
-      if (!relay.emit(m.c_str())) throw gbdt::Cancelled();
-    };
-    gbdt::TrainHooks hooks;
-    hooks.cancel = [] { return interrupt_pending(); };
-    if (p.verbose) hooks.log = relay_line;
-    hooks.notice = relay_line;
-    hooks.default_device = device;
-    gbdt::MemoryBudget budget(memory_limit, "gbdt.max_memory");
-    hooks.budget = &budget;
+    const gbdt::TrainHooks& hooks = setup.hooks;
+    auto& relay_line = setup.relay_line;
+    gbdt::MemoryBudget& budget = setup.budget;
 
     // gbdt_cv (cv.h) trains its folds on these rows instead of one model.
     if (cv_request() != nullptr) return run_cv_request(std::move(*d->data), p, hooks, req->target);

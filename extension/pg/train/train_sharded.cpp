@@ -16,6 +16,7 @@
 #include "notice_relay.h"
 #include "settings.h"
 #include "train/cv.h"
+#include "train/train_setup.h"
 
 #include "gbdt/distributed.h"
 
@@ -144,22 +145,10 @@ struct varlena* train_run(EnginePlan* plan, ShardRun* run) {
   const char* device = device_setting_name();
   EngineError err;
   catch_engine(&err, [&] {
-    gbdt::TrainParams p = *plan->params;
-    if (p.device.empty()) p.device = device;
-    p.nthread = plan->nthread;
-    auto relay_line = [&relay](const std::string& m) {
-      if (!relay.emit(m.c_str())) throw gbdt::Cancelled();
-    };
-    gbdt::TrainHooks hooks;
-    hooks.cancel = [] { return interrupt_pending(); };
-    if (p.verbose) hooks.log = relay_line;
-    hooks.notice = relay_line;
-    hooks.default_device = device;
-    gbdt::MemoryBudget budget(memory_limit, "gbdt.max_memory");
-    hooks.budget = &budget;
+    TrainSetup setup(*plan, &relay, memory_limit, device);
     // A shard's failure (gbdt::ShardError) is raised as a connection
     // error naming the shard (raise_engine_error).
-    const gbdt::Model model = gbdt::train_distributed(*run->link, run->spec, p, hooks);
+    const gbdt::Model model = gbdt::train_distributed(*run->link, run->spec, setup.params, setup.hooks);
     std::vector<uint8_t> bytes = gbdt::serialize_model(model);
     result = bytes_to_varlena_nothrow(bytes);
   });
