@@ -767,8 +767,11 @@ Model import_xgboost_json(const std::string& json) { return import_xgboost_json(
 
 Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim) {
   JsonDoc doc(json, lim.cancel);  // polls per value
-  CancelPoller poll(lim.cancel);  // then per tree, by its nodes
-  JsonRef root = doc.root();
+  return import_xgboost_value(doc.root(), lim);
+}
+
+Model import_xgboost_value(const JsonRef& root, const XgbImportLimits& lim) {
+  CancelPoller poll(lim.cancel);  // per tree, by its nodes
   if (!root.is_object()) malformed("the top level is not an object");
   JsonRef learner = need(root, "learner", "the model");
   if (!learner.is_object()) malformed("\"learner\" is not an object");

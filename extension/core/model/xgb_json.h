@@ -27,5 +27,8 @@ Model import_xgboost_json(const std::string& json);
 // to lim.budget before they are made (MemoryLimitExceeded when over), and
 // lim.cancel polled in every loop over the input (Cancelled).
 Model import_xgboost_json(const std::string& json, const XgbImportLimits& lim);
+// The same from a parsed value (a sub-model of a partitioned export).
+class JsonRef;
+Model import_xgboost_value(const JsonRef& root, const XgbImportLimits& lim);
 
 }  // namespace gbdt

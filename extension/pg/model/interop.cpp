@@ -86,8 +86,8 @@ Datum gbdt_import(PG_FUNCTION_ARGS) {
     gbdt::XgbImportLimits lim;
     lim.budget = &budget;
     lim.cancel = cancel_callback();
-    gbdt::Model m = gbdt::import_xgboost_json(std::string(text), lim);
-    result = bytes_to_varlena_nothrow(gbdt::serialize_model(m));
+    // An XGBoost model, or gbdt_export's object of a partitioned model.
+    result = bytes_to_varlena_nothrow(gbdt::import_model_json(std::string(text), lim));
   });
   if (err.kind == EngineErrKind::kInvalidInput &&
       std::strncmp(err.message, kUnsupportedPrefix, sizeof(kUnsupportedPrefix) - 1) == 0)

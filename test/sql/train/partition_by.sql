@@ -3,7 +3,7 @@
 -- rows alone; scoring routes each row by its key; the fallback decides
 -- what keys without a sub-model get.
 BEGIN;
-SELECT plan(43);
+SELECT plan(47);
 SET LOCAL client_min_messages = warning;
 
 CREATE TABLE pb AS
@@ -166,6 +166,20 @@ SELECT is((SELECT count(*)::int FROM pbc, pb_cls r, gbdt_predict_table(pbc.m, 'p
           'gbdt_predict_table with output => class');
 SELECT throws_ok($$SELECT * FROM pbc, gbdt_predict_table(pbc.m, 'pb_cls', 'id', 'odds')$$, '22023',
                  'gbdt_predict_table: output "odds" is not one of value, class', 'an unknown output is an error');
+
+-- gbdt_import reads gbdt_export's object back: the same keys, rows and
+-- fallback, predictions as XGBoost JSON keeps them (float32 base score: 1e-6).
+SELECT is((SELECT gbdt_model_info(gbdt_import(gbdt_export(m)))->'partitions' FROM pbg),
+          (SELECT jsonb_agg(p - 'metric' || '{"metric": null}') FROM pbg, jsonb_array_elements(gbdt_model_info(m)->'partitions') p),
+          'an imported partitioned model has the exported keys and rows');
+SELECT is((SELECT count(*)::int FROM pbg, pb r
+           WHERE abs(gbdt_predict(gbdt_import(gbdt_export(pbg.m)), r) - gbdt_predict(pbg.m, r)) < 1e-6), 1200,
+          'it predicts each row as the exported model, unseen keys by the imported global model');
+SELECT throws_ok($$SELECT gbdt_import(gbdt_export(m) - 'partition_types') FROM pbg$$, '22023',
+                 'invalid partitioned model JSON: missing "partition_types"', 'an export without its key types is refused');
+SELECT throws_ok($$SELECT gbdt_import(jsonb_set(gbdt_export(m), '{partition_fallback}', '"error"')) FROM pbg$$, '22023',
+                 'invalid partitioned model JSON: a "global" model is given exactly when "partition_fallback" is "global"',
+                 'a global model without fallback global is refused');
 
 -- A saved partition_by spec retrains: the retrain runs as the owner inside a
 -- security-restricted operation, where the temporary copy of the rows must
