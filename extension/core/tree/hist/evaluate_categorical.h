@@ -47,6 +47,7 @@ namespace gbdt {
 struct CatItem {
   double w;
   int32_t bin;
+  uint32_t key;  // cat_sort's cat_weight_key(w), in what would be padding
 };
 
 // The largest gain of the left sums (lg[i] + og, lh[i] + oh), i < n, and the
@@ -183,7 +184,8 @@ inline void cat_sort(CatItem* a, int n, CatItem* tmp) {
   const uint32_t k0 = cat_weight_key(a[0].w);
   uint32_t diff = 0;
   for (int i = 0; i < n; ++i) {
-    const uint32_t k = cat_weight_key(a[i].w);
+    const uint32_t k = cat_weight_key(a[i].w);  // once per item: the passes read a[i].key
+    a[i].key = k;
     diff |= k ^ k0;
     ++cnt[0][k & 0xff];
     ++cnt[1][(k >> 8) & 0xff];
@@ -201,20 +203,26 @@ inline void cat_sort(CatItem* a, int n, CatItem* tmp) {
       pos[v] = sum;
       sum += cnt[d][v];
     }
-    for (int i = 0; i < n; ++i) dst[pos[(cat_weight_key(src[i].w) >> sh) & 0xff]++] = src[i];
+    for (int i = 0; i < n; ++i) dst[pos[(src[i].key >> sh) & 0xff]++] = src[i];
     std::swap(src, dst);
   }
   if (src != a) std::copy(src, src + n, a);
   // Runs of equal keys: in bin order; sorted by the exact weight (ties by
   // bin), by insertion when short, else by comparisons (O(k log k) even when
-  // every weight rounds to the same float).
+  // every weight rounds to the same float).  A run whose weights already
+  // rise (the common long run: categories of equal weight, e.g. one row
+  // each in the first round) is in its order as it is.
   for (int i = 0; i < n;) {
-    const uint32_t k = cat_weight_key(a[i].w);
+    const uint32_t k = a[i].key;
     int j = i + 1;
-    while (j < n && cat_weight_key(a[j].w) == k) ++j;
-    if (j - i <= 16)
+    bool rising = true;
+    while (j < n && a[j].key == k) {
+      rising &= !(a[j].w < a[j - 1].w);
+      ++j;
+    }
+    if (!rising && j - i <= 16)
       insertion(a + i, j - i);
-    else
+    else if (!rising)
       std::sort(a + i, a + j, [](const CatItem& x, const CatItem& y) {
         return x.w < y.w || (x.w == y.w && x.bin < y.bin);
       });
