@@ -189,7 +189,7 @@ struct Sizes {
   size_t cat_scratch = 0;                 // k_eval_cat sort scratch bytes
   bool node_masks = false;
   bool monotone = false;
-  bool min_data = false;  // min_data_in_leaf: per-node row counts
+  bool min_data = false;  // min_data_in_leaf, categorical regularization: per-node row counts
   size_t base_bytes() const {
     size_t b = 0;
     b += n * d * bin_bytes;           // bins
@@ -480,7 +480,7 @@ class CudaBackend final : public TreeBackend {
     sz.node_masks = node_masks_;
     mono_ = !d.tree_ext.monotone.empty();
     sz.monotone = mono_;
-    sz.min_data = data_.split.min_data_in_leaf > 0.0;
+    sz.min_data = needs_node_rows(data_.split);
     lmax_ = sz.lmax;
     tree_cap_ = sz.tree_nodes;
     task_cap_ = sz.tasks;
@@ -547,7 +547,7 @@ class CudaBackend final : public TreeBackend {
     d_quant_.alloc((size_t)K_, "quantizers");
     d_root_.alloc(1, "root sum");
     d_node_sum_.alloc(lmax_, "node sums");
-    if (data_.split.min_data_in_leaf > 0.0) d_node_rows_.alloc(lmax_, "node row counts");
+    if (needs_node_rows(data_.split)) d_node_rows_.alloc(lmax_, "node row counts");
     d_part_.alloc(lmax_, "partition table");
     d_cand_.alloc(lmax_ * (size_t)nfb_, "split candidates");
     d_best_.alloc(lmax_, "split candidates");
@@ -723,8 +723,8 @@ class CudaBackend final : public TreeBackend {
     std::vector<GradSum> sums(count);
     for (size_t i = 0; i < count; ++i) sums[i] = level[first + i].sum;
     upload(d_node_sum_.get(), sums.data(), count, stream_);
-    const bool min_data = data_.split.min_data_in_leaf > 0.0;
-    if (min_data) {  // the nodes' row counts (min_data_in_leaf)
+    const bool min_data = needs_node_rows(data_.split);
+    if (min_data) {  // the nodes' row counts (needs_node_rows)
       rows_host_.resize(count);
       for (size_t i = 0; i < count; ++i) rows_host_[i] = (double)(level[first + i].end - level[first + i].begin);
       upload(d_node_rows_.get(), rows_host_.data(), count, stream_);

@@ -330,6 +330,14 @@ std::vector<Case> all_cases() {
     i = add("cat30_n5000_d6_min_data_in_leaf", 5000, 6, 0.02, O::kSquaredError, 1, 6, 256, 4,
             {{"min_data_in_leaf", "80"}}, true);
     cs[i].cat_levels = 30;
+    // LightGBM's categorical regularization (the nodes' row counts without
+    // min_data_in_leaf; the smoothed order, cat_l2, the group gate).
+    i = add("cat400_n20k_d6_miss2_cat_regularization", 20000, 6, 0.02, O::kLogistic, 1, 6, 256, 4,
+            {{"cat_smooth", "10"}, {"cat_l2", "10"}, {"min_data_per_group", "100"}}, true);
+    cs[i].cat_levels = 400;
+    i = add("cat3000_n30k_d6_cat_smooth_group_reg", 30000, 6, 0.02, O::kSquaredError, 1, 6, 256, 3,
+            {{"cat_smooth", "5"}, {"min_data_per_group", "30"}, {"max_cat_threshold", "300"}}, true);
+    cs[i].cat_levels = 3000;
   }
   // grow_policy lossguide (best first, max_leaves, max_depth 0 = no
   // limit), with categorical features, constraints, sampling, multiclass and

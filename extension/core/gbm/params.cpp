@@ -396,6 +396,34 @@ const ParamDef kParams[] = {
        if (p.max_cat_threshold != 64) r->emplace_back("max_cat_threshold", std::to_string(p.max_cat_threshold));
      },
      [](const TrainParams& p) { return (double)p.max_cat_threshold; }},
+    {"cat_smooth", "", "number", {">= 0 (0 = off)", 0, 1e300, false, false}, "0",
+     "LightGBM's: partition splits order the categories by G / (H + cat_smooth) and leave out "
+     "categories with fewer rows at the node than this (0 = off: by weight, all categories)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->cat_smooth = REAL(); },
+     [](const TrainParams& p, KVList* r) {
+       if (p.cat_smooth != 0.0) r->emplace_back("cat_smooth", fmt(p.cat_smooth));
+     },
+     [](const TrainParams& p) { return p.cat_smooth; }},
+    {"cat_l2", "", "number", {">= 0 (0 = off)", 0, 1e300, false, false}, "0",
+     "LightGBM's: L2 added to `lambda` in the children's gains of a categorical partition split",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) { p->cat_l2 = REAL(); },
+     [](const TrainParams& p, KVList* r) {
+       if (p.cat_l2 != 0.0) r->emplace_back("cat_l2", fmt(p.cat_l2));
+     },
+     [](const TrainParams& p) { return p.cat_l2; }},
+    {"min_data_per_group", "", "integer",
+     {"an integer in [0, 2147483647] (0 = off)", 0, 2147483647, false, false}, "0",
+     "LightGBM's: a categorical partition split's set grows by at least this many rows between "
+     "candidates and leaves at least this many rows outside it (estimated as for "
+     "`min_data_in_leaf`)",
+     [](const ParamKV& kv, const ParamDef& d, TrainParams* p) {
+       p->min_data_per_group = (int)get_int(kv, d);
+     },
+     [](const TrainParams& p, KVList* r) {
+       if (p.min_data_per_group > 0)
+         r->emplace_back("min_data_per_group", std::to_string(p.min_data_per_group));
+     },
+     [](const TrainParams& p) { return (double)p.min_data_per_group; }},
     // learning to rank (objective_ranking.cpp), recorded for the ranking
     // objectives only (XGBoost's LambdaRankParam names and defaults).
     {"group_column", "qid_column", "string", "a non-empty column name", "none",

@@ -90,6 +90,11 @@ struct TrainParams {
   // only when not at their defaults.
   int max_cat_to_onehot = 4;     // one-hot splits below this many categories
   int max_cat_threshold = 64;    // most categories in a partition split's set
+  // LightGBM's categorical regularization of partition splits
+  // (categorical_split.h; 0 = off).
+  double cat_smooth = 0.0;
+  double cat_l2 = 0.0;
+  int min_data_per_group = 0;
   // tree parameters (constraints.h; resolved against the feature names
   // by resolve_tree_params, which rewrites the texts in index form).
   std::string monotone_constraints;     // "" = none

@@ -704,7 +704,9 @@ BoostData boost_data(const BinnedInput& in, const Layout& l, const TrainParams& 
   bd.cancel = hooks.cancel;
   bd.budget = hooks.budget;
   if (!n_categories.empty()) bd.n_categories = &n_categories;
-  bd.cat_split = CatSplitParams{p.max_cat_to_onehot, p.max_cat_threshold};
+  bd.cat_split = CatSplitParams{p.max_cat_to_onehot, p.max_cat_threshold, p.cat_smooth, p.cat_l2,
+                                (double)p.min_data_per_group};
+  bd.split.count_rows = cat_counts_rows(bd.cat_split);
   if (oi.ranking) {
     // Every caller's path has checked the groups (prepare_ranking); this
     // keeps a ranking objective without them (one taken from an init

@@ -32,7 +32,10 @@
 //  - each candidate with missing values right, then left (when there are any).
 // Empty categories (no gradient, no hessian) never enter a set.  The first
 // candidate with the largest gain in that order wins (strictly greater
-// replaces): deterministic.
+// replaces): deterministic.  LightGBM's regularization of partition splits
+// (CatSplitParams: cat_smooth, cat_l2, min_data_per_group; off at 0)
+// changes the order, the children's lambda and which prefixes and
+// suffixes are candidates.
 #pragma once
 #include <cstdint>
 
@@ -100,6 +103,83 @@ GBDT_HD bool cat_list_goes_right(const uint32_t* codes, uint32_t n, float v) {
 struct CatSplitParams {
   int max_cat_to_onehot;  // one-hot splits below this many value bins
   int max_cat_threshold;  // at most this many categories in a partition set
+  // LightGBM's categorical regularization of partition splits (0: off, and
+  // then the search is exactly the one described above):
+  //  - cat_smooth: categories are ordered by G / (H + cat_smooth) instead
+  //    of by their weight, and a category with fewer (estimated) rows at the
+  //    node than cat_smooth never enters a set;
+  //  - cat_l2: added to reg_lambda in the children's gains of a partition
+  //    split (the parent's gain keeps reg_lambda, as in LightGBM);
+  //  - min_data_per_group: a candidate is offered only when its set has
+  //    gained at least this many rows since the previous candidate of its
+  //    direction, and the scan of a direction stops when fewer rows than
+  //    this are left outside the set.
+  // Rows are estimated from hessians as for min_data_in_leaf (at_node;
+  // SplitParams::count_rows must be set when cat_smooth or
+  // min_data_per_group is).
+  double cat_smooth = 0.0;
+  double cat_l2 = 0.0;
+  double min_data_per_group = 0.0;
+};
+
+// Whether the partition search of cp needs the node's row counts.
+GBDT_HD bool cat_counts_rows(const CatSplitParams& cp) {
+  return cp.cat_smooth > 0.0 || cp.min_data_per_group > 0.0;
+}
+
+// The estimated rows of a category with sums c (LightGBM's
+// round(hessian * cnt_factor); sp from at_node with count_rows).
+GBDT_HD double cat_rows(const SplitParams& sp, const Quantizer& q, GradSum c) {
+  return floor(to_h(q, c.h) * sp.cnt_factor + 0.5);
+}
+
+// The key that orders the categories of a partition search: the weight
+// (calc_weight), or with cat_smooth LightGBM's smoothed ratio, negated so
+// that the order runs from the smallest weight to the largest like
+// calc_weight's (both ends are scanned, so the direction only decides
+// ties).
+GBDT_HD double cat_order_key(const SplitParams& sp, const Quantizer& q, const CatSplitParams& cp,
+                             GradSum c) {
+  if (cp.cat_smooth > 0.0) return -to_g(q, c.g) / (to_h(q, c.h) + cp.cat_smooth);
+  return calc_weight(sp, to_g(q, c.g), to_h(q, c.h));
+}
+
+// Whether a non-empty category takes part in a partition search: always
+// without cat_smooth, else when it holds at least cat_smooth rows.
+GBDT_HD bool cat_in_partition(const SplitParams& sp, const Quantizer& q, const CatSplitParams& cp,
+                              GradSum c) {
+  return !(cp.cat_smooth > 0.0) || cat_rows(sp, q, c) >= cp.cat_smooth;
+}
+
+// The split parameters of a partition split's children: reg_lambda +
+// cat_l2 (the same bits as sp when cat_l2 is 0).
+GBDT_HD SplitParams cat_partition_params(const SplitParams& sp, const CatSplitParams& cp) {
+  SplitParams r = sp;
+  r.reg_lambda = sp.reg_lambda + cp.cat_l2;
+  return r;
+}
+
+// min_data_per_group along one direction of a partition scan: add(c) for
+// each category taken into the set, in order; it answers kCatStop when
+// fewer than min_data_per_group rows are left outside the set (the scan
+// of this direction ends), kCatSkip when the set has not gained
+// min_data_per_group rows since the previous candidate, else kCatOffer
+// (and a new group starts).  Without the limit every category is offered.
+enum CatGroupStep { kCatOffer = 0, kCatSkip = 1, kCatStop = 2 };
+struct CatGroupGate {
+  double limit, node_rows, taken, group;
+  GBDT_HD CatGroupGate(const SplitParams& sp, const CatSplitParams& cp)
+      : limit(cp.min_data_per_group), node_rows(sp.node_rows), taken(0.0), group(0.0) {}
+  GBDT_HD int add(const SplitParams& sp, const Quantizer& q, GradSum c) {
+    if (!(limit > 0.0)) return kCatOffer;
+    const double r = cat_rows(sp, q, c);
+    taken += r;
+    group += r;
+    if (node_rows - taken < limit) return kCatStop;
+    if (group < limit) return kCatSkip;
+    group = 0.0;
+    return kCatOffer;
+  }
 };
 
 // The candidates of one feature's categorical split search
@@ -121,17 +201,21 @@ struct CatSplitScan {
   SplitCandidate best;
   int best_kind, best_pos;
 
+  // The children's gains use spc (cat_partition_params for a partition
+  // search, else sp itself); the parent's gain pg uses sp.
+  SplitParams spc;
+
   GBDT_HD CatSplitScan(const SplitParams& sp_, const Quantizer& q_, GradSum parent_, GradSum miss_,
-                       int feature_, const double* bounds_, int mono_)
+                       int feature_, const double* bounds_, int mono_, const SplitParams& spc_)
       : sp(sp_), q(q_), parent(parent_), miss(miss_), has_miss(miss_.g != 0 || miss_.h != 0),
         feature(feature_), bounds(bounds_), lo(bounds_ ? bounds_[0] : 0.0),
         hi(bounds_ ? bounds_[1] : 0.0),
         pg(bounds_ ? bounded_parent_gain(sp_, q_, parent_, lo, hi) : parent_gain(sp_, q_, parent_)),
-        mono(mono_), best(no_split()), best_kind(-1), best_pos(0) {}
+        mono(mono_), best(no_split()), best_kind(-1), best_pos(0), spc(spc_) {}
 
   GBDT_HD double gain_of(GradSum left) const {
-    return bounds ? bounded_split_gain(sp, q, parent, left, lo, hi, mono, pg)
-                  : split_gain_given_parent(sp, q, parent, left, pg);
+    return bounds ? bounded_split_gain(spc, q, parent, left, lo, hi, mono, pg)
+                  : split_gain_given_parent(spc, q, parent, left, pg);
   }
 
   // Tries right-set sums sr (missing right, then left).
@@ -291,20 +375,24 @@ GBDT_HD SplitCandidate best_categorical_split_words(const GradSum* h, int nb, in
                                                     const double* bounds = nullptr, int mono = 0) {
   for (int i = 0; i < nwords; ++i) set[i] = 0;
   auto set_add = [set](int b) { set[b >> 5] |= 1u << (b & 31); };
-  CatSplitScan scan(sp, q, parent, h[nb], feature, bounds, mono);
-  // Non-empty bins in bin order.
+  const bool onehot = nb < cp.max_cat_to_onehot;
+  CatSplitScan scan(sp, q, parent, h[nb], feature, bounds, mono,
+                    onehot ? sp : cat_partition_params(sp, cp));
+  // Non-empty bins in bin order (a partition search: those with
+  // cat_smooth rows).
   int m = 0;
   for (int b = 0; b < nb; ++b)
-    if (h[b].g != 0 || h[b].h != 0) order[m++] = b;
+    if ((h[b].g != 0 || h[b].h != 0) && (onehot || cat_in_partition(sp, q, cp, h[b]))) order[m++] = b;
   if (m == 0) return scan.best;
-  if (nb < cp.max_cat_to_onehot) {
+  if (onehot) {
     // One-hot: kind 0, pos = index into order.
     for (int i = 0; i < m; ++i) scan.consider(h[order[i]], 0, i);
     if (scan.best_kind == 0) set_add(order[scan.best_pos]);
     return scan.best;
   }
-  // Partition: the non-empty bins in the stable order by weight.
-  for (int i = 0; i < m; ++i) wt[i] = calc_weight(sp, to_g(q, h[order[i]].g), to_h(q, h[order[i]].h));
+  // Partition: the non-empty bins in the stable order by weight (or by
+  // cat_order_key's smoothed ratio).
+  for (int i = 0; i < m; ++i) wt[i] = cat_order_key(sp, q, cp, h[order[i]]);
   int lim = m - 1;  // a set never takes every non-empty category
   if (cp.max_cat_threshold < lim) lim = cp.max_cat_threshold;
   if (m > 256 && 2 * lim < m)
@@ -315,15 +403,23 @@ GBDT_HD SplitCandidate best_categorical_split_words(const GradSum* h, int nb, in
     cat_merge_sort(order, wt, m, order_tmp, wt_tmp);
   // Forward: prefixes order[0 .. k] (kind 1, pos k); backward: suffixes
   // order[m-1-k .. m-1] (kind 2, pos k).
+  // min_data_per_group (CatGroupGate) skips candidates and ends a
+  // direction early.
   GradSum acc{0, 0};
+  CatGroupGate fwd(sp, cp);
   for (int k = 0; k < lim; ++k) {
     acc = gs_add(acc, h[order[k]]);
-    scan.consider(acc, 1, k);
+    const int step = fwd.add(sp, q, h[order[k]]);
+    if (step == kCatStop) break;
+    if (step == kCatOffer) scan.consider(acc, 1, k);
   }
   acc = GradSum{0, 0};
+  CatGroupGate bwd(sp, cp);
   for (int k = 0; k < lim; ++k) {
     acc = gs_add(acc, h[order[m - 1 - k]]);
-    scan.consider(acc, 2, k);
+    const int step = bwd.add(sp, q, h[order[m - 1 - k]]);
+    if (step == kCatStop) break;
+    if (step == kCatOffer) scan.consider(acc, 2, k);
   }
   if (scan.best_kind == 1)
     for (int k = 0; k <= scan.best_pos; ++k) set_add(order[k]);

@@ -22,11 +22,18 @@ struct SplitParams {
   // LightGBM's min_data_in_leaf: the fewest training rows a child may hold
   // (0: no limit, and then nothing below reads node_rows or cnt_factor).
   double min_data_in_leaf = 0.0;
+  // Whether at_node() sets node_rows and cnt_factor without
+  // min_data_in_leaf (categorical regularization counts rows,
+  // categorical_split.h).
+  bool count_rows = false;
   // The node being split, set per node by at_node(): its row count and
   // rows per unit of hessian (LightGBM's cnt_factor).
   double node_rows = 0.0;
   double cnt_factor = 0.0;
 };
+
+// Whether splits with p read the nodes' row counts (at_node).
+GBDT_HD bool needs_node_rows(const SplitParams& p) { return p.min_data_in_leaf > 0.0 || p.count_rows; }
 
 // Gradient and hessian sums as fixed-point integers: sums are exact and do not
 // depend on the order of additions (threads, atomics).
@@ -84,7 +91,7 @@ GBDT_HD double to_h(const Quantizer& q, int64_t v) { return (double)v * q.h_inv;
 // hessian (squared error); an estimate otherwise.
 GBDT_HD SplitParams at_node(const SplitParams& p, const Quantizer& q, GradSum parent, double rows) {
   SplitParams r = p;
-  if (p.min_data_in_leaf > 0.0) {
+  if (needs_node_rows(p)) {
     const double h = to_h(q, parent.h);
     r.node_rows = rows;
     r.cnt_factor = h > 0.0 ? rows / h : 0.0;

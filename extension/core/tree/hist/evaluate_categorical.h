@@ -23,6 +23,8 @@
 //    values right, then left, then candidate i + 1; it is kept only when
 //    split_is_useful (the reference's "useful and strictly greater" gives the
 //    same candidate: gains are never NaN).
+// The categorical regularization (CatSplitParams) uses the reference's
+// helpers (cat_in_partition, cat_order_key, CatGroupGate), so both agree.
 // Monotone bounds are not handled here (the caller uses the reference).
 #pragma once
 #include <algorithm>
@@ -45,6 +47,7 @@ namespace gbdt {
 struct CatItem {
   double w;
   int32_t bin;
+  uint32_t key;  // cat_sort's cat_weight_key(w), in what would be padding
 };
 
 // The largest gain of the left sums (lg[i] + og, lh[i] + oh), i < n, and the
@@ -76,6 +79,7 @@ struct CatScanScratch {
   std::vector<CatItem> items, sel, buf_lo, buf_hi;
   std::vector<int32_t> nonempty;  // the non-empty bins (cat_nonempty.h)
   std::vector<int64_t> lg, lh;  // candidates' left sums (missing right), padded
+  std::vector<int32_t> cand_k;  // candidate i's position k in its direction
   // nb: the most value bins of any categorical feature scanned.
   void reserve(int nb) {
     items.resize((size_t)nb + 1);
@@ -85,6 +89,7 @@ struct CatScanScratch {
     buf_hi.resize(2 * (size_t)nb + 2);
     lg.assign(2 * (size_t)nb + 8, 0);
     lh.assign(2 * (size_t)nb + 8, 0);
+    cand_k.resize(2 * (size_t)nb + 8);
   }
 };
 
@@ -179,7 +184,8 @@ inline void cat_sort(CatItem* a, int n, CatItem* tmp) {
   const uint32_t k0 = cat_weight_key(a[0].w);
   uint32_t diff = 0;
   for (int i = 0; i < n; ++i) {
-    const uint32_t k = cat_weight_key(a[i].w);
+    const uint32_t k = cat_weight_key(a[i].w);  // once per item: the passes read a[i].key
+    a[i].key = k;
     diff |= k ^ k0;
     ++cnt[0][k & 0xff];
     ++cnt[1][(k >> 8) & 0xff];
@@ -197,20 +203,26 @@ inline void cat_sort(CatItem* a, int n, CatItem* tmp) {
       pos[v] = sum;
       sum += cnt[d][v];
     }
-    for (int i = 0; i < n; ++i) dst[pos[(cat_weight_key(src[i].w) >> sh) & 0xff]++] = src[i];
+    for (int i = 0; i < n; ++i) dst[pos[(src[i].key >> sh) & 0xff]++] = src[i];
     std::swap(src, dst);
   }
   if (src != a) std::copy(src, src + n, a);
   // Runs of equal keys: in bin order; sorted by the exact weight (ties by
   // bin), by insertion when short, else by comparisons (O(k log k) even when
-  // every weight rounds to the same float).
+  // every weight rounds to the same float).  A run whose weights already
+  // rise (the common long run: categories of equal weight, e.g. one row
+  // each in the first round) is in its order as it is.
   for (int i = 0; i < n;) {
-    const uint32_t k = cat_weight_key(a[i].w);
+    const uint32_t k = a[i].key;
     int j = i + 1;
-    while (j < n && cat_weight_key(a[j].w) == k) ++j;
-    if (j - i <= 16)
+    bool rising = true;
+    while (j < n && a[j].key == k) {
+      rising &= !(a[j].w < a[j - 1].w);
+      ++j;
+    }
+    if (!rising && j - i <= 16)
       insertion(a + i, j - i);
-    else
+    else if (!rising)
       std::sort(a + i, a + j, [](const CatItem& x, const CatItem& y) {
         return x.w < y.w || (x.w == y.w && x.bin < y.bin);
       });
@@ -251,9 +263,59 @@ inline bool cat_select_ends(const CatItem* it, int m, int lim, CatItem* buf_lo, 
   return true;
 }
 
+// it[i].w = cat_order_key of bin it[i].bin, i < m: the weights
+// (cat_item_weights) or, with cat_smooth, the smoothed ratios.
+inline void cat_item_keys(const GradSum* h, CatItem* it, int m, const SplitParams& sp,
+                          const Quantizer& q, const CatSplitParams& cp) {
+  if (!(cp.cat_smooth > 0.0)) {
+    cat_item_weights(h, it, m, sp, q);
+    return;
+  }
+  for (int i = 0; i < m; ++i) it[i].w = cat_order_key(sp, q, cp, h[it[i].bin]);
+}
+
+// Keeps the bins ne[0 .. m) that take part in a partition search
+// (cat_in_partition: all of them without cat_smooth); returns their count.
+inline int cat_partition_bins(const GradSum* h, int32_t* ne, int m, const SplitParams& sp,
+                              const Quantizer& q, const CatSplitParams& cp) {
+  if (!(cp.cat_smooth > 0.0)) return m;
+  int k = 0;
+  for (int i = 0; i < m; ++i) {
+    ne[k] = ne[i];
+    k += cat_in_partition(sp, q, cp, h[ne[i]]);
+  }
+  return k;
+}
+
+// The candidates of one direction of a partition search: the right sets
+// items[step * j], j = 0 .. k, for k < lim, in order, those that
+// CatGroupGate offers (min_data_per_group), as left sums (missing right)
+// appended to lg/lh at n, with their k in cand_k.  Returns the new n.
+inline int cat_direction_candidates(const GradSum* h, const CatItem* items, int step, int lim,
+                                    const SplitParams& sp, const Quantizer& q,
+                                    const CatSplitParams& cp, int64_t bg, int64_t bh, int64_t* lg,
+                                    int64_t* lh, int32_t* cand_k, int n) {
+  int64_t ag = 0, ah = 0;
+  CatGroupGate gate(sp, cp);
+  for (int k = 0; k < lim; ++k) {
+    const GradSum& c = h[items[step * k].bin];
+    ag += c.g;
+    ah += c.h;
+    const int g = gate.add(sp, q, c);
+    if (g == kCatStop) break;
+    lg[n] = bg - ag;
+    lh[n] = bh - ah;
+    cand_k[n] = k;
+    n += g == kCatOffer;  // a skipped candidate is overwritten
+  }
+  return n;
+}
+
 // As best_categorical_split_words(h, nb, feature, parent, sp, q, cp, set,
 // nwords, ...) without bounds.  gains: a function like CatScalarGains for
-// this parent (it may read lg/lh up to the next multiple of 4 past n).
+// this parent (it may read lg/lh up to the next multiple of 4 past n); for
+// a partition search (nb >= max_cat_to_onehot) its children's gains use
+// cat_partition_params(sp, cp).
 template <typename Gains>
 SplitCandidate best_categorical_split_cpu(const GradSum* h, int nb, int feature, GradSum parent,
                                           const SplitParams& sp, const Quantizer& q,
@@ -265,14 +327,16 @@ SplitCandidate best_categorical_split_cpu(const GradSum* h, int nb, int feature,
   CatItem* it = s.items.data();
   // Non-empty bins in bin order (cat_nonempty.h).
   int32_t* ne = s.nonempty.data();
-  const int m = cat_nonempty_bins(h, nb, ne);
+  int m = cat_nonempty_bins(h, nb, ne);
   if (m == 0) return no_split();
   for (int i = 0; i < m; ++i) it[i].bin = ne[i];
   int64_t* lg = s.lg.data();
   int64_t* lh = s.lh.data();
   // Candidate right sets -> lg/lh: left sums with missing values right.
   const int64_t bg = parent.g - miss.g, bh = parent.h - miss.h;
+  int32_t* cand_k = s.cand_k.data();
   int n;     // candidates
+  int nfwd = 0;  // of which the prefixes (the rest: suffixes)
   int lim = 0;
   const CatItem* first = it;  // the order's first lim
   const CatItem* last = it;   // the order's last lim
@@ -286,7 +350,11 @@ SplitCandidate best_categorical_split_cpu(const GradSum* h, int nb, int feature,
     }
     n = m;
   } else {
-    cat_item_weights(h, it, m, sp, q);
+    const int mp = cat_partition_bins(h, ne, m, sp, q, cp);
+    if (mp < m)
+      for (int i = 0; i < mp; ++i) it[i].bin = ne[i];
+    m = mp;
+    cat_item_keys(h, it, m, sp, q, cp);
     lim = m - 1;  // a set never takes every non-empty category
     if (cp.max_cat_threshold < lim) lim = cp.max_cat_threshold;
     if (lim <= 0) return no_split();
@@ -299,26 +367,11 @@ SplitCandidate best_categorical_split_cpu(const GradSum* h, int nb, int feature,
       first = it;
       last = it + (m - lim);
     }
-    // Prefixes first[0 .. k] (candidate k), then suffixes of the order,
-    // last[lim-1-k .. lim-1] (candidate lim + k).
-    int64_t ag = 0, ah = 0;
-    for (int k = 0; k < lim; ++k) {
-      const GradSum& c = h[first[k].bin];
-      ag += c.g;
-      ah += c.h;
-      lg[k] = bg - ag;
-      lh[k] = bh - ah;
-    }
-    ag = 0;
-    ah = 0;
-    for (int k = 0; k < lim; ++k) {
-      const GradSum& c = h[last[lim - 1 - k].bin];
-      ag += c.g;
-      ah += c.h;
-      lg[lim + k] = bg - ag;
-      lh[lim + k] = bh - ah;
-    }
-    n = 2 * lim;
+    // Prefixes first[0 .. k], then suffixes of the order,
+    // last[lim-1-k .. lim-1] (all of them without min_data_per_group).
+    nfwd = cat_direction_candidates(h, first, 1, lim, sp, q, cp, bg, bh, lg, lh, cand_k, 0);
+    n = cat_direction_candidates(h, last + (lim - 1), -1, lim, sp, q, cp, bg, bh, lg, lh, cand_k,
+                                 nfwd);
   }
   for (int i = n; i < ((n + 3) & ~3); ++i) {
     lg[i] = 0;
@@ -340,10 +393,10 @@ SplitCandidate best_categorical_split_cpu(const GradSum* h, int nb, int feature,
   auto set_add = [set](int b) { set[b >> 5] |= 1u << (b & 31); };
   if (onehot)
     set_add(it[i].bin);
-  else if (i < lim)
-    for (int k = 0; k <= i; ++k) set_add(first[k].bin);
+  else if (i < nfwd)
+    for (int k = 0; k <= cand_k[i]; ++k) set_add(first[k].bin);
   else
-    for (int k = 0; k <= i - lim; ++k) set_add(last[lim - 1 - k].bin);
+    for (int k = 0; k <= cand_k[i]; ++k) set_add(last[lim - 1 - k].bin);
   return SplitCandidate{best.gain, feature, 0, dl, left};
 }
 

@@ -241,14 +241,21 @@ SplitCandidate SplitEvaluator::best_categorical_split_scan(const LevelNode& ln, 
   const GradSum* h = ln.hist + off_[f];
   const int nb = cuts_->nbins(f);
   uint32_t* set = sets + cat_woff_[ci];
-  if (fast)
+  // A partition search's children gain with reg_lambda + cat_l2, its
+  // parent with reg_lambda (cat_partition_params).
+  const bool partition = nb >= cat_split_.max_cat_to_onehot;
+  const SplitParams spc = partition ? cat_partition_params(sp, cat_split_) : sp;
+  if (fast) {
+    GainConsts kc = k;
+    kc.lambda = spc.reg_lambda;
     return best_categorical_split_cpu(h, nb, f, ln.sum, sp, q, cat_split_, set, cat_nw_[ci], cs,
-                                      [&k](const int64_t* lg, const int64_t* lh, int n, int64_t og, int64_t oh) {
-                                        const GainMax r = gains_any(k, lg, lh, n, og, oh);
+                                      [&kc](const int64_t* lg, const int64_t* lh, int n, int64_t og, int64_t oh) {
+                                        const GainMax r = gains_any(kc, lg, lh, n, og, oh);
                                         return CatGainMax{r.gain, r.at};
                                       });
+  }
   return best_categorical_split_cpu(h, nb, f, ln.sum, sp, q, cat_split_, set, cat_nw_[ci], cs,
-                                    CatScalarGains{sp, q, ln.sum, k.pg});
+                                    CatScalarGains{spc, q, ln.sum, k.pg});
 }
 
 SplitCandidate SplitEvaluator::best_split(const LevelNode& ln, int f, const Quantizer& q, bool fast,

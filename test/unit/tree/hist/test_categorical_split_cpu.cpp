@@ -161,7 +161,7 @@ TEST(CategoricalSplitCpu, SelectEndsAndSortGiveTheStableOrder) {
                              : layout == 2 ? (double)(-(int64_t)i * distinct / m)
                                            : distinct / 2.0 + 1.0 + (double)(rng() % 1000) * 1e-13 -
                                                  (i % 2 ? 2e-13 : 0.0);
-            it[(size_t)i] = CatItem{v - distinct / 2.0, i * 2 + 1};
+            it[(size_t)i] = CatItem{v - distinct / 2.0, i * 2 + 1, 0};
           }
           if (distinct == 2) it[0].w = -0.0;  // -0.0 ties with 0.0
           std::vector<CatItem> ref = it;
