@@ -36,7 +36,7 @@ struct Scratch {
   // topk of rank:ndcg and rank:pairwise (lambdarank_topk.h): by rank position
   std::vector<float> ry;
   std::vector<double> rs, rgain, rg, rh;
-  std::vector<uint32_t> partners;
+  TopkPairs topk;
 };
 
 // Deterministic generator for the mean pair method.
@@ -438,7 +438,7 @@ void LambdaRank::Impl::group(size_t gi, int round, const float* margins, double*
 }
 
 // topk pairs of rank:ndcg and rank:pairwise: the group's labels, margins
-// and gains gathered by rank position, the rows' pairs by topk_block() in
+// and gains gathered by rank position, the rows' pairs by TopkPairs::block() in
 // blocks of kPairBlock partners, the sums put back by local index into s->g
 // and s->h (what the plain loop leaves there).  Returns sum_lambda.
 double LambdaRank::Impl::topk_rows(size_t gi, const float* margins, bool spread, Scratch* s,
@@ -451,7 +451,6 @@ double LambdaRank::Impl::topk_rows(size_t gi, const float* margins, bool spread,
   s->rgain.resize(ndcg ? cnt : 0);
   s->rg.assign(cnt, 0.0);
   s->rh.assign(cnt, 0.0);
-  s->partners.resize(std::min(cnt, kPairBlock));
   for (size_t k = 0; k < cnt; ++k) {
     const uint32_t row = rows[s->rank[k]];
     s->ry[k] = labels[row];
@@ -468,13 +467,14 @@ double LambdaRank::Impl::topk_rows(size_t gi, const float* margins, bool spread,
   t.norm_by_diff = rp.score_normalization && spread;
   t.g = s->rg.data();
   t.h = s->rh.data();
-  t.scratch = s->partners.data();
-  double sum_lambda = 0.0;
   const size_t top = std::min(cnt, (size_t)rp.num_pair);
+  s->topk.prepare(t, top);
+  check->tick(cnt * s->topk.lists());
+  double sum_lambda = 0.0;
   for (size_t i = 0; i < top; ++i)
     for (size_t j0 = i + 1; j0 < cnt; j0 += kPairBlock) {
       const size_t j1 = std::min(cnt, j0 + kPairBlock);
-      sum_lambda = topk_block(t, i, j0, j1, sum_lambda);
+      sum_lambda = s->topk.block(i, j0, j1, sum_lambda);
       check->tick(j1 - j0);
     }
   for (size_t k = 0; k < cnt; ++k) {
