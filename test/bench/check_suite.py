@@ -32,6 +32,32 @@ def brute_auc(y, p):
     return (gt + 0.5 * eq) / (len(pos) * len(neg))
 
 
+def check_rank_bench():
+    """rank_bench.py's NDCG@10 against a hand-computed value, and the
+    synthetic ranking table's claims (query sizes, labels, determinism)."""
+    import rank_bench
+    import rank_tables
+    y = np.array([0, 2, 1, 0, 0, 1], dtype=float)
+    q = np.array([5, 5, 5, 9, 9, 9])
+    s = np.array([0.3, 0.2, 0.1, 0.0, 0.0, 0.0])  # ties: row order
+    # Query 5: gains 0, 3, 1 at ranks 1..3 against the ideal 3, 1, 0;
+    # query 9: the relevant document ranked last of three.
+    q5 = (3 / np.log2(3) + 1 / np.log2(4)) / (3 + 1 / np.log2(3))
+    q9 = (1 / np.log2(4)) / 1.0
+    check("rank_bench: ndcg@10 by hand", abs(rank_bench.ndcg_at(s, y, q) - (q5 + q9) / 2) < 1e-12)
+    check("rank_bench: a query without relevant documents counts 1",
+          rank_bench.ndcg_at(np.zeros(3), np.zeros(3), np.zeros(3, dtype=int)) == 1.0)
+    a = rank_tables.synth_rank(12, 6)
+    b = rank_tables.synth_rank(12, 6)
+    sizes = a.groupby("qid").size()
+    check("synth_rank: deterministic", a.equals(b))
+    check("synth_rank: 500-2000 documents a query", sizes.min() >= 500 and sizes.max() <= 2000,
+          f"{sizes.min()}..{sizes.max()}")
+    check("synth_rank: graded labels 0..4, every level present",
+          sorted(a["label"].unique().tolist()) == [0, 1, 2, 3, 4])
+    check("synth_rank: rows grouped by query", bool((np.diff(a["qid"].to_numpy()) >= 0).all()))
+
+
 def main():
     rows = 20000
     for shape, (task, _) in shapes.SHAPES.items():
@@ -110,6 +136,7 @@ def main():
         time.sleep(0.05)
     check("proc_mem: the sampler sees 64 MB more", ps.peak_anon >= 64 * 1024, f"{ps.peak_anon} kB")
     del blob
+    check_rank_bench()
     print(f"{RESULTS[0]} passed, {RESULTS[1]} failed")
     sys.exit(1 if RESULTS[1] else 0)
 

@@ -20,6 +20,7 @@
 #include "gradients.h"
 #include "../common/interruptible.h"
 #include "lambdarank.h"
+#include "lambdarank_topk.h"
 #include "../common/thread_pool.h"
 
 namespace gbdt {
@@ -32,6 +33,10 @@ struct Scratch {
   std::vector<uint32_t> by_label;  // rank positions ordered by label, descending
   std::vector<double> g, h;      // local gradient sums
   std::vector<double> n_rel, acc;  // rank:map statistics by rank position
+  // topk of rank:ndcg and rank:pairwise (lambdarank_topk.h): by rank position
+  std::vector<float> ry;
+  std::vector<double> rs, rgain, rg, rh;
+  TopkPairs topk;
 };
 
 // Deterministic generator for the mean pair method.
@@ -196,6 +201,7 @@ struct LambdaRank::Impl {
 
   void group(size_t gi, int round, const float* margins, double* grad, double* hess, Scratch* s,
              PairCheck* check);
+  double topk_rows(size_t gi, const float* margins, bool spread, Scratch* s, PairCheck* check);
 };
 
 LambdaRank::LambdaRank(Objective obj, const RankParams& rp, QueryGroups groups,
@@ -371,7 +377,9 @@ void LambdaRank::Impl::group(size_t gi, int round, const float* margins, double*
   // The pairs in a fixed order (the gradient sums are order-sensitive),
   // counted for the cancel checks in blocks of kPairBlock.
   const size_t np = (size_t)rp.num_pair;
-  if (rp.topk) {
+  if (rp.topk && obj != Objective::kRankMap) {
+    sum_lambda = topk_rows(gi, margins, spread, s, check);
+  } else if (rp.topk) {
     const size_t top = std::min(cnt, np);
     for (size_t i = 0; i < top; ++i)
       for (size_t j0 = i + 1; j0 < cnt; j0 += kPairBlock) {
@@ -427,6 +435,53 @@ void LambdaRank::Impl::group(size_t gi, int round, const float* margins, double*
       hess[rows[l]] *= w;
     }
   }
+}
+
+// topk pairs of rank:ndcg and rank:pairwise: the group's labels, margins
+// and gains gathered by rank position, the rows' pairs by TopkPairs::block() in
+// blocks of kPairBlock partners, the sums put back by local index into s->g
+// and s->h (what the plain loop leaves there).  Returns sum_lambda.
+double LambdaRank::Impl::topk_rows(size_t gi, const float* margins, bool spread, Scratch* s,
+                                   PairCheck* check) {
+  const uint32_t* rows = groups.rows.data() + groups.ptr[gi];
+  const size_t cnt = groups.ptr[gi + 1] - groups.ptr[gi];
+  const bool ndcg = obj == Objective::kRankNDCG;
+  s->ry.resize(cnt);
+  s->rs.resize(cnt);
+  s->rgain.resize(ndcg ? cnt : 0);
+  s->rg.assign(cnt, 0.0);
+  s->rh.assign(cnt, 0.0);
+  for (size_t k = 0; k < cnt; ++k) {
+    const uint32_t row = rows[s->rank[k]];
+    s->ry[k] = labels[row];
+    s->rs[k] = margins[row];
+    if (ndcg) s->rgain[k] = gain(labels[row]);
+  }
+  TopkGroup t;
+  t.cnt = cnt;
+  t.y = s->ry.data();
+  t.s = s->rs.data();
+  t.gain = ndcg ? s->rgain.data() : nullptr;
+  t.disc = discount.data();
+  t.inv_idcg = ndcg ? inv_idcg[gi] : 0.0;
+  t.norm_by_diff = rp.score_normalization && spread;
+  t.g = s->rg.data();
+  t.h = s->rh.data();
+  const size_t top = std::min(cnt, (size_t)rp.num_pair);
+  s->topk.prepare(t, top);
+  check->tick(cnt * s->topk.lists());
+  double sum_lambda = 0.0;
+  for (size_t i = 0; i < top; ++i)
+    for (size_t j0 = i + 1; j0 < cnt; j0 += kPairBlock) {
+      const size_t j1 = std::min(cnt, j0 + kPairBlock);
+      sum_lambda = s->topk.block(i, j0, j1, sum_lambda);
+      check->tick(j1 - j0);
+    }
+  for (size_t k = 0; k < cnt; ++k) {
+    s->g[s->rank[k]] = s->rg[k];
+    s->h[s->rank[k]] = s->rh[k];
+  }
+  return sum_lambda;
 }
 
 }  // namespace gbdt
