@@ -6,7 +6,7 @@
 -- a mixed parent scores its local partition here; "on" refuses what it
 -- cannot score, naming the reason; a shard's own error names its server.
 BEGIN;
-SELECT plan(35);
+SELECT plan(38);
 
 -- The rows of gbdt_predict_table under a mode, as one text (order-free).
 CREATE FUNCTION pg_temp.rows(m gbdt_model, rel regclass, key text, mode text,
@@ -84,6 +84,31 @@ SELECT is((SELECT count(*) FROM gbdt_predict_table(m, 'pt', 'id')), 1200::bigint
           'auto (the default) scores every row') FROM models WHERE name = 'reg:squarederror';
 SELECT is(pg_temp.rows(m, 'pt_nogbdt', 'id', 'auto'), pg_temp.rows(m, 'pt_nogbdt', 'id', 'off'),
           'auto with a server without gbdt: scored here') FROM models WHERE name = 'reg:squarederror';
+
+-- the functions that read rows as gbdt_evaluate does
+CREATE FUNCTION pg_temp.curves(m gbdt_model, m3 gbdt_model, rel regclass, mode text) RETURNS text
+  LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+  PERFORM set_config('gbdt.distributed_scoring', mode, true);
+  SELECT (SELECT string_agg(c::text, ',' ORDER BY c::text) FROM gbdt_roc_curve(m, rel, 'yb') c) || ' | ' ||
+         (SELECT string_agg(c::text, ',' ORDER BY c::text) FROM gbdt_confusion_matrix(m3, rel, 'yc') c) || ' | ' ||
+         (SELECT string_agg(c::text, ',' ORDER BY c::text) FROM gbdt_calibration(m, rel, 'yb') c) INTO r;
+  PERFORM set_config('gbdt.distributed_scoring', 'auto', true);
+  RETURN r;
+END $$;
+SELECT is(pg_temp.curves(b.m, c.m, 'pt', 'on'), pg_temp.curves(b.m, c.m, 'pt', 'off'),
+          'gbdt_roc_curve, gbdt_confusion_matrix, gbdt_calibration: on = off')
+  FROM models b, models c WHERE b.name = 'binary:logistic' AND c.name = 'multi:softprob';
+SELECT is(pg_temp.curves(b.m, c.m, 'pt', 'on'), pg_temp.curves(b.m, c.m, 'lt', 'off'),
+          'gbdt_roc_curve, gbdt_confusion_matrix, gbdt_calibration: on = the local table')
+  FROM models b, models c WHERE b.name = 'binary:logistic' AND c.name = 'multi:softprob';
+SET LOCAL gbdt.distributed_scoring = on;
+CREATE TEMP TABLE t_on AS SELECT gbdt_evaluate(m, 'pt', 'yb', 0.3) AS j FROM models WHERE name = 'binary:logistic';
+SET LOCAL gbdt.distributed_scoring = off;
+CREATE TEMP TABLE t_off AS SELECT gbdt_evaluate(m, 'pt', 'yb', 0.3) AS j FROM models WHERE name = 'binary:logistic';
+SET LOCAL gbdt.distributed_scoring = auto;
+SELECT is((SELECT j FROM t_on), (SELECT j FROM t_off), 'gbdt_evaluate with a threshold: on = off');
 
 -- ---- "on" refuses, naming the reason ----
 SET LOCAL gbdt.distributed_scoring = on;
