@@ -1,12 +1,13 @@
 -- Scoring on foreign partitions (run by test/distributed/loopback.sh in its
--- coordinator database, whose tables it describes): gbdt_predict_table and
--- gbdt_evaluate on pt with gbdt.distributed_scoring = on (each shard
+-- coordinator database, whose tables it describes): gbdt_predict_table,
+-- gbdt_evaluate (and the curves) and gbdt_explain_table on pt with gbdt.distributed_scoring = on (each shard
 -- scores its own rows) give the rows and metrics of "off" (every row read
--- here through postgres_fdw) and of lt (the same rows in a local table);
+-- here through postgres_fdw) and of lt (the same rows in a local table),
+-- metrics as jsonb equal;
 -- a mixed parent scores its local partition here; "on" refuses what it
 -- cannot score, naming the reason; a shard's own error names its server.
 BEGIN;
-SELECT plan(38);
+SELECT plan(46);
 
 -- The rows of gbdt_predict_table under a mode, as one text (order-free).
 CREATE FUNCTION pg_temp.rows(m gbdt_model, rel regclass, key text, mode text,
@@ -110,6 +111,38 @@ CREATE TEMP TABLE t_off AS SELECT gbdt_evaluate(m, 'pt', 'yb', 0.3) AS j FROM mo
 SET LOCAL gbdt.distributed_scoring = auto;
 SELECT is((SELECT j FROM t_on), (SELECT j FROM t_off), 'gbdt_evaluate with a threshold: on = off');
 
+-- gbdt_explain_table (every feature, top_k), its feature names those of the
+-- model (pt_3 calls x1 feat_a), its value_text as printed here
+CREATE FUNCTION pg_temp.explained(m gbdt_model, rel regclass, key text, mode text,
+                                  top_k int DEFAULT NULL) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+  PERFORM set_config('gbdt.distributed_scoring', mode, true);
+  IF top_k IS NULL THEN
+    SELECT string_agg(e::text, ',' ORDER BY e::text) INTO r FROM gbdt_explain_table(m, rel, key) e;
+  ELSE
+    SELECT string_agg(e::text, ',' ORDER BY e::text) INTO r FROM gbdt_explain_table(m, rel, key, top_k) e;
+  END IF;
+  PERFORM set_config('gbdt.distributed_scoring', 'auto', true);
+  RETURN r;
+END $$;
+SELECT is(pg_temp.explained(m, 'pt', 'id', 'on'), pg_temp.explained(m, 'pt', 'id', 'off'),
+          name || ': gbdt_explain_table on = off') FROM models
+  WHERE name IN ('reg:squarederror', 'multi:softprob', 'categorical feature') ORDER BY name;
+SELECT is(pg_temp.explained(m, 'pt', 'id', 'on'), pg_temp.explained(m, 'lt', 'id', 'off'),
+          'gbdt_explain_table on = the local table') FROM models WHERE name = 'reg:squarederror';
+SELECT is(pg_temp.explained(m, 'pt', 'id', 'on', 2), pg_temp.explained(m, 'pt', 'id', 'off', 2),
+          'gbdt_explain_table with top_k, on = off') FROM models WHERE name = 'reg:squarederror';
+SET LOCAL DateStyle = 'SQL, DMY';
+SET LOCAL extra_float_digits = 0;
+SELECT is(pg_temp.explained(m, 'pt', 'd', 'on'), pg_temp.explained(m, 'pt', 'd', 'off'),
+          'gbdt_explain_table: dates and floats printed in this session''s settings, on = off')
+  FROM models WHERE name = 'reg:squarederror';
+RESET DateStyle;
+RESET extra_float_digits;
+SELECT is(pg_temp.explained(m, 'pt_local', 'id', 'on'), pg_temp.explained(m, 'lt', 'id', 'off'),
+          'gbdt_explain_table of a mixed parent') FROM models WHERE name = 'reg:squarederror';
+
 -- ---- "on" refuses, naming the reason ----
 SET LOCAL gbdt.distributed_scoring = on;
 SELECT throws_like($$SELECT count(*) FROM gbdt_predict_table((SELECT m FROM models LIMIT 1), 'lt', 'id')$$,
@@ -126,6 +159,8 @@ SELECT throws_ok($$SELECT gbdt_evaluate((SELECT m FROM models LIMIT 1), 'pt_file
 -- ---- a shard's own error names its server ----
 SELECT throws_like($$SELECT count(*) FROM gbdt_predict_table((SELECT m FROM models WHERE name = 'reg:squarederror'), 'pt_bad', 'id')$$,
                    'server "s1" (partition public.pt_bad_1): %x5%', 'a shard''s error names its server and partition');
+SELECT throws_like($$SELECT count(*) FROM gbdt_explain_table((SELECT m FROM models WHERE name = 'reg:squarederror'), 'pt_bad', 'id')$$,
+                   'server "s1" (partition public.pt_bad_1): %x5%', 'gbdt_explain_table: a shard''s error names its server');
 SELECT throws_ok($$SELECT gbdt_evaluate((SELECT m FROM models WHERE name = 'reg:squarederror'), 'pt_bad', 'y')$$,
                  '08000', NULL, 'a shard''s error is a connection exception');
 GRANT SELECT ON models TO gbdt_shard_reader;

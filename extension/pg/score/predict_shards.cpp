@@ -10,10 +10,7 @@ namespace {
 
 struct RowSink {
   const PredictShardsOut* out;
-  bool as_is;           // the key's text is kept as the shard sends it
-  FmgrInfo key_in;      // else: read as the key's type here, ...
-  Oid key_ioparam;
-  FmgrInfo key_out;     // ... and printed as here
+  PrintedAsHere key;
   MemoryContext row_cxt;
 };
 
@@ -29,19 +26,12 @@ char* class_sql(const char* schema) {
                   schema, schema);
 }
 
-bool text_like(Oid t) { return t == TEXTOID || t == VARCHAROID || t == BPCHAROID; }
-
 void put_row(void* arg, const PGresult* row) {
   RowSink* s = (RowSink*)arg;
   MemoryContext old = MemoryContextSwitchTo(s->row_cxt);
   Datum values[2];
   bool nulls[2] = {false, false};
-  values[0] = shard_row_text(row, 0, &nulls[0]);
-  if (!nulls[0] && !s->as_is) {
-    char* printed = text_to_cstring(DatumGetTextPP(values[0]));
-    Datum d = InputFunctionCall(&s->key_in, printed, s->key_ioparam, -1);
-    values[0] = CStringGetTextDatum(OutputFunctionCall(&s->key_out, d));
-  }
+  values[0] = shard_row_printed(&s->key, row, 0, &nulls[0]);
   if (s->out->as_class) {
     values[1] = shard_row_text(row, 1, &nulls[1]);
   } else {
@@ -75,15 +65,7 @@ void predict_on_shards(ShardScoring* sc, const PredictShardsOut* out,
   RowSink s;
   memset(&s, 0, sizeof s);
   s.out = out;
-  s.as_is = text_like(out->key_type);
-  if (!s.as_is) {
-    Oid in, outfn;
-    bool varlena;
-    getTypeInputInfo(out->key_type, &in, &s.key_ioparam);
-    getTypeOutputInfo(out->key_type, &outfn, &varlena);
-    fmgr_info(in, &s.key_in);
-    fmgr_info(outfn, &s.key_out);
-  }
+  printed_as_here_init(&s.key, out->key_type);
   s.row_cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt shard row", ALLOCSET_SMALL_SIZES);
   shard_scoring_start(sc, out->as_class ? class_sql : value_sql,
                       out->as_class ? "class" : nullptr);

@@ -200,4 +200,30 @@ double shard_row_float8(const PGresult* row, int col) {
   return v;
 }
 
+void printed_as_here_init(PrintedAsHere* p, Oid type) {
+  memset(p, 0, sizeof *p);
+  switch (type) {
+    case FLOAT4OID: case FLOAT8OID: case DATEOID: case TIMEOID: case TIMETZOID:
+    case TIMESTAMPOID: case TIMESTAMPTZOID: case INTERVALOID:
+      p->reprint = true;
+      break;
+    default:
+      return;
+  }
+  Oid in, out;
+  bool varlena;
+  getTypeInputInfo(type, &in, &p->ioparam);
+  getTypeOutputInfo(type, &out, &varlena);
+  fmgr_info(in, &p->in);
+  fmgr_info(out, &p->out);
+}
+
+Datum shard_row_printed(const PrintedAsHere* p, const PGresult* row, int col, bool* isnull) {
+  Datum t = shard_row_text(row, col, isnull);
+  if (*isnull || !p->reprint) return t;
+  char* printed = text_to_cstring(DatumGetTextPP(t));
+  Datum d = InputFunctionCall(const_cast<FmgrInfo*>(&p->in), printed, p->ioparam, -1);
+  return CStringGetTextDatum(OutputFunctionCall(const_cast<FmgrInfo*>(&p->out), d));
+}
+
 }  // namespace gbdt_pg

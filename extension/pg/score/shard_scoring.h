@@ -1,5 +1,6 @@
 // Scoring a partitioned table where its rows live (gbdt_predict_table,
-// gbdt_evaluate and the functions that read rows as it does): each
+// gbdt_evaluate and the functions that read rows as it does,
+// gbdt_explain_table): each
 // postgres_fdw partition is scored by its own server's gbdt, over one libpq
 // session per partition (distributed/shard_scan.h), and only results cross
 // the network; local partitions are scored here.
@@ -67,5 +68,19 @@ void shard_scoring_end(ShardScoring* sc);
 // when NULL), a float8 column's value.
 Datum shard_row_text(const PGresult* row, int col, bool* isnull);
 double shard_row_float8(const PGresult* row, int col);
+
+// A value the shard printed as text ((column)::text, under the settings
+// of postgres_fdw's sessions) as this session prints it: for a type whose
+// text depends on the settings (floats, dates and times), read with the
+// type's input function here and printed with its output function, as
+// the row postgres_fdw brings would be; other types as they come.
+struct PrintedAsHere {
+  bool reprint;
+  FmgrInfo in;
+  Oid ioparam;
+  FmgrInfo out;
+};
+void printed_as_here_init(PrintedAsHere* p, Oid type);
+Datum shard_row_printed(const PrintedAsHere* p, const PGresult* row, int col, bool* isnull);
 
 }  // namespace gbdt_pg
