@@ -135,10 +135,11 @@ extern "C" void _PG_init(void) {
       &guc_debug_loader_help, false, PGC_USERSET, GUC_NOT_IN_SAMPLE, nullptr, nullptr, nullptr);
   DefineCustomIntVariable(
       "gbdt.shard_timeout",
-      "Longest wait for a shard server's answer in a distributed gbdt training.",
-      "Bounds the connection to each shard, its version check and every request of the "
-      "training: a shard that has not answered in time fails the training with an error "
-      "naming it, and every other shard's request is cancelled.  0 waits without a limit.",
+      "Longest wait for a shard server's answer in a distributed gbdt training or scoring.",
+      "Bounds the connection to each shard, its version check, every request of a training "
+      "and each wait for a shard's next scored row: a shard that has not answered in time "
+      "fails the statement with an error naming it, and every other shard's request is "
+      "cancelled.  0 waits without a limit.",
       &guc_shard_timeout, 600000, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MS, nullptr, nullptr,
       nullptr);
   DefineCustomEnumVariable(
