@@ -6,6 +6,7 @@
 
 extern "C" {
 #include "foreign/foreign.h"
+#include "mb/pg_wchar.h"
 #include "partitioning/partdesc.h"
 #include "storage/lmgr.h"
 #include "utils/rls.h"
@@ -185,7 +186,12 @@ void shard_scoring_end(ShardScoring* sc) {
 Datum shard_row_text(const PGresult* row, int col, bool* isnull) {
   *isnull = PQgetisnull(row, 0, col);
   if (*isnull) return (Datum)0;
-  return PointerGetDatum(cstring_to_text_with_len(PQgetvalue(row, 0, col), PQgetlength(row, 0, col)));
+  // The bytes come in binary format, unchecked by any input function:
+  // they must be valid text of this database's encoding.
+  const char* bytes = PQgetvalue(row, 0, col);
+  const int len = PQgetlength(row, 0, col);
+  (void)pg_verifymbstr(bytes, len, false);
+  return PointerGetDatum(cstring_to_text_with_len(bytes, len));
 }
 
 double shard_row_float8(const PGresult* row, int col) {
