@@ -14,16 +14,17 @@
 #     naming server "s2", the other shards idle within 2 s;
 #  3. a stopped shard (its gbdt backend sent SIGSTOP): an error naming
 #     server "s3" within gbdt.shard_timeout (+2 s);
-#  4. a shard server shut down mid-training (pg_ctl stop -m immediate): an
-#     error naming server "s3" within 2 s.
 # and of scoring on the shards (gbdt_predict_table on slow_parent, whose
 # partitions are remote views that sleep per row):
-#  5. statement_timeout on the coordinator mid-scoring: every shard idle
+#  4. statement_timeout on the coordinator mid-scoring: every shard idle
 #     within 2 s;
-#  6. pg_terminate_backend of shard s1's session mid-scoring: an error
+#  5. pg_terminate_backend of shard s1's session mid-scoring: an error
 #     naming server "s1", the other shards idle within 2 s;
-#  7. a stopped shard s1, gbdt.shard_timeout = 2s: an error naming server
-#     "s1" within 4 s.
+#  6. a stopped shard s1, gbdt.shard_timeout = 2s: an error naming server
+#     "s1" within 4 s;
+# and last (it stops a shard for good):
+#  7. a shard server shut down mid-training (pg_ctl stop -m immediate): an
+#     error naming server "s3" within 2 s.
 # Exit 0 all passed, 1 a check failed, 77 skipped (no gbdt_shard_step in
 # this build).
 set -u
@@ -182,7 +183,7 @@ score_bg() {
       >"$WORK/$name.out" 2>&1; echo $? >"$WORK/$name.rc" ) &
 }
 
-echo "== 5. statement_timeout on the coordinator mid-scoring"
+echo "== 4. statement_timeout on the coordinator mid-scoring"
 score_bg score_timeout -c "SET statement_timeout = '2s'"
 if wait_session 1 5 && wait_session 2 5 && wait_session 3 5; then pass "every shard has a gbdt session mid-scoring"
 else fail "the shards never had gbdt sessions: $(cat "$WORK/score_timeout.out")"; fi
@@ -192,7 +193,7 @@ if grep -q "statement timeout" "$WORK/score_timeout.out"; then
   else fail "a shard was still busy 2 s after the coordinator's timeout"; fi
 else fail "expected a statement timeout: $(cat "$WORK/score_timeout.out")"; fi
 
-echo "== 6. pg_terminate_backend of shard s1's session mid-scoring"
+echo "== 5. pg_terminate_backend of shard s1's session mid-scoring"
 score_bg score_terminate
 if wait_session 1 10; then
   sleep 1
@@ -205,7 +206,7 @@ if wait_session 1 10; then
   if t=$(wait_idle 2 3); then pass "shards s2, s3 idle ${t}s later"; else fail "s2 or s3 still busy 2 s later"; fi
 else wait; fail "s1 never had a gbdt session: $(cat "$WORK/score_terminate.out")"; fi
 
-echo "== 7. a stopped shard (SIGSTOP of s1's gbdt backend) mid-scoring, gbdt.shard_timeout = 2s"
+echo "== 6. a stopped shard (SIGSTOP of s1's gbdt backend) mid-scoring, gbdt.shard_timeout = 2s"
 score_bg score_stopped -c "SET gbdt.shard_timeout = '2s'"
 if wait_session 1 10; then
   sleep 0.5
@@ -221,7 +222,7 @@ if wait_session 1 10; then
   if t=$(wait_idle 1 2 3); then pass "all shards idle ${t}s after s1 resumed"; else fail "a shard still busy 2 s later"; fi
 else wait; fail "s1 never had a gbdt session: $(cat "$WORK/score_stopped.out")"; fi
 
-echo "== 4. shard s3's server shut down mid-training"
+echo "== 7. shard s3's server shut down mid-training"
 train_bg shutdown
 if wait_session 3 10; then
   sleep 1
