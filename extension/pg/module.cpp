@@ -23,6 +23,7 @@ bool guc_debug_loader_help = false;
 bool guc_tuple_walk = true;
 int guc_missing_features = kMissingFeaturesError;
 int guc_shard_timeout = 600000;  // ms = 10 min
+int guc_distributed_scoring = kDistributedScoringAuto;
 int guc_max_threads = 1;  // set to the CPU count in _PG_init
 
 int max_threads() { return guc_max_threads > 0 ? guc_max_threads : 1; }
@@ -52,6 +53,13 @@ static const struct config_enum_entry device_options[] = {
 static const struct config_enum_entry missing_features_options[] = {
     {"error", kMissingFeaturesError, false},
     {"missing", kMissingFeaturesAsMissing, false},
+    {nullptr, 0, false},
+};
+
+static const struct config_enum_entry distributed_scoring_options[] = {
+    {"auto", kDistributedScoringAuto, false},
+    {"on", kDistributedScoringOn, false},
+    {"off", kDistributedScoringOff, false},
     {nullptr, 0, false},
 };
 
@@ -127,12 +135,22 @@ extern "C" void _PG_init(void) {
       &guc_debug_loader_help, false, PGC_USERSET, GUC_NOT_IN_SAMPLE, nullptr, nullptr, nullptr);
   DefineCustomIntVariable(
       "gbdt.shard_timeout",
-      "Longest wait for a shard server's answer in a distributed gbdt training.",
-      "Bounds the connection to each shard, its version check and every request of the "
-      "training: a shard that has not answered in time fails the training with an error "
-      "naming it, and every other shard's request is cancelled.  0 waits without a limit.",
+      "Longest wait for a shard server's answer in a distributed gbdt training or scoring.",
+      "Bounds the connection to each shard, its version check, every request of a training "
+      "and each wait for a shard's next scored row: a shard that has not answered in time "
+      "fails the statement with an error naming it, and every other shard's request is "
+      "cancelled.  0 waits without a limit.",
       &guc_shard_timeout, 600000, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MS, nullptr, nullptr,
       nullptr);
+  DefineCustomEnumVariable(
+      "gbdt.distributed_scoring",
+      "Whether gbdt scores a partitioned table of postgres_fdw partitions on their servers.",
+      "auto (the default) scores each foreign partition on its own server when the table "
+      "qualifies, else reads every row through this server with a NOTICE saying why; on "
+      "scores on the servers or raises an error naming the reason; off always reads every "
+      "row through this server.",
+      &guc_distributed_scoring, kDistributedScoringAuto, distributed_scoring_options,
+      PGC_USERSET, 0, nullptr, nullptr, nullptr);
   MarkGUCPrefixReserved("gbdt");
 }
 

@@ -19,6 +19,15 @@ extern int guc_shard_timeout;   // gbdt.shard_timeout, ms (0: no limit)
 enum MissingFeaturesSetting { kMissingFeaturesError = 0, kMissingFeaturesAsMissing = 1 };
 extern int guc_missing_features;
 
+// gbdt.distributed_scoring: whether scoring a partitioned table of
+// postgres_fdw partitions runs on their servers (score/shard_scoring.h).
+enum DistributedScoringSetting {
+  kDistributedScoringAuto = 0,
+  kDistributedScoringOn = 1,
+  kDistributedScoringOff = 2
+};
+extern int guc_distributed_scoring;
+
 // "auto", "cpu" or "cuda" for the current gbdt.device.
 const char* device_setting_name();
 

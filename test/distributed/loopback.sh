@@ -11,7 +11,8 @@
 # partitioned table pt of three foreign partitions, range on id, and a local
 # table lt with the same rows in partition order), then runs
 # test/distributed/identity.sql there and test/distributed/shard_step.sql
-# in gbdt_shard1 (the shard function itself) with pg_prove.  Skips (exit 0, with a
+# in gbdt_shard1 (the shard function itself) with pg_prove, and
+# test/distributed/scoring.sql there (scoring on the shards).  Skips (exit 0, with a
 # message) when postgres_fdw is not installed.  Leaves the databases in
 # place for inspection; each run drops and recreates them.
 set -euo pipefail
@@ -51,7 +52,7 @@ FROM generate_series($1, $2) AS i
 SQL
 }
 
-for db in gbdt_shard_coord gbdt_shard1 gbdt_shard2 gbdt_shard3; do
+for db in gbdt_shard_coord gbdt_shard1 gbdt_shard2 gbdt_shard3 gbdt_shard4; do
   q -d postgres -c "DROP DATABASE IF EXISTS $db"
   q -d postgres -c "CREATE DATABASE $db"
 done
@@ -73,6 +74,10 @@ q -d gbdt_shard3 -c "CREATE EXTENSION gbdt" \
   -c "CREATE TABLE t AS $(rows_sql 801 1200)" \
   -c 'ALTER TABLE t RENAME COLUMN x1 TO feat_a' \
   -c "GRANT SELECT ON t TO gbdt_shard_reader"
+# Shard 4: no gbdt (scoring there falls back, or refuses with "on"); t
+# without x5 in gbdt_shard1 (a shard's own scoring error).
+q -d gbdt_shard4 -c "CREATE TABLE t AS $(rows_sql 1 400)"
+q -d gbdt_shard1 -c "CREATE TABLE t_no_x5 AS $(rows_sql 1 400)" -c 'ALTER TABLE t_no_x5 DROP COLUMN x5'
 
 COLS="id int, x1 float8, x2 int, x3 numeric, d date, x5 float8, w int, y float8, yb int, yc int, c text"
 q -d gbdt_shard_coord <<SQL
@@ -81,7 +86,7 @@ CREATE EXTENSION gbdt;
 CREATE EXTENSION postgres_fdw;
 CREATE EXTENSION file_fdw;
 DO \$\$ BEGIN
-  FOR k IN 1..3 LOOP
+  FOR k IN 1..4 LOOP
     EXECUTE format('CREATE SERVER s%s FOREIGN DATA WRAPPER postgres_fdw
                       OPTIONS (host %L, port %L, dbname %L)', k, '$PGHOST', '$PGPORT', 'gbdt_shard' || k);
     EXECUTE format('CREATE USER MAPPING FOR CURRENT_USER SERVER s%s OPTIONS (user %L)', k, '$PGUSER');
@@ -119,6 +124,14 @@ CREATE FOREIGN TABLE pt_file_2 PARTITION OF pt_file FOR VALUES FROM (401) TO (12
   OPTIONS (filename '/dev/null');
 CREATE TABLE pt_sub ($COLS) PARTITION BY RANGE (id);
 CREATE TABLE pt_sub_1 PARTITION OF pt_sub FOR VALUES FROM (1) TO (1201) PARTITION BY RANGE (id);
+-- Scoring: a partition on a server without gbdt; one whose remote table
+-- lacks a model column.
+CREATE TABLE pt_nogbdt ($COLS) PARTITION BY RANGE (id);
+CREATE FOREIGN TABLE pt_nogbdt_1 PARTITION OF pt_nogbdt FOR VALUES FROM (1) TO (401) SERVER s4
+  OPTIONS (table_name 't');
+CREATE TABLE pt_bad ($COLS) PARTITION BY RANGE (id);
+CREATE FOREIGN TABLE pt_bad_1 PARTITION OF pt_bad FOR VALUES FROM (1) TO (401) SERVER s1
+  OPTIONS (table_name 't_no_x5');
 -- A partitioned table of local partitions only ("auto": silent).
 CREATE TABLE pt_sub_plain ($COLS) PARTITION BY RANGE (id);
 CREATE TABLE pt_sub_plain_1 PARTITION OF pt_sub_plain FOR VALUES FROM (1) TO (1201);
@@ -128,6 +141,7 @@ SQL
 echo "loopback: databases ready; running test/distributed/identity.sql"
 rc=0
 PGDATABASE=gbdt_shard_coord pg_prove --ext .sql "$ROOT/test/distributed/identity.sql" || rc=1
+PGDATABASE=gbdt_shard_coord pg_prove --ext .sql "$ROOT/test/distributed/scoring.sql" || rc=1
 PGDATABASE=gbdt_shard1 pg_prove --ext .sql "$ROOT/test/distributed/shard_step.sql" || rc=1
 
 # "auto"'s NOTICE (pgTAP cannot see NOTICEs): only for a partitioned table
@@ -156,5 +170,20 @@ check_notice "auto NOTICE: the default feature list" \
 check_notice "auto: a plain table trains without that NOTICE" "" "$(notices lt "ARRAY['x1']")"
 check_notice "auto: a partitioned table without a foreign partition, no NOTICE" "" \
   "$(notices pt_sub_plain "ARRAY['x1']")"
+# Scoring's "auto" NOTICE: a partitioned table with a foreign partition
+# that cannot be scored on its servers says why; the shard-side path and a
+# plain table are silent.
+score_notices() {  # relation: the NOTICEs of a gbdt_predict_table on it
+  "$PSQL" -X -q -v ON_ERROR_STOP=1 -d gbdt_shard_coord -o /dev/null -c \
+    "SELECT count(*) FROM gbdt_predict_table(gbdt_train('lt', 'y', ARRAY['x1'], 'reg:squarederror', '{\"num_round\": 2}'), '$1', 'id')" 2>&1
+}
+check_notice "scoring auto NOTICE: a file_fdw partition" \
+  "gbdt: reading every row through this server: partition public.pt_file_2 is a foreign table of wrapper \"file_fdw\"" \
+  "$(score_notices pt_file)"
+check_notice "scoring auto NOTICE: a server without gbdt" \
+  "gbdt: reading every row through this server: gbdt is not installed on server \"s4\"" \
+  "$(score_notices pt_nogbdt)"
+check_notice "scoring auto: the shards score, no NOTICE" "" "$(score_notices pt)"
+check_notice "scoring auto: a plain table, no NOTICE" "" "$(score_notices lt)"
 if [ "$rc" = 0 ]; then echo "loopback: ok"; else echo "loopback: FAIL"; fi
 exit "$rc"

@@ -14,7 +14,16 @@
 #     naming server "s2", the other shards idle within 2 s;
 #  3. a stopped shard (its gbdt backend sent SIGSTOP): an error naming
 #     server "s3" within gbdt.shard_timeout (+2 s);
-#  4. a shard server shut down mid-training (pg_ctl stop -m immediate): an
+# and of scoring on the shards (gbdt_predict_table on slow_parent, whose
+# partitions are remote views that sleep per row):
+#  4. statement_timeout on the coordinator mid-scoring: every shard idle
+#     within 2 s;
+#  5. pg_terminate_backend of shard s1's session mid-scoring: an error
+#     naming server "s1", the other shards idle within 2 s;
+#  6. a stopped shard s1, gbdt.shard_timeout = 2s: an error naming server
+#     "s1" within 4 s;
+# and last (it stops a shard for good):
+#  7. a shard server shut down mid-training (pg_ctl stop -m immediate): an
 #     error naming server "s3" within 2 s.
 # Exit 0 all passed, 1 a check failed, 77 skipped (no gbdt_shard_step in
 # this build).
@@ -55,6 +64,9 @@ SELECT a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
 FROM (SELECT ARRAY(SELECT random() FROM generate_series(1, 8) WHERE g > 0) AS a
       FROM generate_series(1, 100000) g) s;
 GRANT SELECT ON dist_part TO $GBDT_SHARD_ROLE;
+-- About 5 s to read: a sleep of 50 us per row.
+CREATE VIEW slow_part AS SELECT d.* FROM dist_part d, LATERAL (SELECT pg_sleep(0.00005 + 0 * d.x1)) s;
+GRANT SELECT ON slow_part TO $GBDT_SHARD_ROLE;
 SQL
 done
 shard_psql "$GBDT_COORD_PORT" postgres <<SQL || exit 1
@@ -68,6 +80,16 @@ CREATE FOREIGN TABLE dist_p2 PARTITION OF dist_parent FOR VALUES WITH (MODULUS 3
 CREATE FOREIGN TABLE dist_p3 PARTITION OF dist_parent FOR VALUES WITH (MODULUS 3, REMAINDER 2)
   SERVER s3 OPTIONS (table_name 'dist_part');
 GRANT SELECT ON dist_parent, dist_p1, dist_p2, dist_p3 TO $GBDT_SHARD_ROLE;
+CREATE TABLE slow_parent (x1 float8, x2 float8, x3 float8, x4 float8,
+                          x5 float8, x6 float8, x7 float8, x8 float8, y float8)
+  PARTITION BY HASH (x1);
+CREATE FOREIGN TABLE slow_p1 PARTITION OF slow_parent FOR VALUES WITH (MODULUS 3, REMAINDER 0)
+  SERVER s1 OPTIONS (table_name 'slow_part');
+CREATE FOREIGN TABLE slow_p2 PARTITION OF slow_parent FOR VALUES WITH (MODULUS 3, REMAINDER 1)
+  SERVER s2 OPTIONS (table_name 'slow_part');
+CREATE FOREIGN TABLE slow_p3 PARTITION OF slow_parent FOR VALUES WITH (MODULUS 3, REMAINDER 2)
+  SERVER s3 OPTIONS (table_name 'slow_part');
+GRANT SELECT ON slow_parent TO $GBDT_SHARD_ROLE;
 SQL
 
 TRAIN=${GBDT_TRANSPORT_TRAIN:-"SELECT gbdt_train('dist_parent', 'y', ARRAY['x1','x2','x3','x4','x5','x6','x7','x8'], params => '{\"distributed\": \"on\", \"num_round\": 2000}') IS NOT NULL"}
@@ -149,7 +171,58 @@ if wait_session 3 10; then
   if t=$(wait_idle 1 2 3); then pass "all shards idle ${t}s after s3 resumed"; else fail "a shard still busy 2 s later"; fi
 else wait; fail "s3 never had a gbdt session: $(cat "$WORK/stopped.out")"; fi
 
-echo "== 4. shard s3's server shut down mid-training"
+SCORE="SET gbdt.distributed_scoring = on; SELECT count(*) FROM gbdt_predict_table((SELECT m FROM score_model), 'slow_parent', 'y')"
+shard_psql "$GBDT_COORD_PORT" postgres -q \
+  -c "CREATE TABLE score_rows AS SELECT random() AS x1, random() AS x2, random() AS x3, random() AS x4, random() AS x5, random() AS x6, random() AS x7, random() AS x8, random() AS y FROM generate_series(1, 2000)" \
+  -c "CREATE TABLE score_model AS SELECT gbdt_train('score_rows', 'y', ARRAY['x1','x2','x3','x4','x5','x6','x7','x8'], params => '{\"num_round\": 5}') AS m" \
+  -c "GRANT SELECT ON score_model TO $GBDT_SHARD_ROLE" >/dev/null 2>&1 || fail "could not train the scoring model"
+# Starts the scoring in the background, output in $WORK/$1.out.
+score_bg() {
+  local name=$1; shift
+  ( shard_psql "$GBDT_COORD_PORT" "$GBDT_SHARD_ROLE" -At "$@" -c "$SCORE" \
+      >"$WORK/$name.out" 2>&1; echo $? >"$WORK/$name.rc" ) &
+}
+
+echo "== 4. statement_timeout on the coordinator mid-scoring"
+score_bg score_timeout -c "SET statement_timeout = '2s'"
+if wait_session 1 5 && wait_session 2 5 && wait_session 3 5; then pass "every shard has a gbdt session mid-scoring"
+else fail "the shards never had gbdt sessions: $(cat "$WORK/score_timeout.out")"; fi
+wait
+if grep -q "statement timeout" "$WORK/score_timeout.out"; then
+  if t=$(wait_idle 1 2 3); then pass "all shards idle ${t}s after the coordinator's timeout"
+  else fail "a shard was still busy 2 s after the coordinator's timeout"; fi
+else fail "expected a statement timeout: $(cat "$WORK/score_timeout.out")"; fi
+
+echo "== 5. pg_terminate_backend of shard s1's session mid-scoring"
+score_bg score_terminate
+if wait_session 1 10; then
+  sleep 1
+  shard_psql "$(shard_port 1)" postgres -At -c \
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gbdt'" >/dev/null
+  t0=$(now)
+  wait
+  if grep -q 'server "s1"' "$WORK/score_terminate.out"; then pass "error names s1 after $(since "$t0")s: $(grep -m1 ERROR "$WORK/score_terminate.out")"
+  else fail "no error naming s1: $(cat "$WORK/score_terminate.out")"; fi
+  if t=$(wait_idle 2 3); then pass "shards s2, s3 idle ${t}s later"; else fail "s2 or s3 still busy 2 s later"; fi
+else wait; fail "s1 never had a gbdt session: $(cat "$WORK/score_terminate.out")"; fi
+
+echo "== 6. a stopped shard (SIGSTOP of s1's gbdt backend) mid-scoring, gbdt.shard_timeout = 2s"
+score_bg score_stopped -c "SET gbdt.shard_timeout = '2s'"
+if wait_session 1 10; then
+  sleep 0.5
+  pid=$(gbdt_pid 1)
+  kill -STOP "$pid"
+  t0=$(now)
+  wait
+  el=$(since "$t0")
+  kill -CONT "$pid" 2>/dev/null
+  if grep -q 'server "s1".*gbdt.shard_timeout' "$WORK/score_stopped.out" && [ "$(echo "$el < 4" | bc)" = 1 ]; then
+    pass "error names s1 after ${el}s: $(grep -m1 ERROR "$WORK/score_stopped.out")"
+  else fail "after ${el}s: $(cat "$WORK/score_stopped.out")"; fi
+  if t=$(wait_idle 1 2 3); then pass "all shards idle ${t}s after s1 resumed"; else fail "a shard still busy 2 s later"; fi
+else wait; fail "s1 never had a gbdt session: $(cat "$WORK/score_stopped.out")"; fi
+
+echo "== 7. shard s3's server shut down mid-training"
 train_bg shutdown
 if wait_session 3 10; then
   sleep 1

@@ -56,10 +56,11 @@ bool password_required(const UserMapping* um, const ForeignServer* server) {
 
 // keywords/values (NULL-terminated) for PQconnectStartParams: the server's
 // options, then the mapping's (libpq takes the last of a repeated keyword),
-// then fallback_application_name and client_encoding.
-void connection_options(const ForeignServer* server, const UserMapping* um, const char*** kw_out,
-                        const char*** val_out) {
-  const int n = list_length(server->options) + list_length(um->options) + 3;
+// then fallback_application_name and client_encoding; settings (may be
+// null) appended to the last `options` given, or as `options`.
+void connection_options(const ForeignServer* server, const UserMapping* um, const char* settings,
+                        const char*** kw_out, const char*** val_out) {
+  const int n = list_length(server->options) + list_length(um->options) + 4;
   const char** kw = (const char**)palloc0(sizeof(char*) * n);
   const char** val = (const char**)palloc0(sizeof(char*) * n);
   PQconninfoOption* libpq_opts = PQconndefaults();
@@ -77,6 +78,17 @@ void connection_options(const ForeignServer* server, const UserMapping* um, cons
     }
   }
   PQconninfoFree(libpq_opts);
+  if (settings != nullptr) {
+    int last = -1;
+    for (int i = 0; i < k; i++)
+      if (strcmp(kw[i], "options") == 0) last = i;
+    if (last >= 0) {
+      val[last] = psprintf("%s %s", val[last], settings);
+    } else {
+      kw[k] = "options";
+      val[k++] = settings;
+    }
+  }
   kw[k] = "fallback_application_name";
   val[k++] = "gbdt";
   kw[k] = "client_encoding";
@@ -187,9 +199,10 @@ PGresult* query_extension(ShardSession* s, TimestampTz deadline, const char* srv
 }
 
 // gbdt must be installed on the shard at this library's version; its
-// schema names the shard function in s->call_sql.
+// schema names the shard function in s->call_sql.  problem non-null: a
+// missing gbdt or another version is no error, *problem says it instead.
 void check_remote_gbdt(ShardSession* s, TimestampTz deadline, const char* srvname, int timeout_ms,
-                       MemoryContext cxt) {
+                       MemoryContext cxt, const char** problem) {
   PGresult* r = query_extension(s, deadline, srvname, timeout_ms);
   char version[64], schema[NAMEDATALEN * 2];
   bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
@@ -204,6 +217,15 @@ void check_remote_gbdt(ShardSession* s, TimestampTz deadline, const char* srvnam
     ereport(ERROR, (errcode(ERRCODE_CONNECTION_FAILURE),
                     errmsg("could not read the extensions of server \"%s\"", srvname),
                     errdetail_internal("%s", pchomp(remote_err))));
+  if (problem != nullptr) {
+    *problem = nullptr;
+    if (rows == 0)
+      *problem = psprintf("gbdt is not installed on server \"%s\"", srvname);
+    else if (strcmp(version, GBDT_EXTVERSION) != 0)
+      *problem = psprintf("gbdt on server \"%s\" is version %s, not %s", srvname, version,
+                          GBDT_EXTVERSION);
+    if (*problem != nullptr) return;
+  }
   if (rows == 0)
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("gbdt is not installed on server \"%s\"", srvname),
@@ -214,20 +236,22 @@ void check_remote_gbdt(ShardSession* s, TimestampTz deadline, const char* srvnam
                            srvname, version, GBDT_EXTVERSION),
                     errhint("Install gbdt %s on the shard (ALTER EXTENSION gbdt UPDATE).",
                             GBDT_EXTVERSION)));
+  s->schema = MemoryContextStrdup(cxt, schema);
   s->call_sql = MemoryContextStrdup(
       cxt, psprintf("SELECT %s.gbdt_shard_step($1, $2, $3)", quote_identifier(schema)));
 }
 
 }  // namespace
 
-void shard_connect(ShardSession* s, Oid serverid, int timeout_ms, MemoryContext cxt) {
+void shard_connect(ShardSession* s, Oid serverid, int timeout_ms, MemoryContext cxt,
+                   const char* settings, const char** version_problem) {
   ForeignServer* server = GetForeignServer(serverid);
   AclResult acl = gbdt_foreign_server_aclcheck(serverid, GetUserId(), ACL_USAGE);
   if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_FOREIGN_SERVER, server->servername);
   UserMapping* um = GetUserMapping(GetUserId(), serverid);
   const bool required = password_required(um, server);
   const char **kw, **val;
-  connection_options(server, um, &kw, &val);
+  connection_options(server, um, settings, &kw, &val);
   check_password_given(kw, val, required, um, server->servername);
 
   const TimestampTz deadline =
@@ -255,7 +279,7 @@ void shard_connect(ShardSession* s, Oid serverid, int timeout_ms, MemoryContext 
                               "password."),
                     errhint("Change the shard's authentication method, or have a superuser set "
                             "password_required 'false' in the user mapping.")));
-  check_remote_gbdt(s, deadline, server->servername, timeout_ms, cxt);
+  check_remote_gbdt(s, deadline, server->servername, timeout_ms, cxt, version_problem);
 }
 
 }  // namespace gbdt_pg

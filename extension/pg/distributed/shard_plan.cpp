@@ -26,7 +26,8 @@ const char* option_value(List* options, const char* name) {
   return nullptr;
 }
 
-// A column's name on the remote server: its column_name option, else its name.
+}  // namespace
+
 const char* remote_column(Oid relid, const char* name) {
   const AttrNumber att = get_attnum(relid, name);
   if (att == InvalidAttrNumber)
@@ -35,7 +36,6 @@ const char* remote_column(Oid relid, const char* name) {
   return remote != nullptr ? remote : pstrdup(name);
 }
 
-// Why partition `part` (of qualified name `qual`) cannot be a shard, or null.
 const char* partition_refusal(Oid part, const char* qual) {
   const char kind = get_rel_relkind(part);
   if (kind == RELKIND_PARTITIONED_TABLE)
@@ -51,18 +51,28 @@ const char* partition_refusal(Oid part, const char* qual) {
   return nullptr;
 }
 
-// The shard of foreign partition `part`.
-void describe_part(Oid part, const char* qual, const char* target, const char* weight,
-                   const char* const* features, int nf, ShardPart* out) {
+const char* remote_relation(Oid part) {
   ForeignTable* ft = GetForeignTable(part);
-  ForeignServer* server = GetForeignServer(ft->serverid);
   const char* nsp = option_value(ft->options, "schema_name");
   const char* rel = option_value(ft->options, "table_name");
   if (nsp == nullptr) nsp = get_namespace_name(get_rel_namespace(part));
   if (rel == nullptr) rel = get_rel_name(part);
-  out->server = ft->serverid;
-  out->label = psprintf("server \"%s\" (partition %s)", server->servername, qual);
-  out->relation = quote_qualified_identifier(nsp, rel);
+  return quote_qualified_identifier(nsp, rel);
+}
+
+const char* shard_label(Oid part, const char* qual) {
+  ForeignServer* server = GetForeignServer(GetForeignTable(part)->serverid);
+  return psprintf("server \"%s\" (partition %s)", server->servername, qual);
+}
+
+namespace {
+
+// The shard of foreign partition `part`.
+void describe_part(Oid part, const char* qual, const char* target, const char* weight,
+                   const char* const* features, int nf, ShardPart* out) {
+  out->server = GetForeignTable(part)->serverid;
+  out->label = shard_label(part, qual);
+  out->relation = remote_relation(part);
   out->target = remote_column(part, target);
   out->weight = weight != nullptr ? remote_column(part, weight) : nullptr;
   out->features = (const char**)palloc(sizeof(char*) * (nf > 0 ? nf : 1));

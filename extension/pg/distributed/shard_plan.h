@@ -40,4 +40,14 @@ struct ShardPlan {
 ShardPlan* build_shard_plan(Oid relid, const char* target, const char* weight,
                             const char* const* features, int nf);
 
+// The pieces of a plan, also for scoring (score/shard_scoring.h):
+// why partition `part` (of quoted qualified name `qual`) cannot be a shard,
+// or null; a foreign partition's remote relation (quoted qualified name);
+// a column's remote name (its column_name option, else its name); the
+// label of its shard in messages.
+const char* partition_refusal(Oid part, const char* qual);
+const char* remote_relation(Oid part);
+const char* remote_column(Oid relid, const char* name);
+const char* shard_label(Oid part, const char* qual);
+
 }  // namespace gbdt_pg

@@ -22,6 +22,7 @@ struct ShardSession {
   PGconn* conn;     // NULL once closed
   char* label;      // for messages: server "s1" (partition public.t_p1)
   char* call_sql;   // SELECT <schema>.gbdt_shard_step($1, $2, $3)
+  char* schema;     // the schema of gbdt on the shard (unquoted)
   bool busy;        // a request was sent and its last result not yet read
   bool holds_fd;    // counted by AcquireExternalFD
 };

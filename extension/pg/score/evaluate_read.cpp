@@ -7,6 +7,7 @@
 #include "model/model_type.h"
 #include "read/scoring_layout.h"
 #include "score/scoring.h"
+#include "score/shard_scoring.h"
 #include "train/train_bounds.h"
 #include "train/train_data.h"
 
@@ -35,6 +36,21 @@ struct EvalSink {
   int upper_col;   // reader column of the upper bounds
 };
 
+// A multiclass row's sums: its class y, its K class probabilities o (in
+// row order, with the same arithmetic as gbdt::compute_metric's mlogloss
+// and merror).
+void stream_row(EvalRows* r, int y, const double* o) {
+  const double eps = 1e-15;
+  const int K = r->K;
+  r->mlogloss_sum -= std::log(std::max(o[y], eps));
+  const int best = (int)(std::max_element(o, o + K) - o);
+  r->error_sum += best != y;
+  r->class_actual[y]++;
+  r->class_predicted[best]++;
+  if (best == y) r->class_tp[y]++;
+  if (r->confusion != nullptr) r->confusion[(size_t)y * K + best]++;
+}
+
 void eval_flush(EvalSink* s) {
   if (s->bn == 0) return;
   EvalRows* r = s->r;
@@ -45,31 +61,21 @@ void eval_flush(EvalSink* s) {
   double* out = r->stream ? s->out : r->preds + (r->n - s->bn) * (size_t)K;  // K quantiles
   int nthread = scoring_threads();
   run_engine([&] { gbdt::predict_batch(*m, x, bn, out, nthread, cancel_callback()); });
-  if (r->stream) {
-    const double eps = 1e-15;
-    for (size_t i = 0; i < bn; i++) {
-      const double* o = out + i * (size_t)K;
-      const int y = (int)s->blabels[i];
-      r->mlogloss_sum -= std::log(std::max(o[y], eps));
-      const int best = (int)(std::max_element(o, o + K) - o);
-      r->error_sum += best != y;
-      r->class_actual[y]++;
-      r->class_predicted[best]++;
-      if (best == y) r->class_tp[y]++;
-      if (r->confusion != nullptr) r->confusion[(size_t)y * K + best]++;
-    }
-  }
+  if (r->stream)
+    for (size_t i = 0; i < bn; i++) stream_row(r, (int)s->blabels[i], out + i * (size_t)K);
   s->bn = 0;
 }
 
-void eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
-  EvalSink* s = (EvalSink*)arg;
+// The class index of a row's target (d: its value, or its text for a
+// pass-through target; val: its value as read), checked against the
+// model; false for a row left out (a NULL or NaN target).
+bool eval_label(EvalSink* s, Datum d, bool isnull, float val, float* label) {
   EvalRows* r = s->r;
-  if (nulls[0] || (s->classes->kind != ValKind::kNone && std::isnan(vals[0]))) {
+  if (isnull || (s->classes->kind != ValKind::kNone && std::isnan(val))) {
     r->skipped++;
-    return;
+    return false;
   }
-  float y = target_class(s->classes, slot->tts_values[0], vals[0]);
+  float y = target_class(s->classes, d, val);
   const gbdt::ObjectiveInfo& oi = gbdt::objective_info(r->model->objective);
   if (oi.multiclass && (y < 0 || y >= (float)r->K || y != std::floor(y)))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -80,17 +86,31 @@ void eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nu
                     errmsg("target column \"%s\" has value %g: a %s model is "
                            "evaluated on %s",
                            r->target, (double)y, oi.name, oi.label_rule)));
+  *label = y;
+  return true;
+}
+
+// Room for one more row of a single-output model.
+void reserve_row(EvalSink* s) {
+  EvalRows* r = s->r;
+  if (r->n < s->cap) return;
+  size_t cap = s->cap * 2;
+  r->labels = (float*)repalloc_huge(r->labels, sizeof(float) * cap);
+  r->preds = (double*)repalloc_huge(r->preds, sizeof(double) * cap * (size_t)r->K);
+  if (r->upper != nullptr) r->upper = (float*)repalloc_huge(r->upper, sizeof(float) * cap);
+  s->cap = cap;
+}
+
+void eval_row(void* arg, TupleTableSlot* slot, const float* vals, const bool* nulls) {
+  EvalSink* s = (EvalSink*)arg;
+  EvalRows* r = s->r;
+  float y;
+  if (!eval_label(s, slot->tts_values[0], nulls[0], vals[0], &y)) return;
   if (r->stream) {
     s->blabels[s->bn] = y;
     r->n++;
   } else {
-    if (r->n == s->cap) {
-      size_t cap = s->cap * 2;
-      r->labels = (float*)repalloc_huge(r->labels, sizeof(float) * cap);
-      r->preds = (double*)repalloc_huge(r->preds, sizeof(double) * cap * (size_t)r->K);
-      if (r->upper != nullptr) r->upper = (float*)repalloc_huge(r->upper, sizeof(float) * cap);
-      s->cap = cap;
-    }
+    reserve_row(s);
     if (r->upper != nullptr)  // NULL = +Infinity (right-censored), as the training's
       r->upper[r->n] = nulls[s->upper_col] ? INFINITY : vals[s->upper_col];
     r->labels[r->n++] = y;
@@ -134,6 +154,125 @@ void check_no_nan_predictions(const EvalRows* r) {
                     errmsg("%s: the model predicts NaN for %zu of %zu rows of "
                            "relation \"%s\"; its metrics are undefined",
                            r->fn, nan_rows, r->n, r->rel->name)));
+}
+
+// ---- rows scored on the shard servers (shard_scoring.h) ----
+
+// A shard's rows: (target as text, prediction), or for a multiclass model
+// K rows (target as text, probability) per row, in class order.
+struct ShardEval {
+  EvalSink* s;
+  bool as_text;     // a pass-through target: its text as it comes
+  FmgrInfo in;      // else the target type's input function here
+  Oid ioparam;
+  MemoryContext row_cxt;
+  int k;            // multiclass: probabilities of the current row so far
+  bool keep;        // multiclass: the current row is evaluated
+  float y;          // multiclass: its class
+  double* o;        // multiclass: its K probabilities
+};
+
+char* value_sql(const char* schema) {
+  return psprintf("SELECT t.key, t.prediction FROM %s.gbdt_predict_table($1::%s.gbdt_model, "
+                  "$2::pg_catalog.regclass, $3) AS t",
+                  schema, schema);
+}
+
+char* proba_sql(const char* schema) {
+  return psprintf("SELECT t.key, t.probability FROM %s.gbdt_predict_proba_table("
+                  "$1::%s.gbdt_model, $2::pg_catalog.regclass, $3) AS t",
+                  schema, schema);
+}
+
+// The class of a shard row's target, converted as the rows read here are
+// (the target type's input function, then the reader's conversion); false
+// for a row left out.
+bool shard_row_label(ShardEval* e, const PGresult* row, float* y) {
+  MemoryContext old = MemoryContextSwitchTo(e->row_cxt);
+  bool isnull;
+  Datum d = shard_row_text(row, 0, &isnull);
+  float val = NAN;
+  if (!isnull && !e->as_text) {
+    const ValKind kind = e->s->classes->kind;
+    d = InputFunctionCall(&e->in, text_to_cstring(DatumGetTextPP(d)), e->ioparam, -1);
+    const double v = datum_to_double(d, kind);
+    val = (float)v;
+    if (std::isinf(val)) report_nonfinite(e->s->r->target, true, d, kind, v);
+  }
+  const bool keep = eval_label(e->s, d, isnull, val, y);
+  MemoryContextSwitchTo(old);
+  MemoryContextReset(e->row_cxt);
+  return keep;
+}
+
+void shard_value_row(void* arg, const PGresult* row) {
+  ShardEval* e = (ShardEval*)arg;
+  EvalRows* r = e->s->r;
+  float y;
+  if (!shard_row_label(e, row, &y)) return;
+  reserve_row(e->s);
+  r->preds[r->n] = shard_row_float8(row, 1);
+  r->labels[r->n++] = y;
+}
+
+void shard_proba_row(void* arg, const PGresult* row) {
+  ShardEval* e = (ShardEval*)arg;
+  EvalRows* r = e->s->r;
+  if (e->k == 0) e->keep = shard_row_label(e, row, &e->y);
+  e->o[e->k++] = shard_row_float8(row, 1);
+  if (e->k < r->K) return;
+  e->k = 0;
+  if (!e->keep) return;
+  stream_row(r, (int)e->y, e->o);
+  r->n++;
+}
+
+// Why the shards cannot give this evaluation's rows exactly (null: they can).
+const char* shard_eval_refusal(const EvalRows* r, Oid target_type) {
+  if (r->upper_column != nullptr) return "survival:aft reads label_upper_bound_column here";
+  if (!r->stream && r->K != 1) return "the model predicts several quantiles";
+  switch (target_type) {
+    case INT2OID: case INT4OID: case INT8OID: case FLOAT4OID: case FLOAT8OID:
+    case NUMERICOID: case BOOLOID: case TEXTOID: case VARCHAROID:
+      return nullptr;
+    default:
+      return psprintf("target \"%s\" is of type %s (numbers, booleans and text come back "
+                      "from the shard servers)",
+                      r->target, format_type_be(target_type));
+  }
+}
+
+// Every partition of sc in partition order: a shard's rows from its
+// server, a local partition's read and scored here.
+void eval_on_shards(EvalSink* s, ShardScoring* sc, Oid target_type, const ReaderColumn* cols,
+                    int ncols) {
+  EvalRows* r = s->r;
+  ShardEval e;
+  memset(&e, 0, sizeof e);
+  e.s = s;
+  e.as_text = s->classes->kind == ValKind::kNone;
+  if (!e.as_text) {
+    Oid in;
+    getTypeInputInfo(target_type, &in, &e.ioparam);
+    fmgr_info(in, &e.in);
+  }
+  e.row_cxt = AllocSetContextCreate(CurrentMemoryContext, "gbdt shard row", ALLOCSET_SMALL_SIZES);
+  if (r->stream) e.o = (double*)palloc(sizeof(double) * (size_t)r->K);
+  shard_scoring_start(sc, r->stream ? proba_sql : value_sql, nullptr);
+  for (int i = 0; i < sc->n; i++) {
+    if (sc->parts[i].shard < 0) {
+      read_relation(open_rel_info(sc->parts[i].relid), cols, ncols, eval_row, s, true);
+      eval_flush(s);  // its predictions stored before the next partition's rows
+      continue;
+    }
+    shard_scoring_read(sc, i, r->stream ? shard_proba_row : shard_value_row, &e);
+    if (e.k != 0)
+      ereport(ERROR, (errcode(ERRCODE_PROTOCOL_VIOLATION),
+                      errmsg("%s: a row's class probabilities ended early",
+                             sc->group->s[sc->parts[i].shard].label)));
+  }
+  shard_scoring_end(sc);
+  MemoryContextDelete(e.row_cxt);
 }
 
 uint64_t* zeroed_counts(size_t k) { return (uint64_t*)palloc_extended(sizeof(uint64_t) * k, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO); }
@@ -205,7 +344,13 @@ void read_eval_rows(FunctionCallInfo fcinfo, Oid relid, const char* target, bool
     }
   }
 
-  read_relation(rel, cols, ncols, eval_row, &s, true);
+  // A partitioned table of postgres_fdw partitions: scored where its rows live.
+  const Oid target_type = find_column(rel, target)->atttypid;
+  ShardScoring* sc = shard_scoring_plan(rel, m, layout, target, shard_eval_refusal(r, target_type));
+  if (sc != nullptr)
+    eval_on_shards(&s, sc, target_type, cols, ncols);
+  else
+    read_relation(rel, cols, ncols, eval_row, &s, true);
   eval_flush(&s);
   if (r->n == 0)
     ereport(ERROR, (errcode(ERRCODE_NO_DATA_FOUND),

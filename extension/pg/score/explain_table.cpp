@@ -19,8 +19,10 @@
 #include "guard.h"
 #include "model/model_type.h"
 #include "read/relation_reader.h"
+#include "score/explain_shards.h"
 #include "score/explain_value.h"
 #include "score/partition_table.h"
+#include "score/predict_shards.h"
 #include "score/scoring.h"
 #include "read/scoring_layout.h"
 
@@ -273,6 +275,39 @@ void explain_relation(Sink* s, const gbdt::Model* m, const ModelCategories* mc, 
   MemoryContextDelete(s->cxt);
 }
 
+// gbdt_explain_table's rows of one relation (the one called with, or a
+// local partition of a parent explained on its shards).
+struct LocalExplain {
+  Sink* s;
+  const gbdt::Model* m;
+  const ModelCategories* mc;
+  const char* key;
+};
+
+void explain_local_relation(void* arg, Oid relid) {
+  const LocalExplain* e = (const LocalExplain*)arg;
+  explain_relation(e->s, e->m, e->mc, relid, e->key);
+}
+
+// A partitioned table of postgres_fdw partitions: explained where its rows
+// live (explain_shards.h); false when it is read here.
+bool explained_on_shards(LocalExplain* e, Oid relid) {
+  RelInfo* rel = open_rel_info(relid);
+  if (rel->relkind != RELKIND_PARTITIONED_TABLE) return false;  // before the layout's work
+  Form_pg_attribute key_attr = find_column(rel, e->key);
+  if (key_attr == nullptr) report_missing_column(rel, e->key);
+  ScoringLayout* layout = scoring_layout(rel, e->m->feature_names, e->mc, nullptr, nullptr, nullptr);
+  ShardScoring* sc = shard_scoring_plan(rel, e->m, layout, e->key,
+                                        predict_key_refusal(e->key, key_attr->atttypid));
+  if (sc == nullptr) return false;
+  Oid* types = (Oid*)palloc(sizeof(Oid) * (layout->nf > 0 ? layout->nf : 1));
+  for (int f = 0; f < layout->nf; f++) types[f] = find_column(rel, layout->cols[f].name)->atttypid;
+  ExplainShardsOut out{e->s->store, e->s->desc, key_attr->atttypid, layout, types, e->s->names,
+                       e->s->top_k};
+  explain_on_shards(sc, &out, explain_local_relation, e);
+  return true;
+}
+
 struct ImpEntry {
   int feature;
   double value;
@@ -334,7 +369,8 @@ Datum gbdt_explain_table(PG_FUNCTION_ARGS) {
   // until ALTER EXTENSION UPDATE).
   s->want_text = s->desc->natts >= 5;
   s->order = (int*)palloc(sizeof(int) * (nf + 1));
-  explain_relation(s, m, get_call_cache(fcinfo)->categories, relid, key);
+  LocalExplain local{s, m, get_call_cache(fcinfo)->categories, key};
+  if (!explained_on_shards(&local, relid)) explain_local_relation(&local, relid);
   return (Datum)0;
 }
 

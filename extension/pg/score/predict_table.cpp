@@ -38,6 +38,7 @@
 #include "read/raw_layout.h"
 #include "read/relation_reader.h"
 #include "score/partition_table.h"
+#include "score/predict_shards.h"
 #include "score/scoring.h"
 #include "read/scoring_layout.h"
 #include "score/class_names.h"
@@ -529,6 +530,30 @@ Datum gbdt_predict_proba_table(PG_FUNCTION_ARGS) {
 namespace gbdt_pg {
 namespace {
 
+// The relation's rows scored into the result (rel: the relation called
+// with, or one local partition of it scored on its own).
+struct ScoreCall {
+  FunctionCallInfo fcinfo;
+  const gbdt::Model* m;
+  const char* key;
+  OutputMode mode;
+};
+
+void score_relation(const ScoreCall* c, RelInfo* rel, Form_pg_attribute key_attr,
+                    ScoringLayout* layout);
+
+// A local partition of a parent scored on the shards (predict_shards.h).
+void score_local_partition(void* arg, Oid relid) {
+  const ScoreCall* c = (const ScoreCall*)arg;
+  RelInfo* rel = open_rel_info(relid);
+  Form_pg_attribute key_attr = find_column(rel, c->key);
+  if (key_attr == nullptr) report_missing_column(rel, c->key);
+  ScoringLayout* layout = scoring_layout(rel, c->m->feature_names,
+                                         get_call_cache(c->fcinfo)->categories, nullptr, nullptr,
+                                         nullptr);
+  score_relation(c, rel, key_attr, layout);
+}
+
 Datum predict_table(FunctionCallInfo fcinfo, OutputMode mode) {
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
   Oid relid = PG_GETARG_OID(1);
@@ -537,14 +562,9 @@ Datum predict_table(FunctionCallInfo fcinfo, OutputMode mode) {
   RelInfo* rel = open_rel_info(relid);
   Form_pg_attribute key_attr = find_column(rel, key);
   if (key_attr == nullptr) report_missing_column(rel, key);
-  int nf = m->n_features();
   ScoringLayout* layout =
       scoring_layout(rel, m->feature_names, get_call_cache(fcinfo)->categories, nullptr, nullptr,
                      nullptr);
-  const int ncols = layout->ncols + 1;
-  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
-  cols[0] = ReaderColumn{key, ValKind::kNone, false, false};
-  memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
 
   // one prediction column cannot hold several quantiles.
   if (!gbdt::objective_info(m->objective).multiclass && m->num_output_group > 1)
@@ -554,6 +574,36 @@ Datum predict_table(FunctionCallInfo fcinfo, OutputMode mode) {
                     errhint("Use gbdt_predict_quantiles(model, row) for one value per quantile.")));
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
+  ScoreCall call{fcinfo, m, key, mode};
+  // A partitioned table of postgres_fdw partitions: scored where its rows
+  // live (gbdt_predict_proba_table reads them here).
+  const Oid key_type = key_attr->atttypid;
+  ShardScoring* sc =
+      mode == OutputMode::kProba
+          ? nullptr
+          : shard_scoring_plan(rel, m, layout, key, predict_key_refusal(key, key_type));
+  if (sc != nullptr) {
+    PredictShardsOut out{rsinfo->setResult, rsinfo->setDesc, key_type,
+                         mode == OutputMode::kClass, mode == OutputMode::kValueText};
+    predict_on_shards(sc, &out, score_local_partition, &call);
+    return (Datum)0;
+  }
+  score_relation(&call, rel, key_attr, layout);
+  return (Datum)0;
+}
+
+void score_relation(const ScoreCall* c, RelInfo* rel, Form_pg_attribute key_attr,
+                    ScoringLayout* layout) {
+  FunctionCallInfo fcinfo = c->fcinfo;
+  const gbdt::Model* m = c->m;
+  const char* key = c->key;
+  const OutputMode mode = c->mode;
+  ReturnSetInfo* rsinfo = (ReturnSetInfo*)fcinfo->resultinfo;
+  int nf = m->n_features();
+  const int ncols = layout->ncols + 1;
+  ReaderColumn* cols = (ReaderColumn*)palloc(sizeof(ReaderColumn) * ncols);
+  cols[0] = ReaderColumn{key, ValKind::kNone, false, false};
+  memcpy(cols + 1, layout->cols, sizeof(ReaderColumn) * layout->ncols);
 
   Sink* s = (Sink*)palloc0(sizeof(Sink));
   s->model = m;
@@ -618,7 +668,6 @@ Datum predict_table(FunctionCallInfo fcinfo, OutputMode mode) {
   s->pred = nullptr;
   MemoryContextDelete(s->b[0].cxt);
   MemoryContextDelete(s->b[1].cxt);
-  return (Datum)0;
 }
 
 }  // namespace
