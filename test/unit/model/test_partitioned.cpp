@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "model/partitioned.h"
 #include "model/partitioned_json.h"
+#include "model/xgb_json.h"
 #include "test_util.h"
 
 using namespace gbdt;
@@ -111,8 +112,26 @@ TEST(Partitioned, InfoAndExportJson) {
   EXPECT_NE(info.find("\"key\": [null, \"basic\"], \"rows\": 80, \"metric\": {\"rmse\": 0.25}"), std::string::npos) << info;
   EXPECT_NE(info.find("\"key\": [\"1\", \"basic\"], \"rows\": 120, \"metric\": null"), std::string::npos) << info;
   const std::string ex = export_partitioned_json(*m.partitions);
-  EXPECT_EQ(ex.rfind("{\"partition_by\": [\"store\", \"plan\"], \"models\": [{\"key\": [\"1\", \"basic\"], \"model\": {", 0), 0u) << ex.substr(0, 200);
+  EXPECT_EQ(ex.rfind("{\"partition_by\": [\"store\", \"plan\"], \"partition_types\": [", 0), 0u) << ex.substr(0, 200);
+  EXPECT_NE(ex.find("\"models\": [{\"key\": [\"1\", \"basic\"], \"rows\": 120, \"model\": {"), std::string::npos)
+      << ex.substr(0, 300);
   EXPECT_NE(ex.find("\"global\": null}"), std::string::npos);
+}
+
+TEST(Partitioned, ExportImportsBack) {
+  const std::vector<uint8_t> b = serialize_partitioned(two_groups());
+  const Model m = deserialize_model(b.data(), b.size());
+  const std::vector<uint8_t> back = import_model_json(export_partitioned_json(*m.partitions), {});
+  const PartitionedModel pm = deserialize_partitioned(back.data(), back.size(), nullptr);
+  ASSERT_EQ(pm.groups.size(), m.partitions->groups.size());
+  EXPECT_EQ(pm.column_names, m.partitions->column_names);
+  EXPECT_EQ(pm.column_types, m.partitions->column_types);
+  for (size_t g = 0; g < pm.groups.size(); ++g) {
+    EXPECT_EQ(pm.groups[g].key, m.partitions->groups[g].key);
+    EXPECT_EQ(pm.groups[g].key_null, m.partitions->groups[g].key_null);
+    EXPECT_EQ(pm.groups[g].rows, m.partitions->groups[g].rows);
+  }
+  EXPECT_THROW(import_model_json("{\"partition_by\": [\"store\"], \"models\": []}", {}), InvalidInput);
 }
 
 TEST(Partitioned, DuplicateKeyRefused) {
