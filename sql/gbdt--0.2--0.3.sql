@@ -870,3 +870,6 @@ BEGIN
                                          spec->>'objective', coalesce(spec->'params', '{}'::jsonb), v_deploy);
 END
 $$;
+
+COMMENT ON FUNCTION gbdt_registry_check_spec(jsonb) IS
+  'Registry internal: true, or an error when the current role cannot read a relation a training spec names (relation, params.validation_relation) or run its query, or one of them is temporary';

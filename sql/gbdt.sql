@@ -300,6 +300,19 @@ BEGIN
   IF spec IS NULL OR jsonb_typeof(spec) <> 'object' THEN
     RETURN true;
   END IF;
+  -- A query (gbdt_train_query_and_save) is read by a retrain with the
+  -- owner's rights too: one SELECT the author can run, nothing temporary.
+  IF spec->'query' IS NOT NULL AND spec->'query' <> 'null'::jsonb THEN
+    IF jsonb_typeof(spec->'query') <> 'string' THEN
+      RAISE EXCEPTION 'the "query" of a training spec must be a string, not %', spec->'query'
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF spec->'relation' IS NOT NULL AND spec->'relation' <> 'null'::jsonb THEN
+      RAISE EXCEPTION 'a training spec names a "relation" or a "query", not both'
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM @extschema@.gbdt_registry_check_query(spec->>'query');
+  END IF;
   -- The training relation and the validation relation are both read by a
   -- retrain with the owner's rights: the author must be able to read each.
   FOR v_key, v_val IN
@@ -343,7 +356,7 @@ END
 $$;
 
 COMMENT ON FUNCTION gbdt_registry_check_spec(jsonb) IS
-  'Registry internal: true, or an error when the current role cannot read a relation a training spec names (relation, params.validation_relation) or one of them is temporary';
+  'Registry internal: true, or an error when the current role cannot read a relation a training spec names (relation, params.validation_relation) or run its query, or one of them is temporary';
 
 -- Saved versions are history: only "deployed" may change.
 CREATE FUNCTION gbdt_registry_immutable() RETURNS trigger
@@ -666,11 +679,22 @@ AS $$
 DECLARE
   v_init @extschema@.gbdt_model;
   v_model @extschema@.gbdt_model;
+  v_features text[];
+  v_deploy text := coalesce(spec->>'deploy', 'always');
+  v_spec jsonb := spec - 'continue_from_deployed' - 'deploy';
 BEGIN
-  IF jsonb_typeof(spec) <> 'object' OR spec->>'relation' IS NULL OR spec->>'target' IS NULL THEN
+  IF jsonb_typeof(spec) <> 'object' OR coalesce(spec->>'relation', spec->>'query') IS NULL
+     OR spec->>'target' IS NULL THEN
     RAISE EXCEPTION 'the training spec of model "%" lacks "relation" or "target"', name
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'A spec names a "relation" (or a "query") and a "target".';
+  END IF;
+  IF spec->>'relation' IS NOT NULL AND spec->>'query' IS NOT NULL THEN
+    RAISE EXCEPTION 'the training spec of model "%" names both a "relation" and a "query"', name
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
+  v_features := CASE WHEN jsonb_typeof(spec->'features') = 'array'
+                     THEN ARRAY(SELECT jsonb_array_elements_text(spec->'features')) END;
   IF spec->'continue_from_deployed' = 'true'::jsonb THEN
     -- gbdt_retrain(name, continue_from_deployed => true): add the spec's
     -- num_round rounds to the deployed version (continued training).
@@ -680,26 +704,28 @@ BEGIN
         USING ERRCODE = 'object_not_in_prerequisite_state',
               HINT = 'Deploy a version with gbdt_deploy(), or retrain without continue_from_deployed.';
     END IF;
-    v_model := @extschema@.gbdt_train(
-      (spec->>'relation')::regclass,
-      spec->>'target',
-      CASE WHEN jsonb_typeof(spec->'features') = 'array'
-           THEN ARRAY(SELECT jsonb_array_elements_text(spec->'features')) END,
-      spec->>'objective',
-      coalesce(spec->'params', '{}'::jsonb),
-      v_init);
-    RETURN @extschema@.gbdt_save(name, v_model, spec - 'continue_from_deployed' - 'deploy',
-                     coalesce(spec->>'deploy', 'always'));
   END IF;
-  RETURN @extschema@.gbdt_train_and_save(
-    name,
-    (spec->>'relation')::regclass,
-    spec->>'target',
-    CASE WHEN jsonb_typeof(spec->'features') = 'array'
-         THEN ARRAY(SELECT jsonb_array_elements_text(spec->'features')) END,
-    spec->>'objective',
-    coalesce(spec->'params', '{}'::jsonb),
-    coalesce(spec->>'deploy', 'always'));
+  IF spec->>'query' IS NOT NULL THEN
+    -- What gbdt_train_and_save refuses before training, refused here too.
+    IF name = '' THEN
+      RAISE EXCEPTION 'model name must not be NULL or empty' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF v_deploy NOT IN ('always', 'if_better', 'never') THEN
+      RAISE EXCEPTION 'deploy strategy "%" is not supported', v_deploy
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Use always, if_better or never.';
+    END IF;
+    PERFORM @extschema@.gbdt_registry_check_spec(v_spec);
+    v_model := @extschema@.gbdt_train_query(spec->>'query', spec->>'target', v_features, spec->>'objective',
+                                            coalesce(spec->'params', '{}'::jsonb), v_init);
+    RETURN @extschema@.gbdt_save(name, v_model, v_spec, v_deploy);
+  END IF;
+  IF v_init IS NOT NULL THEN
+    v_model := @extschema@.gbdt_train((spec->>'relation')::regclass, spec->>'target', v_features,
+                                      spec->>'objective', coalesce(spec->'params', '{}'::jsonb), v_init);
+    RETURN @extschema@.gbdt_save(name, v_model, v_spec, v_deploy);
+  END IF;
+  RETURN @extschema@.gbdt_train_and_save(name, (spec->>'relation')::regclass, spec->>'target', v_features,
+                                         spec->>'objective', coalesce(spec->'params', '{}'::jsonb), v_deploy);
 END
 $$;
 
@@ -1052,129 +1078,3 @@ CREATE FUNCTION gbdt_train_query_and_save(name text, query text, target text,
 
 COMMENT ON FUNCTION gbdt_train_query_and_save(text, text, text, text[], text, jsonb, text) IS
   'Trains on the rows of a SELECT (as gbdt_train_query) and saves the model under name with a spec holding the query (schema-qualified), which gbdt_retrain re-runs with the owner''s rights; returns the version';
-
-CREATE OR REPLACE FUNCTION gbdt_registry_check_spec(spec jsonb) RETURNS bool
-  LANGUAGE plpgsql STABLE
-  SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  v_key text;
-  v_val jsonb;
-  v_rel regclass;
-  v_nsp name;
-  v_persistence "char";
-BEGIN
-  IF spec IS NULL OR jsonb_typeof(spec) <> 'object' THEN
-    RETURN true;
-  END IF;
-  -- A query (gbdt_train_query_and_save) is read by a retrain with the
-  -- owner's rights too: one SELECT the author can run, nothing temporary.
-  IF spec->'query' IS NOT NULL AND spec->'query' <> 'null'::jsonb THEN
-    IF jsonb_typeof(spec->'query') <> 'string' THEN
-      RAISE EXCEPTION 'the "query" of a training spec must be a string, not %', spec->'query'
-        USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    IF spec->'relation' IS NOT NULL AND spec->'relation' <> 'null'::jsonb THEN
-      RAISE EXCEPTION 'a training spec names a "relation" or a "query", not both'
-        USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    PERFORM @extschema@.gbdt_registry_check_query(spec->>'query');
-  END IF;
-  -- The training relation and the validation relation are both read by a
-  -- retrain with the owner's rights: the author must be able to read each.
-  FOR v_key, v_val IN
-    SELECT 'relation', spec->'relation'
-    UNION ALL
-    SELECT 'params.validation_relation', spec->'params'->'validation_relation'
-    WHERE jsonb_typeof(spec->'params') = 'object'
-  LOOP
-    CONTINUE WHEN v_val IS NULL OR v_val = 'null'::jsonb;
-    IF jsonb_typeof(v_val) <> 'string' THEN
-      RAISE EXCEPTION 'the "%" of a training spec must be a string, not %', v_key, v_val
-        USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    -- Resolved under this function's search path (pg_catalog, pg_temp), as a
-    -- retrain resolves it: a spec names its relations schema-qualified.
-    v_rel := to_regclass(v_val #>> '{}');
-    IF v_rel IS NULL THEN
-      RAISE EXCEPTION 'relation "%" named in the training spec (%) does not exist', v_val #>> '{}', v_key
-        USING ERRCODE = 'undefined_table',
-              HINT = 'Name it with its schema (schema.table): a spec is resolved with search_path = pg_catalog, pg_temp.';
-    END IF;
-    SELECT n.nspname, c.relpersistence INTO v_nsp, v_persistence
-    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-    WHERE c.oid = v_rel;
-    IF v_persistence = 't' THEN
-      RAISE EXCEPTION 'relation % named in the training spec (%) is temporary', v_val #>> '{}', v_key
-        USING ERRCODE = 'invalid_parameter_value',
-              DETAIL = 'A temporary table or view (also a view reading one) exists only in the session that made it; a retrain of the spec would not find it.',
-              HINT = 'Train from a permanent table or view.';
-    END IF;
-    IF NOT pg_catalog.has_schema_privilege(v_nsp, 'USAGE')
-       OR NOT pg_catalog.has_table_privilege(v_rel, 'SELECT') THEN
-      RAISE EXCEPTION 'permission denied for relation % named in the training spec', v_val #>> '{}'
-        USING ERRCODE = 'insufficient_privilege',
-              HINT = format('Role %s needs SELECT on the relation and USAGE on schema %s to save a spec naming it.',
-                            current_user, v_nsp);
-    END IF;
-  END LOOP;
-  RETURN true;
-END
-$$;
-
-CREATE OR REPLACE FUNCTION gbdt_retrain_spec(name text, spec jsonb) RETURNS int
-  LANGUAGE plpgsql VOLATILE STRICT
-  SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  v_init @extschema@.gbdt_model;
-  v_model @extschema@.gbdt_model;
-  v_features text[];
-  v_deploy text := coalesce(spec->>'deploy', 'always');
-  v_spec jsonb := spec - 'continue_from_deployed' - 'deploy';
-BEGIN
-  IF jsonb_typeof(spec) <> 'object' OR coalesce(spec->>'relation', spec->>'query') IS NULL
-     OR spec->>'target' IS NULL THEN
-    RAISE EXCEPTION 'the training spec of model "%" lacks "relation" or "target"', name
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'A spec names a "relation" (or a "query") and a "target".';
-  END IF;
-  IF spec->>'relation' IS NOT NULL AND spec->>'query' IS NOT NULL THEN
-    RAISE EXCEPTION 'the training spec of model "%" names both a "relation" and a "query"', name
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  v_features := CASE WHEN jsonb_typeof(spec->'features') = 'array'
-                     THEN ARRAY(SELECT jsonb_array_elements_text(spec->'features')) END;
-  IF spec->'continue_from_deployed' = 'true'::jsonb THEN
-    -- gbdt_retrain(name, continue_from_deployed => true): add the spec's
-    -- num_round rounds to the deployed version (continued training).
-    SELECT m.model INTO v_init FROM @extschema@.gbdt_models m WHERE m.name = gbdt_retrain_spec.name AND m.deployed;
-    IF NOT FOUND THEN
-      RAISE EXCEPTION 'model "%" has no deployed version to continue from', name
-        USING ERRCODE = 'object_not_in_prerequisite_state',
-              HINT = 'Deploy a version with gbdt_deploy(), or retrain without continue_from_deployed.';
-    END IF;
-  END IF;
-  IF spec->>'query' IS NOT NULL THEN
-    -- What gbdt_train_and_save refuses before training, refused here too.
-    IF name = '' THEN
-      RAISE EXCEPTION 'model name must not be NULL or empty' USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    IF v_deploy NOT IN ('always', 'if_better', 'never') THEN
-      RAISE EXCEPTION 'deploy strategy "%" is not supported', v_deploy
-        USING ERRCODE = 'invalid_parameter_value', HINT = 'Use always, if_better or never.';
-    END IF;
-    PERFORM @extschema@.gbdt_registry_check_spec(v_spec);
-    v_model := @extschema@.gbdt_train_query(spec->>'query', spec->>'target', v_features, spec->>'objective',
-                                            coalesce(spec->'params', '{}'::jsonb), v_init);
-    RETURN @extschema@.gbdt_save(name, v_model, v_spec, v_deploy);
-  END IF;
-  IF v_init IS NOT NULL THEN
-    v_model := @extschema@.gbdt_train((spec->>'relation')::regclass, spec->>'target', v_features,
-                                      spec->>'objective', coalesce(spec->'params', '{}'::jsonb), v_init);
-    RETURN @extschema@.gbdt_save(name, v_model, v_spec, v_deploy);
-  END IF;
-  RETURN @extschema@.gbdt_train_and_save(name, (spec->>'relation')::regclass, spec->>'target', v_features,
-                                         spec->>'objective', coalesce(spec->'params', '{}'::jsonb), v_deploy);
-END
-$$;
