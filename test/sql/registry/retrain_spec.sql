@@ -28,14 +28,7 @@ CREATE TABLE gbdt_rs.secret AS SELECT * FROM gbdt_rs.t WHERE id % 3 = 0;
 GRANT SELECT ON gbdt_rs.t TO gbdt_rs_alice, gbdt_rs_mallory;
 GRANT SELECT ON gbdt_rs.secret TO gbdt_rs_alice;
 
-CREATE FUNCTION pg_temp.as_role(r text, q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE v text;
-BEGIN
-  PERFORM set_config('role', r, true);
-  EXECUTE q INTO v;
-  PERFORM set_config('role', 'none', true);
-  RETURN v;
-END $$;
+\ir ../lib/as_role_value.sql
 
 -- ---- the deployed version's spec, not the newest ----
 SELECT is(gbdt_train_and_save('rs', 'gbdt_rs.t', 'y', ARRAY['x1', 'x2'], 'binary:logistic',
@@ -65,36 +58,36 @@ SELECT throws_ok($$SELECT gbdt_retrain('rs_nospec')$$, '55000',
 
 -- ---- quarantine and approval ----
 GRANT UPDATE (spec_quarantined) ON gbdt_models TO gbdt_rs_alice, gbdt_rs_mallory;
-SELECT is(pg_temp.as_role('gbdt_rs_alice', $q$SELECT gbdt_train_and_save('rs_a', 'gbdt_rs.secret', 'y', ARRAY['x1', 'x2'],
+SELECT is(pg_temp.as_role_val('gbdt_rs_alice', $q$SELECT gbdt_train_and_save('rs_a', 'gbdt_rs.secret', 'y', ARRAY['x1', 'x2'],
             'binary:logistic', '{"num_round": 3}')$q$), '1', 'alice saves rs_a on her secret table');
 UPDATE gbdt_models SET spec_quarantined = true WHERE name = 'rs_a';
-SELECT throws_like($$SELECT pg_temp.as_role('gbdt_rs_alice', 'SELECT gbdt_retrain(''rs_a'')')$$,
+SELECT throws_like($$SELECT pg_temp.as_role_val('gbdt_rs_alice', 'SELECT gbdt_retrain(''rs_a'')')$$,
                    'the training spec of version 1 of model "rs_a" is quarantined',
                    'the owner''s retrain refuses a quarantined spec');
 SELECT throws_like($$SELECT gbdt_retrain('rs_a')$$,
                    'the training spec of version 1 of model "rs_a" is quarantined',
                    'a superuser''s retrain refuses it too');
-SELECT throws_ok($$SELECT pg_temp.as_role('gbdt_rs_mallory', 'SELECT gbdt_approve_spec(''rs_a'', 1)')$$,
+SELECT throws_ok($$SELECT pg_temp.as_role_val('gbdt_rs_mallory', 'SELECT gbdt_approve_spec(''rs_a'', 1)')$$,
                  '42501', 'permission denied for model "rs_a"', 'another role cannot approve it');
-SELECT is(pg_temp.as_role('gbdt_rs_mallory', $q$UPDATE gbdt_models SET spec_quarantined = false
+SELECT is(pg_temp.as_role_val('gbdt_rs_mallory', $q$UPDATE gbdt_models SET spec_quarantined = false
                                               WHERE name = 'rs_a' RETURNING 'changed'$q$), NULL,
           'nor lift the quarantine by a direct UPDATE');
-SELECT lives_ok($$SELECT pg_temp.as_role('gbdt_rs_alice', 'SELECT gbdt_approve_spec(''rs_a'', 1)')$$,
+SELECT lives_ok($$SELECT pg_temp.as_role_val('gbdt_rs_alice', 'SELECT gbdt_approve_spec(''rs_a'', 1)')$$,
                 'the owner approves it');
-SELECT is(pg_temp.as_role('gbdt_rs_alice', $q$SELECT gbdt_retrain('rs_a')$q$), '2', 'and retrains from it');
+SELECT is(pg_temp.as_role_val('gbdt_rs_alice', $q$SELECT gbdt_retrain('rs_a')$q$), '2', 'and retrains from it');
 UPDATE gbdt_models SET spec_quarantined = true WHERE name = 'rs_a' AND version = 2;
 REVOKE SELECT ON gbdt_rs.secret FROM gbdt_rs_alice;
-SELECT throws_ok($$SELECT pg_temp.as_role('gbdt_rs_alice', 'SELECT gbdt_approve_spec(''rs_a'', 2)')$$, '42501',
+SELECT throws_ok($$SELECT pg_temp.as_role_val('gbdt_rs_alice', 'SELECT gbdt_approve_spec(''rs_a'', 2)')$$, '42501',
                  'permission denied for relation gbdt_rs.secret named in the training spec',
                  'an owner who cannot read what the spec names cannot approve it');
-SELECT throws_ok($$SELECT pg_temp.as_role('gbdt_rs_alice', 'UPDATE gbdt_models SET spec_quarantined = false WHERE name = ''rs_a'' AND version = 2')$$,
+SELECT throws_ok($$SELECT pg_temp.as_role_val('gbdt_rs_alice', 'UPDATE gbdt_models SET spec_quarantined = false WHERE name = ''rs_a'' AND version = 2')$$,
                  '42501', 'permission denied for relation gbdt_rs.secret named in the training spec',
                  'nor by a direct UPDATE');
 
 -- ---- what a spec may name ----
 CREATE TEMP TABLE rs_model AS SELECT model FROM gbdt_models WHERE name = 'rs' AND version = 1;
 GRANT SELECT ON rs_model TO gbdt_rs_mallory;
-SELECT throws_ok($$SELECT pg_temp.as_role('gbdt_rs_mallory', 'SELECT gbdt_save(''rs_m'', (SELECT model FROM rs_model),
+SELECT throws_ok($$SELECT pg_temp.as_role_val('gbdt_rs_mallory', 'SELECT gbdt_save(''rs_m'', (SELECT model FROM rs_model),
                    ''{"relation": "gbdt_rs.t", "target": "y", "params": {"validation_relation": "gbdt_rs.secret"}}'')')$$,
                  '42501', 'permission denied for relation gbdt_rs.secret named in the training spec',
                  'a spec whose validation_relation its saver cannot read is refused');

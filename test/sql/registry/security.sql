@@ -45,14 +45,7 @@ BEGIN
   RETURN n;
 END $$;
 -- The same for a query returning one value.
-CREATE FUNCTION pg_temp.as_role_val(r text, q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE v text;
-BEGIN
-  PERFORM set_config('role', r, true);
-  EXECUTE q INTO v;
-  PERFORM set_config('role', 'none', true);
-  RETURN v;
-END $$;
+\ir ../lib/as_role_value.sql
 
 -- ---- alice saves a model trained on her secret table ----
 SELECT is(pg_temp.as_role_val('gbdt_alice', $q$SELECT gbdt_train_and_save('sec_churn', 'gbdt_sec.secret', 'y', NULL,

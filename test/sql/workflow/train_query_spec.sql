@@ -24,14 +24,7 @@ FROM generate_series(1, 1200) i;
 CREATE TABLE gbdt_qs.secret AS SELECT * FROM gbdt_qs.d;
 GRANT SELECT ON gbdt_qs.d TO gbdt_qs_owner;
 
-CREATE FUNCTION pg_temp.as_role(r text, q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE v text;
-BEGIN
-  PERFORM set_config('role', r, true);
-  EXECUTE q INTO v;
-  PERFORM set_config('role', 'none', true);
-  RETURN v;
-END $$;
+\ir ../lib/as_role_value.sql
 
 SET client_min_messages = warning;  -- the training NOTICEs
 
@@ -70,10 +63,10 @@ SELECT is((SELECT count(*)::int FROM pg_class WHERE relname LIKE 'gbdt_query_%' 
           'no query view is left behind');
 
 -- ---- the owner's rights ----
-SELECT is(pg_temp.as_role('gbdt_qs_owner', $q$SELECT gbdt_train_query_and_save('qs_own',
+SELECT is(pg_temp.as_role_val('gbdt_qs_owner', $q$SELECT gbdt_train_query_and_save('qs_own',
             'SELECT a, b, y FROM gbdt_qs.d', 'y', params => '{"num_round": 3}')$q$), '1',
           'the owner saves a query spec');
-SELECT throws_ok($$SELECT pg_temp.as_role('gbdt_qs_owner', $q$SELECT gbdt_train_query_and_save('qs_sec',
+SELECT throws_ok($$SELECT pg_temp.as_role_val('gbdt_qs_owner', $q$SELECT gbdt_train_query_and_save('qs_sec',
                    'SELECT a, b, y FROM gbdt_qs.secret', 'y')$q$)$$,
                  '42501', 'permission denied for table secret', 'the owner cannot save a query it cannot run');
 REVOKE SELECT ON gbdt_qs.d FROM gbdt_qs_owner;
