@@ -48,8 +48,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import rank_tables  # noqa: E402
-from suite import (BINS, DATA, DEPTH, ETA, NTHREADS, OMP_POLICY, REPEAT, ROUNDS,  # noqa: E402
-                   timed_runs, wait_quiet)
+from suite import (BINS, DATA, DEPTH, ETA, NTHREADS, REPEAT, ROUNDS,  # noqa: E402
+                   OMP_POLICY, mark, run_peer_workers, timed_runs, wait_quiet)
 
 DEFAULT_SETS = "batting_rank synth_rank:150:40"
 NDCG_K = 10
@@ -200,27 +200,7 @@ def peers(train, test):
     with open(path, "wb") as f:
         pickle.dump((Xtr, train["label"].to_numpy(np.float64), sizes, Xte,
                      test["label"].to_numpy(np.float64), test["qid"].to_numpy()), f, protocol=4)
-    res = {}
-    try:
-        for kind in ("xgb", "lgb"):
-            wait_quiet()
-            env = dict(os.environ)
-            if OMP_POLICY:
-                env["OMP_WAIT_POLICY"] = OMP_POLICY
-            r = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", kind, "--data", path],
-                               capture_output=True, text=True, env=env)
-            if r.returncode != 0:
-                raise RuntimeError(f"{kind} worker failed:\n{r.stderr[-3000:]}")
-            o = json.loads(r.stdout.strip().splitlines()[-1])
-            o["train_s"] = {int(k): v for k, v in o["train_s"].items()}
-            res[kind] = o
-    finally:
-        os.unlink(path)
-    return res
-
-
-def mark(ok):
-    return "ok" if ok else "**miss**"
+    return run_peer_workers(__file__, path)
 
 
 def report(results, head):

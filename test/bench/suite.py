@@ -412,6 +412,14 @@ def peers(ds):
     with open(path, "wb") as f:
         pickle.dump((Xtr, y[~te], Xte, y[te]), f, protocol=4)
     del Xtr, Xte
+    return run_peer_workers(__file__, path, ["--task", ds["task"]])
+
+
+def run_peer_workers(script, path, extra_args=()):
+    """Runs `script --worker KIND --data path [extra_args]` for XGBoost and
+    LightGBM, one after the other on a quiet machine, each in a process of
+    its own; their JSON results by kind ("train_s" keyed by thread count).
+    The data file is removed afterwards."""
     res = {}
     try:
         for kind in ("xgb", "lgb"):
@@ -419,8 +427,8 @@ def peers(ds):
             env = dict(os.environ)
             if OMP_POLICY:
                 env["OMP_WAIT_POLICY"] = OMP_POLICY
-            r = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", kind, "--data", path,
-                                "--task", ds["task"]], capture_output=True, text=True, env=env)
+            r = subprocess.run([sys.executable, os.path.abspath(script), "--worker", kind, "--data", path,
+                                *extra_args], capture_output=True, text=True, env=env)
             if r.returncode != 0:
                 raise RuntimeError(f"{kind} worker failed:\n{r.stderr[-3000:]}")
             o = json.loads(r.stdout.strip().splitlines()[-1])
