@@ -125,102 +125,91 @@ wait_idle() {
     sleep 0.05
   done
 }
-# Starts the training in the background, output in $WORK/$1.out.
-train_bg() {
-  local name=$1; shift
-  ( shard_psql "$GBDT_COORD_PORT" "$GBDT_SHARD_ROLE" -At "$@" -c "$TRAIN" \
+# Starts sql in the background as the mapped role (extra psql arguments
+# after it), output in $WORK/$1.out.
+run_bg() {
+  local name=$1 sql=$2; shift 2
+  ( shard_psql "$GBDT_COORD_PORT" "$GBDT_SHARD_ROLE" -At "$@" -c "$sql" \
       >"$WORK/$name.out" 2>&1; echo $? >"$WORK/$name.rc" ) &
+}
+train_bg() { local name=$1; shift; run_bg "$name" "$TRAIN" "$@"; }
+
+# NAME SQL TIMEOUT WHEN: a statement_timeout on the coordinator while sql
+# runs; every shard had a gbdt session, and all are idle within 2 s after.
+fault_timeout() {
+  local name=$1 sql=$2 timeout=$3 when=$4
+  run_bg "$name" "$sql" -c "SET statement_timeout = '$timeout'"
+  if wait_session 1 5 && wait_session 2 5 && wait_session 3 5; then pass "every shard has a gbdt session $when"
+  else fail "the shards never had gbdt sessions: $(cat "$WORK/$name.out")"; fi
+  wait
+  if grep -q "statement timeout" "$WORK/$name.out"; then
+    if t=$(wait_idle 1 2 3); then pass "all shards idle ${t}s after the coordinator's timeout"
+    else fail "a shard was still busy 2 s after the coordinator's timeout"; fi
+  else fail "expected a statement timeout: $(cat "$WORK/$name.out")"; fi
+}
+
+# NAME SQL K OTHER...: shard K's gbdt session is terminated while sql runs;
+# the error names sK and the other shards are idle within 2 s.
+fault_terminate() {
+  local name=$1 sql=$2 k=$3; shift 3
+  local others; others=$(printf 's%s, ' "$@"); others=${others%, }
+  run_bg "$name" "$sql"
+  if wait_session "$k" 10; then
+    sleep 1
+    shard_psql "$(shard_port "$k")" postgres -At -c \
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gbdt'" >/dev/null
+    local t0; t0=$(now)
+    wait
+    if grep -q "server \"s$k\"" "$WORK/$name.out"; then pass "error names s$k after $(since "$t0")s: $(grep -m1 ERROR "$WORK/$name.out")"
+    else fail "no error naming s$k: $(cat "$WORK/$name.out")"; fi
+    if t=$(wait_idle "$@"); then pass "shards $others idle ${t}s later"; else fail "$others still busy 2 s later"; fi
+  else wait; fail "s$k never had a gbdt session: $(cat "$WORK/$name.out")"; fi
+}
+
+# NAME SQL K SHARD_TIMEOUT LIMIT PAUSE: shard K's gbdt backend is stopped
+# (SIGSTOP) PAUSE seconds into sql; the error names sK and
+# gbdt.shard_timeout within LIMIT seconds, and every shard is idle within
+# 2 s after it resumes.
+fault_stopped() {
+  local name=$1 sql=$2 k=$3 shard_timeout=$4 limit=$5 pause=$6
+  run_bg "$name" "$sql" -c "SET gbdt.shard_timeout = '$shard_timeout'"
+  if wait_session "$k" 10; then
+    sleep "$pause"
+    local pid; pid=$(gbdt_pid "$k")
+    kill -STOP "$pid"
+    local t0; t0=$(now)
+    wait
+    local el; el=$(since "$t0")
+    kill -CONT "$pid" 2>/dev/null
+    if grep -q "server \"s$k\".*gbdt.shard_timeout" "$WORK/$name.out" && [ "$(echo "$el < $limit" | bc)" = 1 ]; then
+      pass "error names s$k after ${el}s: $(grep -m1 ERROR "$WORK/$name.out")"
+    else fail "after ${el}s: $(cat "$WORK/$name.out")"; fi
+    if t=$(wait_idle 1 2 3); then pass "all shards idle ${t}s after s$k resumed"; else fail "a shard still busy 2 s later"; fi
+  else wait; fail "s$k never had a gbdt session: $(cat "$WORK/$name.out")"; fi
 }
 
 echo "== 1. statement_timeout on the coordinator"
-train_bg timeout -c "SET statement_timeout = '6s'"
-if wait_session 1 5 && wait_session 2 5 && wait_session 3 5; then pass "every shard has a gbdt session mid-training"
-else fail "the shards never had gbdt sessions: $(cat "$WORK/timeout.out")"; fi
-wait
-if grep -q "statement timeout" "$WORK/timeout.out"; then
-  if t=$(wait_idle 1 2 3); then pass "all shards idle ${t}s after the coordinator's timeout"
-  else fail "a shard was still busy 2 s after the coordinator's timeout"; fi
-else fail "expected a statement timeout: $(cat "$WORK/timeout.out")"; fi
+fault_timeout timeout "$TRAIN" 6s mid-training
 
 echo "== 2. pg_terminate_backend of shard s2's session"
-train_bg terminate
-if wait_session 2 10; then
-  sleep 1
-  shard_psql "$(shard_port 2)" postgres -At -c \
-    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gbdt'" >/dev/null
-  t0=$(now)
-  wait
-  if grep -q 'server "s2"' "$WORK/terminate.out"; then pass "error names s2 after $(since "$t0")s: $(grep -m1 ERROR "$WORK/terminate.out")"
-  else fail "no error naming s2: $(cat "$WORK/terminate.out")"; fi
-  if t=$(wait_idle 1 3); then pass "shards s1, s3 idle ${t}s later"; else fail "s1 or s3 still busy 2 s later"; fi
-else wait; fail "s2 never had a gbdt session: $(cat "$WORK/terminate.out")"; fi
+fault_terminate terminate "$TRAIN" 2 1 3
 
 echo "== 3. a stopped shard (SIGSTOP of s3's gbdt backend), gbdt.shard_timeout = 3s"
-train_bg stopped -c "SET gbdt.shard_timeout = '3s'"
-if wait_session 3 10; then
-  sleep 1
-  pid=$(gbdt_pid 3)
-  kill -STOP "$pid"
-  t0=$(now)
-  wait
-  el=$(since "$t0")
-  kill -CONT "$pid" 2>/dev/null
-  if grep -q 'server "s3".*gbdt.shard_timeout' "$WORK/stopped.out" && [ "$(echo "$el < 5" | bc)" = 1 ]; then
-    pass "error names s3 after ${el}s: $(grep -m1 ERROR "$WORK/stopped.out")"
-  else fail "after ${el}s: $(cat "$WORK/stopped.out")"; fi
-  if t=$(wait_idle 1 2 3); then pass "all shards idle ${t}s after s3 resumed"; else fail "a shard still busy 2 s later"; fi
-else wait; fail "s3 never had a gbdt session: $(cat "$WORK/stopped.out")"; fi
+fault_stopped stopped "$TRAIN" 3 3s 5 1
 
 SCORE="SET gbdt.distributed_scoring = on; SELECT count(*) FROM gbdt_predict_table((SELECT m FROM score_model), 'slow_parent', 'y')"
 shard_psql "$GBDT_COORD_PORT" postgres -q \
   -c "CREATE TABLE score_rows AS SELECT random() AS x1, random() AS x2, random() AS x3, random() AS x4, random() AS x5, random() AS x6, random() AS x7, random() AS x8, random() AS y FROM generate_series(1, 2000)" \
   -c "CREATE TABLE score_model AS SELECT gbdt_train('score_rows', 'y', ARRAY['x1','x2','x3','x4','x5','x6','x7','x8'], params => '{\"num_round\": 5}') AS m" \
   -c "GRANT SELECT ON score_model TO $GBDT_SHARD_ROLE" >/dev/null 2>&1 || fail "could not train the scoring model"
-# Starts the scoring in the background, output in $WORK/$1.out.
-score_bg() {
-  local name=$1; shift
-  ( shard_psql "$GBDT_COORD_PORT" "$GBDT_SHARD_ROLE" -At "$@" -c "$SCORE" \
-      >"$WORK/$name.out" 2>&1; echo $? >"$WORK/$name.rc" ) &
-}
-
 echo "== 4. statement_timeout on the coordinator mid-scoring"
-score_bg score_timeout -c "SET statement_timeout = '2s'"
-if wait_session 1 5 && wait_session 2 5 && wait_session 3 5; then pass "every shard has a gbdt session mid-scoring"
-else fail "the shards never had gbdt sessions: $(cat "$WORK/score_timeout.out")"; fi
-wait
-if grep -q "statement timeout" "$WORK/score_timeout.out"; then
-  if t=$(wait_idle 1 2 3); then pass "all shards idle ${t}s after the coordinator's timeout"
-  else fail "a shard was still busy 2 s after the coordinator's timeout"; fi
-else fail "expected a statement timeout: $(cat "$WORK/score_timeout.out")"; fi
+fault_timeout score_timeout "$SCORE" 2s mid-scoring
 
 echo "== 5. pg_terminate_backend of shard s1's session mid-scoring"
-score_bg score_terminate
-if wait_session 1 10; then
-  sleep 1
-  shard_psql "$(shard_port 1)" postgres -At -c \
-    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gbdt'" >/dev/null
-  t0=$(now)
-  wait
-  if grep -q 'server "s1"' "$WORK/score_terminate.out"; then pass "error names s1 after $(since "$t0")s: $(grep -m1 ERROR "$WORK/score_terminate.out")"
-  else fail "no error naming s1: $(cat "$WORK/score_terminate.out")"; fi
-  if t=$(wait_idle 2 3); then pass "shards s2, s3 idle ${t}s later"; else fail "s2 or s3 still busy 2 s later"; fi
-else wait; fail "s1 never had a gbdt session: $(cat "$WORK/score_terminate.out")"; fi
+fault_terminate score_terminate "$SCORE" 1 2 3
 
 echo "== 6. a stopped shard (SIGSTOP of s1's gbdt backend) mid-scoring, gbdt.shard_timeout = 2s"
-score_bg score_stopped -c "SET gbdt.shard_timeout = '2s'"
-if wait_session 1 10; then
-  sleep 0.5
-  pid=$(gbdt_pid 1)
-  kill -STOP "$pid"
-  t0=$(now)
-  wait
-  el=$(since "$t0")
-  kill -CONT "$pid" 2>/dev/null
-  if grep -q 'server "s1".*gbdt.shard_timeout' "$WORK/score_stopped.out" && [ "$(echo "$el < 4" | bc)" = 1 ]; then
-    pass "error names s1 after ${el}s: $(grep -m1 ERROR "$WORK/score_stopped.out")"
-  else fail "after ${el}s: $(cat "$WORK/score_stopped.out")"; fi
-  if t=$(wait_idle 1 2 3); then pass "all shards idle ${t}s after s1 resumed"; else fail "a shard still busy 2 s later"; fi
-else wait; fail "s1 never had a gbdt session: $(cat "$WORK/score_stopped.out")"; fi
+fault_stopped score_stopped "$SCORE" 1 2s 4 0.5
 
 echo "== 7. shard s3's server shut down mid-training"
 train_bg shutdown
