@@ -9,6 +9,7 @@
 #include "gbdt/train.h"
 
 extern "C" {
+#include "utils/lsyscache.h"
 PG_MODULE_MAGIC;
 PG_FUNCTION_INFO_V1(gbdt_build_info);
 }
@@ -62,6 +63,13 @@ static const struct config_enum_entry distributed_scoring_options[] = {
     {"off", kDistributedScoringOff, false},
     {nullptr, 0, false},
 };
+
+const char* extension_schema(FunctionCallInfo fcinfo) {
+  char* nspname = get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid));
+  if (nspname == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_SCHEMA), errmsg("gbdt: the extension's schema was not found")));
+  return quote_identifier(nspname);
+}
 
 const char* device_setting_name() {
   switch (guc_device) {

@@ -1,8 +1,15 @@
 // Limits a superuser sets for every gbdt call of a session (GUCs defined in
-// module.cpp): threads and training memory.
+// module.cpp): threads and training memory; and where the extension lives.
 #pragma once
 
+struct FunctionCallInfoBaseData;
+
 namespace gbdt_pg {
+
+// The schema of the called gbdt function (the extension's), quoted for SQL
+// text: where the glue finds the extension's other functions.  An error
+// when it is gone.
+const char* extension_schema(struct FunctionCallInfoBaseData* fcinfo);
 
 // gbdt.max_threads: the most threads one gbdt call may run (training and
 // scoring).  Default: the machine's CPU cores.

@@ -178,10 +178,6 @@ static Datum model_by_name(FunctionCallInfo fcinfo, char* name, Datum name_text)
 
   // The registry table lives in the extension's schema, which is this
   // function's schema.
-  Oid nsp = get_func_namespace(fl->fn_oid);
-  char* nspname = get_namespace_name(nsp);
-  if (nspname == nullptr)
-    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_SCHEMA), errmsg("gbdt_model: schema not found")));
   StringInfoData q;
   initStringInfo(&q);
   // The operator is qualified: this runs under the caller's search path,
@@ -189,7 +185,7 @@ static Datum model_by_name(FunctionCallInfo fcinfo, char* name, Datum name_text)
   appendStringInfo(&q,
                    "SELECT model, deployed FROM %s.gbdt_models WHERE name OPERATOR(pg_catalog.=) $1 "
                    "ORDER BY deployed DESC, version DESC LIMIT 1",
-                   quote_identifier(nspname));
+                   extension_schema(fcinfo));
 
   if (SPI_connect() != SPI_OK_CONNECT)
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("gbdt_model: SPI_connect failed")));

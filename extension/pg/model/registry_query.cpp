@@ -18,6 +18,7 @@
 //   read); returns the canonical form.
 #include "pg_includes.h"
 
+#include "module.h"
 #include "train/query_source.h"
 
 extern "C" {
@@ -27,6 +28,8 @@ extern "C" {
 PG_FUNCTION_INFO_V1(gbdt_train_query_and_save);
 PG_FUNCTION_INFO_V1(gbdt_registry_check_query);
 }
+
+using gbdt_pg::extension_schema;
 
 namespace {
 
@@ -65,16 +68,12 @@ extern "C" Datum gbdt_train_query_and_save(PG_FUNCTION_ARGS) {
                       errmsg("%s must not be NULL", a == 0 ? "model name" : a == 1 ? "query" : "target")));
   const char* canonical = gbdt_pg::canonical_query(text_to_cstring(PG_GETARG_TEXT_PP(1)));
 
-  // gbdt_retrain_spec lives in this function's schema (the extension's): it
-  // checks the spec, trains from its query and saves.
-  char* nspname = get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid));
-  if (nspname == nullptr)
-    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_SCHEMA), errmsg("gbdt_train_query_and_save: schema not found")));
+  // gbdt_retrain_spec checks the spec, trains from its query and saves.
   const char* sql = psprintf(
       "SELECT %s.gbdt_retrain_spec($1, pg_catalog.jsonb_build_object('query', $2, 'target', $3, "
       "'features', pg_catalog.to_jsonb($4), 'objective', $5, 'params', COALESCE($6, '{}'), "
       "'deploy', COALESCE($7, 'always')))",
-      quote_identifier(nspname));
+      extension_schema(fcinfo));
   Oid types[7] = {TEXTOID, TEXTOID, TEXTOID, TEXTARRAYOID, TEXTOID, JSONBOID, TEXTOID};
   Datum values[7];
   char nulls[7];

@@ -23,6 +23,7 @@
 // owner (train/query_source.h), and dropped after the retrain.
 #include "pg_includes.h"
 
+#include "module.h"
 #include "train/query_source.h"
 
 extern "C" {
@@ -42,12 +43,12 @@ const char* spec_query(Jsonb* spec) {
   return pnstrdup(v->val.string.val, v->val.string.len);
 }
 
-// Runs <nspname>.gbdt_retrain_spec(name, spec) as owner inside a
-// security-restricted operation; the version saved, or -1 for NULL.
-int32 run_restricted(Oid owner, const char* nspname, Datum name, Datum spec) {
+// Runs <schema>.gbdt_retrain_spec(name, spec) (schema quoted) as owner
+// inside a security-restricted operation; the version saved, or -1 for NULL.
+int32 run_restricted(Oid owner, const char* schema, Datum name, Datum spec) {
   StringInfoData sql;
   initStringInfo(&sql);
-  appendStringInfo(&sql, "SELECT %s.gbdt_retrain_spec($1, $2)", quote_identifier(nspname));
+  appendStringInfo(&sql, "SELECT %s.gbdt_retrain_spec($1, $2)", schema);
   Oid save_userid;
   int save_sec_context;
   GetUserIdAndSecContext(&save_userid, &save_sec_context);
@@ -97,17 +98,13 @@ extern "C" Datum gbdt_registry_retrain_as(PG_FUNCTION_ARGS) {
                               "retrain it.",
                               TextDatumGetCString(name), GetUserNameFromId(owner, false))));
 
-  // gbdt_retrain_spec lives in this function's schema (the extension's).
-  char* nspname = get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid));
-  if (nspname == nullptr)
-    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_SCHEMA),
-                    errmsg("gbdt_registry_retrain_as: schema not found")));
+  const char* schema = gbdt_pg::extension_schema(fcinfo);
   const char* spec_text = spec_query(DatumGetJsonbP(spec));
   if (spec_text != nullptr) gbdt_pg::prepare_query_view(spec_text, owner);
   volatile int32 version = -1;
   PG_TRY();
   {
-    version = run_restricted(owner, nspname, name, spec);
+    version = run_restricted(owner, schema, name, spec);
   }
   PG_CATCH();
   {

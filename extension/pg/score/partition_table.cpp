@@ -13,6 +13,7 @@
 
 #include "convert.h"
 #include "guard.h"
+#include "module.h"
 #include "model/model_type.h"
 #include "read/rel_info.h"
 
@@ -31,10 +32,6 @@ namespace gbdt_pg {
 namespace {
 
 uint32 partition_views = 0;
-
-const char* ext_schema(FunctionCallInfo fcinfo) {
-  return quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
-}
 
 void spi_connect_or_fail() {
   if (SPI_connect() != SPI_OK_CONNECT)
@@ -99,7 +96,7 @@ char* evaluate_view(FunctionCallInfo fcinfo, const RelInfo* rel, const char* whe
   Oid argtypes[2] = {get_fn_expr_argtype(fcinfo->flinfo, 0), TEXTOID};
   Datum args[2] = {PointerGetDatum(v), CStringGetTextDatum(target)};
   sql = psprintf("SELECT %s.gbdt_evaluate($1, 'pg_temp.%s'::pg_catalog.regclass, $2)::pg_catalog.text",
-                 ext_schema(fcinfo), quote_identifier(view));
+                 extension_schema(fcinfo), quote_identifier(view));
   if (SPI_execute_with_args(sql, 2, argtypes, args, nullptr, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("gbdt_evaluate: a key's evaluation failed")));
   char* json = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
@@ -129,7 +126,7 @@ Datum partition_predict_table(FunctionCallInfo fcinfo, const gbdt::Model* m, con
                                                       : "%s.gbdt_predict_class($1, r)";
   spi_connect_or_fail();
   char* sql = psprintf("SELECT (r.%s)::pg_catalog.text, %s FROM %s r", quote_identifier(key),
-                       psprintf(score, ext_schema(fcinfo)), rel->qualname);
+                       psprintf(score, extension_schema(fcinfo)), rel->qualname);
   Oid argtypes[1] = {get_fn_expr_argtype(fcinfo->flinfo, 0)};
   Datum args[1] = {PG_GETARG_DATUM(0)};
   Portal portal = SPI_cursor_open_with_args(nullptr, sql, 1, argtypes, args, nullptr, true, 0);
@@ -165,7 +162,7 @@ Datum partition_explain_table(FunctionCallInfo fcinfo, const gbdt::Model* m, int
   spi_connect_or_fail();
   char* sql = psprintf("SELECT (r.%s)::pg_catalog.text, e.feature, e.contribution, e.class, e.value_text "
                        "FROM %s r, %s.gbdt_explain($1, r, $2) e",
-                       quote_identifier(key), rel->qualname, ext_schema(fcinfo));
+                       quote_identifier(key), rel->qualname, extension_schema(fcinfo));
   Oid argtypes[2] = {get_fn_expr_argtype(fcinfo->flinfo, 0), INT4OID};
   Datum args[2] = {PG_GETARG_DATUM(0), Int32GetDatum(top_k)};
   const char argnulls[3] = {' ', top_k < 0 ? 'n' : ' ', '\0'};
