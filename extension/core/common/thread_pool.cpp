@@ -64,6 +64,8 @@ constexpr int64_t kSpinMicros = 200;
 // The caller, waiting for workers still inside a job, spins this long
 // before it yields its core between checks.
 constexpr int64_t kJoinSpinMicros = 50;
+// finish(while_waiting): how often the waiting caller runs while_waiting.
+constexpr int64_t kWhileWaitingMicros = 10000;
 // A join wait longer than this, and longer than the caller's own work in the
 // run, counts as a stall (stall_level()); each stall halves the sized runs'
 // work twice (at most kMaxStallLevel), kCleanRunsPerLevel runs without one
@@ -113,6 +115,7 @@ ThreadPool::ThreadPool(int nthread) : nthread_(std::max(1, nthread)) {
 ThreadPool::~ThreadPool() { stop_and_join(); }
 
 void ThreadPool::stop_and_join() noexcept {
+  if (stop_hook_ && !threads_.empty()) stop_hook_();
   {
     std::lock_guard<std::mutex> l(mu_);
     stop_.store(true, std::memory_order_seq_cst);
@@ -201,17 +204,22 @@ void ThreadPool::open_job(size_t n_tasks, const std::function<void(size_t, int)>
   }
 }
 
-int64_t ThreadPool::close_job() {
+int64_t ThreadPool::close_job(const std::function<void()>* while_waiting) {
   // Every task is claimed: close the generation and wait for the workers
   // inside to finish theirs.
   uint64_t c = ctl_.fetch_or(kClosed, std::memory_order_acq_rel) | kClosed;
   int64_t waited = 0;
   if (c & kInside) {
     const int64_t t0 = now_us();
-    int64_t t = t0;
+    int64_t t = t0, called = t0;
     for (int i = 0; (c = ctl_.load(std::memory_order_acquire)) & kInside; ++i) {
       cpu_relax();
-      if ((i & 63) == 63 && (t = now_us()) - t0 > kJoinSpinMicros) std::this_thread::yield();
+      if ((i & 63) != 63) continue;
+      if ((t = now_us()) - t0 > kJoinSpinMicros) std::this_thread::yield();
+      if (while_waiting != nullptr && t - called >= kWhileWaitingMicros) {
+        (*while_waiting)();
+        called = t;
+      }
     }
     waited = now_us() - t0;
   }
@@ -259,7 +267,9 @@ void ThreadPool::start(size_t n_tasks, const std::function<void(size_t, int)>& f
   if (started_open_) open_job(n_tasks, fn);
 }
 
-void ThreadPool::finish() {
+void ThreadPool::finish() { finish(std::function<void()>()); }
+
+void ThreadPool::finish(const std::function<void()>& while_waiting) {
   const std::function<void(size_t, int)>* fn = started_;
   if (fn == nullptr) return;
   started_ = nullptr;
@@ -269,7 +279,7 @@ void ThreadPool::finish() {
   }
   started_open_ = false;
   work(*fn, started_tasks_, 0);
-  close_job();
+  close_job(while_waiting ? &while_waiting : nullptr);
   rethrow_job_error();
 }
 

@@ -84,6 +84,14 @@ class ThreadPool final : public WorkerGroup {
   // previous one first); run() and the sized runs only when none is.
   void start(size_t n_tasks, const std::function<void(size_t, int)>& fn);
   void finish();
+  // finish() that, while it waits for the workers' last tasks, calls
+  // while_waiting about every 10 ms (a caller's cancel check: it may tell
+  // the tasks in flight to stop, and must not throw).
+  void finish(const std::function<void()>& while_waiting);
+  // Called by stop_and_join() before it joins the workers, on the thread
+  // that stops the pool: the owner's way to tell long tasks in flight to
+  // stop early (scoring blocks check a flag).  Must not throw.
+  void set_stop_hook(std::function<void()> hook) { stop_hook_ = std::move(hook); }
   // Static split of [0, n) into one contiguous block per thread: fn(begin, end, thread).
   void run_blocks(size_t n, const std::function<void(size_t, size_t, int)>& fn);
   // The same with the degree of parallelism chosen from the step's size
@@ -108,7 +116,7 @@ class ThreadPool final : public WorkerGroup {
   // for the workers inside (returns the microseconds waited); rethrow the
   // first exception of its tasks.
   void open_job(size_t n_tasks, const std::function<void(size_t, int)>& fn);
-  int64_t close_job();
+  int64_t close_job(const std::function<void()>* while_waiting = nullptr);
   void rethrow_job_error();
   // Claims and runs tasks of the current job until none is left.
   void work(const std::function<void(size_t, int)>& fn, size_t n_tasks, int tid);
@@ -140,6 +148,7 @@ class ThreadPool final : public WorkerGroup {
   std::mutex mu_;  // guards the sleep/wake handshake and error_
   std::condition_variable cv_;
   std::exception_ptr error_;
+  std::function<void()> stop_hook_;
 };
 
 }  // namespace gbdt

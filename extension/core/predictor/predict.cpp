@@ -9,11 +9,7 @@
 #include <immintrin.h>
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <exception>
-#include <mutex>
-#include <thread>
 
 #include "../data/category_values.h"
 #include "../common/cpu_features.h"
@@ -21,7 +17,6 @@
 #include "../model/model.h"
 #include "../objective/objective.h"
 #include "predict.h"
-#include "../common/spin_wait.h"
 #include "../common/thread_pool.h"
 
 namespace gbdt {
@@ -1064,23 +1059,16 @@ double predict_value_row(const Model& m, const PreparedForest& pf, const float* 
   return scalar_answer(m, v);
 }
 
-// How long a scoring thread spins before it sleeps (spin_wait.h): a worker
-// for the next batch, the caller for the workers' last blocks.
-constexpr int64_t kSpinMicros = 300;
-
-struct BatchPredictor::Impl : WorkerGroup {
+// The batch in flight is cut into blocks of kBlock rows, the tasks of one
+// job of the engine's thread pool (thread_pool.h): start() hands them to the
+// workers and returns, so the caller can read the next rows meanwhile;
+// finish() scores the blocks left on the calling thread, which alone polls
+// the caller's cancel callback, and waits for the workers' last ones.
+struct BatchPredictor::Impl {
   const Model& m;
   std::shared_ptr<const PreparedForest> prepared;  // shared with other predictors of m
   const FlatForest& ff;
   int nthread;
-  std::vector<std::thread> threads;
-  std::mutex mu;
-  std::condition_variable cv, done_cv;
-  // stop, generation and busy change under mu, which the condition-variable
-  // waits hold; atomic so that the spinning waits (worker(), wait_all())
-  // may read them without it first.
-  std::atomic<bool> stop{false};
-  std::atomic<unsigned long> generation{0};
   // The batch in flight.
   bool in_flight = false;
   float* x = nullptr;
@@ -1090,139 +1078,89 @@ struct BatchPredictor::Impl : WorkerGroup {
   RawShape shape;
   bool has_raw = false;
   size_t nblocks = 0;
-  std::atomic<size_t> next{0};      // next block to take
   CancelFlag cancel;                // skip the blocks not yet taken, stop those being scored
-  size_t done = 0;                  // blocks finished or skipped (under mu)
-  std::atomic<int> busy{0};         // workers inside the batch (changed under mu)
-  std::exception_ptr error;
   // Calling thread only.
   CancelFn poll;                    // the caller's cancel callback (may be empty)
+  CancelPoller* caller_poller = nullptr;  // finish()'s poller of `poll`
   bool poll_fired = false;          // poll reported a cancel for the batch in flight
-  bool stopped = false;             // stop_and_join ran with a batch in flight
+  bool stopped = false;             // the pool was stopped with a batch in flight
+  std::function<void(size_t, int)> score_task;  // one block: (block, thread)
+  // Last, so it is destroyed first: its stop hook reads the members above.
+  std::unique_ptr<ThreadPool> pool;
 
   Impl(const Model& model, int nt, std::shared_ptr<const PreparedForest> forest)
       : m(model),
         prepared(forest != nullptr ? std::move(forest) : prepare_forest(model)),
         ff(prepared->ff),
-        nthread(nt < 1 ? 1 : nt) {}
+        nthread(nt < 1 ? 1 : nt) {
+    score_task = [this](size_t b, int tid) { score_one(b, tid == 0); };
+  }
+  ~Impl() { pool.reset(); }
 
   void start_workers() {
-    // Spawned with every signal blocked, as every worker of the engine
-    // (thread_pool.h): signals keep going to the calling (backend) thread.
     try {
-      register_worker_group(this);
-      spawn_signal_blocked(nthread - 1, [this](int) { return std::thread(&Impl::worker, this); },
-                           &threads);
+      pool.reset(new ThreadPool(nthread));
+      // The backend is going away (stop_all_worker_groups: the owner is not
+      // inside a method of the predictor): blocks being scored stop at their
+      // next check (BlockStop), and the owner hears Cancelled.
+      pool->set_stop_hook([this] {
+        cancel.raise();
+        nthread = 1;
+        if (in_flight) stopped = true;
+      });
     } catch (...) {
-      stop_workers();
+      pool.reset();
       nthread = 1;  // score on the calling thread only
     }
   }
 
-  void stop_workers() noexcept {
-    {
-      std::lock_guard<std::mutex> l(mu);
-      stop.store(true, std::memory_order_relaxed);
-    }
-    cv.notify_all();
-    for (auto& t : threads) t.join();
-    threads.clear();
-    unregister_worker_group(this);
-  }
-
-  // WorkerGroup: the backend is going away (the owner is not inside a
-  // method of the predictor).  Blocks being scored stop at their next check
-  // (BlockStop).
-  void stop_and_join() noexcept override {
-    cancel.raise();
-    stop_workers();
-    nthread = 1;
-    if (in_flight) stopped = true;
-  }
-
-  // Takes and scores blocks of the batch in flight until none is left.
-  // Returns the number of blocks this thread completed or skipped.
-  // caller: the calling thread (polls the cancel callback).
-  size_t work(bool caller) noexcept {
-    size_t count = 0;
-    const int d = m.n_features();
-    const int K = m.num_output_group;
+  // Scores block b of the batch in flight, unless the batch was stopped.
+  // On the calling thread (caller), BlockStop also ticks finish()'s poller.
+  void score_one(size_t b, bool caller) {
+    if (cancel.raised()) return;
     BlockStop st;
     st.flag = &cancel;
-    CancelPoller poller(poll);  // ticked on the calling thread only
-    if (caller && poll) {
-      st.poll = &poller;
+    if (caller && caller_poller != nullptr) {
+      st.poll = caller_poller;
       st.fired = &poll_fired;
     }
-    for (;;) {
-      size_t b = next.fetch_add(1, std::memory_order_relaxed);
-      if (b >= nblocks) break;
-      ++count;
-      if (cancel.raised()) continue;
-      size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
-      try {
-        if (has_raw) decode_raw_rows(raw, shape, d, begin, end, x, raw_decoder());
-        score_block(m, ff, x + begin * (size_t)d, end - begin, out + begin * (size_t)K, &st);
-      } catch (...) {
-        std::lock_guard<std::mutex> l(mu);
-        if (!error) error = std::current_exception();
+    const int d = m.n_features();
+    const size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
+    try {
+      if (has_raw) decode_raw_rows(raw, shape, d, begin, end, x, raw_decoder());
+      score_block(m, ff, x + begin * (size_t)d, end - begin,
+                  out + begin * (size_t)m.num_output_group, &st);
+    } catch (...) {
+      cancel.raise();  // the other blocks stop; the pool rethrows this one
+      throw;
+    }
+  }
+
+  // Runs the batch's blocks left (all of them without workers) and waits
+  // for the workers' blocks; with use_poll, polls the caller's callback
+  // while it scores and every 10 ms while it waits.
+  void run_rest(bool use_poll) {
+    CancelPoller poller(poll);
+    caller_poller = use_poll && poll ? &poller : nullptr;
+    auto waiting = [&] {
+      if (caller_poller == nullptr || cancel.raised()) return;
+      if (poll()) {
+        poll_fired = true;
         cancel.raise();
       }
-    }
-    return count;
-  }
-
-  // Waits (spinning for kSpinMicros, then sleeping on cv) for a batch
-  // newer than `seen` or for stop; spinning keeps a worker that has just
-  // finished a batch, or was just started for a table of many rows, from
-  // being woken late (a sleeping thread takes tens of microseconds to wake,
-  // a large part of a batch of a few thousand rows).  Then scores its share.
-  void worker() {
-    unsigned long seen = 0;
-    for (;;) {
-      spin_until([&] { return generation.load(std::memory_order_acquire) != seen ||
-                              stop.load(std::memory_order_relaxed); },
-                 kSpinMicros);
-      {
-        std::unique_lock<std::mutex> l(mu);
-        cv.wait(l, [&] { return stop.load(std::memory_order_relaxed) ||
-                                generation.load(std::memory_order_relaxed) != seen; });
-        if (stop.load(std::memory_order_relaxed)) return;
-        seen = generation.load(std::memory_order_relaxed);
-        busy.fetch_add(1, std::memory_order_relaxed);
+    };
+    try {
+      if (pool != nullptr) {
+        pool->finish(waiting);
+      } else {
+        for (size_t b = 0; b < nblocks; ++b) score_task(b, 0);
       }
-      size_t c = work(false);
-      {
-        std::lock_guard<std::mutex> l(mu);
-        done += c;
-        busy.fetch_sub(1, std::memory_order_release);
-      }
-      done_cv.notify_all();
+    } catch (...) {
+      caller_poller = nullptr;
+      in_flight = false;
+      throw;
     }
-  }
-
-  // Waits (the caller having taken its share) until every block is
-  // accounted for and no worker is inside the batch.  With a cancel
-  // callback, polls it every 10 ms meanwhile; a cancel stops the blocks
-  // being scored at their next check (BlockStop).
-  void wait_all(size_t mine, bool use_poll) noexcept {
-    // Every block is taken: the workers inside usually finish within a
-    // block's time, so spin for them first (as worker() does for a batch).
-    spin_until([&] { return busy.load(std::memory_order_acquire) == 0; }, kSpinMicros);
-    std::unique_lock<std::mutex> l(mu);
-    done += mine;
-    auto all_done = [&] { return done >= nblocks && busy.load(std::memory_order_relaxed) == 0; };
-    if (use_poll && poll) {
-      while (!all_done()) {
-        done_cv.wait_for(l, std::chrono::milliseconds(10), all_done);
-        if (!all_done() && !cancel.raised() && poll()) {
-          poll_fired = true;
-          cancel.raise();
-        }
-      }
-    } else {
-      done_cv.wait(l, all_done);
-    }
+    caller_poller = nullptr;
     in_flight = false;
   }
 };
@@ -1233,10 +1171,7 @@ BatchPredictor::BatchPredictor(const Model& m, int nthread,
                                std::shared_ptr<const PreparedForest> forest)
     : impl_(new Impl(m, nthread, std::move(forest))) {}
 
-BatchPredictor::~BatchPredictor() {
-  abandon();
-  impl_->stop_workers();
-}
+BatchPredictor::~BatchPredictor() { abandon(); }
 
 int BatchPredictor::K() const { return impl_->m.num_output_group; }
 
@@ -1244,53 +1179,34 @@ void BatchPredictor::set_cancel(CancelFn fn) { impl_->poll = std::move(fn); }
 
 void BatchPredictor::prestart() {
   Impl& s = *impl_;
-  if (s.nthread > 1 && s.threads.empty()) s.start_workers();
+  if (s.nthread > 1 && s.pool == nullptr) s.start_workers();
 }
 
 void BatchPredictor::start(float* x, size_t n, double* out, const RawRows* raw) {
   Impl& s = *impl_;
   if (s.in_flight) finish();
-  if (s.nthread > 1 && n > kBlock && s.threads.empty()) s.start_workers();
-  RawShape shape;
-  const bool has_raw = raw != nullptr && raw->pending != nullptr;
-  if (has_raw) shape = raw_shape(*raw, s.m.n_features());
-  {
-    // A worker woken for the previous batch only after it was finished may
-    // still be inside work() (finding nothing left): the batch is replaced
-    // only when no worker is inside one.
-    std::unique_lock<std::mutex> l(s.mu);
-    s.done_cv.wait(l, [&] { return s.busy.load(std::memory_order_relaxed) == 0; });
-    s.x = x;
-    s.n = n;
-    s.out = out;
-    s.has_raw = has_raw;
-    if (has_raw) {
-      s.raw = *raw;
-      s.shape = shape;
-    }
-    s.nblocks = (n + kBlock - 1) / kBlock;
-    s.next.store(0, std::memory_order_relaxed);
-    s.cancel.clear();
-    s.error = nullptr;
-    s.done = 0;
-    s.generation.fetch_add(1, std::memory_order_release);
+  if (s.nthread > 1 && n > kBlock && s.pool == nullptr) s.start_workers();
+  s.has_raw = raw != nullptr && raw->pending != nullptr;
+  if (s.has_raw) {
+    s.shape = raw_shape(*raw, s.m.n_features());
+    s.raw = *raw;
   }
+  s.x = x;
+  s.n = n;
+  s.out = out;
+  s.nblocks = (n + kBlock - 1) / kBlock;
+  s.cancel.clear();
   s.poll_fired = false;
   s.stopped = false;
   s.in_flight = true;
-  if (!s.threads.empty()) s.cv.notify_all();
+  // With workers, they start on the blocks now; without, finish() scores.
+  if (s.pool != nullptr) s.pool->start(s.nblocks, s.score_task);
 }
 
 void BatchPredictor::finish() {
   Impl& s = *impl_;
   if (!s.in_flight) return;
-  size_t mine = s.work(true);
-  s.wait_all(mine, true);
-  if (s.error) {
-    std::exception_ptr e = s.error;
-    s.error = nullptr;
-    std::rethrow_exception(e);
-  }
+  s.run_rest(true);  // rethrows a block's exception
   if (s.poll_fired || s.stopped) {
     s.poll_fired = s.stopped = false;
     throw Cancelled();
@@ -1300,13 +1216,13 @@ void BatchPredictor::finish() {
 void BatchPredictor::abandon() noexcept {
   Impl& s = *impl_;
   if (!s.in_flight) return;
-  s.cancel.raise();
-  size_t mine = s.work(false);  // skips the remaining blocks
-  s.wait_all(mine, false);
-  s.error = nullptr;
+  s.cancel.raise();  // the blocks left are skipped
+  try {
+    s.run_rest(false);
+  } catch (...) {
+  }
   s.poll_fired = s.stopped = false;
 }
-
 void predict_batch(const Model& m, const float* x, size_t n, double* out, int nthread) {
   predict_batch(m, x, n, out, nthread, CancelFn());
 }
