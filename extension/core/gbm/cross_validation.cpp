@@ -1,15 +1,11 @@
 #include "cross_validation.h"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <exception>
 #include <map>
-#include <mutex>
-#include <thread>
 
+#include "../common/concurrent_jobs.h"
 #include "../common/interruptible.h"
 #include "../metric/metrics.h"
 #include "../objective/gradients.h"
@@ -198,10 +194,9 @@ struct FoldResult {
   std::vector<std::string> metrics;
   std::vector<double> train, test;
   int rounds = 0;
-  std::exception_ptr error;
 };
 
-// Trains fold k and scores its rounds (a worker thread; cancel: `stop`).
+// Trains fold k and scores its rounds (one job of run_concurrent_jobs).
 void run_fold(const BinnedInput& in, const TrainParams& p, const std::vector<int32_t>& fold,
               int k, const CancelFn& cancel, double memory_limit, const std::string& target,
               FoldResult* out) {
@@ -267,42 +262,12 @@ CvHistory cross_validate(const BinnedInput& in, const TrainParams& p0,
   const double limit = hooks.budget != nullptr ? hooks.budget->limit() / workers : 0;
 
   std::vector<FoldResult> results((size_t)nfold);
-  std::atomic<bool> stop{false};
-  std::atomic<int> next{0};
-  std::mutex mu;
-  std::condition_variable cv;
-  int running = workers;
-  const CancelFn worker_cancel = [&stop] { return stop.load(std::memory_order_relaxed); };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < workers; ++t)
-    threads.emplace_back([&] {
-      for (int k; !stop.load() && (k = next.fetch_add(1)) < nfold;) {
-        try {
-          run_fold(in, p, fold, k, worker_cancel, limit, target_name, &results[(size_t)k]);
-        } catch (...) {
-          results[(size_t)k].error = std::current_exception();
-          stop = true;
-        }
-      }
-      std::lock_guard<std::mutex> g(mu);
-      if (--running == 0) cv.notify_all();
-    });
-  // The calling thread polls the caller's cancel while the folds train.
-  bool cancelled = false;
-  {
-    std::unique_lock<std::mutex> g(mu);
-    while (running > 0) {
-      cv.wait_for(g, std::chrono::milliseconds(20));
-      if (!cancelled && hooks.cancel && hooks.cancel()) {
-        cancelled = true;
-        stop = true;
-      }
-    }
-  }
-  for (std::thread& t : threads) t.join();
-  if (cancelled) throw Cancelled();
-  for (const FoldResult& r : results)
-    if (r.error) std::rethrow_exception(r.error);
+  run_concurrent_jobs(
+      workers, (size_t)nfold,
+      [&](size_t k, const CancelFn& cancel) {
+        run_fold(in, p, fold, (int)k, cancel, limit, target_name, &results[k]);
+      },
+      hooks.cancel);
 
   CvHistory h;
   h.metrics = results[0].metrics;
