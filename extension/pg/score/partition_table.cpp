@@ -39,10 +39,18 @@ const char** partition_key_columns(const gbdt::PartitionedModel& pm, const RelIn
   const char** cols = (const char**)palloc(sizeof(char*) * pm.column_names.size());
   for (size_t k = 0; k < pm.column_names.size(); k++) {
     const char* name = model_to_server_string(pm.column_names[k].c_str());
-    if (find_column(rel, name) == nullptr)
+    const char* type = model_to_server_string(pm.column_types[k].c_str());
+    Form_pg_attribute a = find_column(rel, name);
+    if (a == nullptr)
       ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                       errmsg("relation \"%s\" has no column \"%s\", a partition_by key of the model",
                              rel->name, name)));
+    if (strcmp(format_type_be(a->atttypid), type) != 0)  // as partition_route's check of a row
+      ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                      errmsg("partition_by key column \"%s\" is of type %s, the model was trained "
+                             "on type %s",
+                             name, format_type_be(a->atttypid), type),
+                      errhint("Cast the column to %s: keys are matched by their text form.", type)));
     cols[k] = quote_identifier(name);
   }
   return cols;

@@ -11,7 +11,7 @@
 namespace gbdt_pg {
 
 // The key columns of pm in rel (database encoding, quoted), each checked
-// to exist (an error naming a missing one).
+// to exist and to be of the training's type (errors naming the column).
 const char** partition_key_columns(const gbdt::PartitionedModel& pm, const RelInfo* rel);
 
 // gbdt_predict_table(model, relation, key [, output]) of partitioned model
