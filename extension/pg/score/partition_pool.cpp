@@ -21,8 +21,10 @@ struct PartitionPool {
   const char* objective;  // the union's objective name (null: the first model's)
   EvalRows rows;          // the pooled rows (concat) or sums (union)
   size_t cap;             // concat: rows that rows.labels / rows.preds hold
-  // union: the classes seen so far, as class_id gives them
-  char** classes;
+  // union: the classes seen so far, each as class class_index[u] of
+  // class_model[u] (same_class compares them)
+  const gbdt::Model** class_model;
+  int* class_index;
   int nclasses;
   int classes_cap;
 };
@@ -38,21 +40,32 @@ int class_count(const gbdt::Model* m) {
   return gbdt::objective_info(m->objective).multiclass ? m->num_output_group : 2;
 }
 
-// Class k of classifier m as one string: "n" + its name, or "v" + its label
-// value (a model of labels 0 .. K-1 without stored values: k).
-char* class_id(const gbdt::Model* m, int k) {
-  if (!m->class_names.empty()) return psprintf("n%s", m->class_names[k].c_str());
-  const double v = k < (int)m->class_labels.size() ? m->class_labels[k] : (double)k;
-  return psprintf("v%.17g", v);
+// The label value of class k of classifier m (a model of labels 0 .. K-1
+// without stored values: k).
+double class_value(const gbdt::Model* m, int k) {
+  return k < (int)m->class_labels.size() ? m->class_labels[k] : (double)k;
 }
 
-// "[a, b]": the classes of m (class_id without its kind letter), for a refusal.
+// Whether class i of classifier a is class j of classifier b: the same name
+// (models of class names) or label value.
+bool same_class(const gbdt::Model* a, int i, const gbdt::Model* b, int j) {
+  if (a->class_names.empty() != b->class_names.empty()) return false;
+  if (!a->class_names.empty()) return a->class_names[i] == b->class_names[j];
+  return class_value(a, i) == class_value(b, j);
+}
+
+// "[a, b]": the classes of m, for a refusal.
 char* class_list(const gbdt::Model* m) {
   StringInfoData s;
   initStringInfo(&s);
   appendStringInfoChar(&s, '[');
-  for (int k = 0; k < class_count(m); k++)
-    appendStringInfo(&s, "%s%s", k ? ", " : "", model_to_server_string(class_id(m, k) + 1));
+  for (int k = 0; k < class_count(m); k++) {
+    if (k) appendStringInfoString(&s, ", ");
+    if (!m->class_names.empty())
+      appendStringInfoString(&s, model_to_server_string(m->class_names[k].c_str()));
+    else
+      appendStringInfo(&s, "%g", class_value(m, k));
+  }
   appendStringInfoChar(&s, ']');
   return s.data;
 }
@@ -60,7 +73,7 @@ char* class_list(const gbdt::Model* m) {
 bool same_classes(const gbdt::Model* a, const gbdt::Model* b) {
   if (class_count(a) != class_count(b)) return false;
   for (int k = 0; k < class_count(a); k++)
-    if (strcmp(class_id(a, k), class_id(b, k)) != 0) return false;
+    if (!same_class(a, k, b, k)) return false;
   return true;
 }
 
@@ -106,22 +119,24 @@ int* union_map(PartitionPool* p, const gbdt::Model* m) {
   const int K = class_count(m);
   int* map = (int*)palloc(sizeof(int) * K);
   for (int k = 0; k < K; k++) {
-    char* id = class_id(m, k);
     int u = -1;
-    if (k < p->nclasses && strcmp(p->classes[k], id) == 0) u = k;  // the usual case: the same classes
+    if (k < p->nclasses && same_class(p->class_model[k], p->class_index[k], m, k))
+      u = k;  // the usual case: the same classes in the same order
     for (int j = 0; u < 0 && j < p->nclasses; j++)
-      if (strcmp(p->classes[j], id) == 0) u = j;
+      if (same_class(p->class_model[j], p->class_index[j], m, k)) u = j;
     if (u < 0) {
       if (p->nclasses == p->classes_cap) {
         p->classes_cap *= 2;
-        p->classes = (char**)repalloc(p->classes, sizeof(char*) * p->classes_cap);
+        p->class_model = (const gbdt::Model**)repalloc(p->class_model, sizeof(gbdt::Model*) * p->classes_cap);
+        p->class_index = (int*)repalloc(p->class_index, sizeof(int) * p->classes_cap);
         const size_t bytes = sizeof(uint64_t) * p->classes_cap;
         p->rows.class_tp = (uint64_t*)repalloc(p->rows.class_tp, bytes);
         p->rows.class_actual = (uint64_t*)repalloc(p->rows.class_actual, bytes);
         p->rows.class_predicted = (uint64_t*)repalloc(p->rows.class_predicted, bytes);
       }
       u = p->nclasses++;
-      p->classes[u] = id;
+      p->class_model[u] = m;
+      p->class_index[u] = k;
       p->rows.class_tp[u] = p->rows.class_actual[u] = p->rows.class_predicted[u] = 0;
     }
     map[k] = u;
@@ -200,7 +215,8 @@ PartitionPool* pool_start(const gbdt::Model* const* models, const char* const* n
   if (n == 0) p->refusal = "no row was scored";
   if (p->kind == PoolKind::kUnion) {
     p->classes_cap = 16;
-    p->classes = (char**)palloc(sizeof(char*) * p->classes_cap);
+    p->class_model = (const gbdt::Model**)palloc(sizeof(gbdt::Model*) * p->classes_cap);
+    p->class_index = (int*)palloc(sizeof(int) * p->classes_cap);
     p->rows.stream = true;
     p->rows.class_tp = (uint64_t*)palloc(sizeof(uint64_t) * p->classes_cap);
     p->rows.class_actual = (uint64_t*)palloc(sizeof(uint64_t) * p->classes_cap);
