@@ -50,22 +50,18 @@ char* eval_metrics_json(const EvalRows* rp, double threshold, const char* object
       // As gbdt::evaluate_all for multi:softprob, then the F1 scores.
       metrics.emplace_back("mlogloss", rp->mlogloss_sum / rp->n);
       metrics.emplace_back("accuracy", 1.0 - rp->error_sum / rp->n);
-      metrics.emplace_back("f1_macro", gbdt::f1_macro_of(rp->class_tp, rp->class_actual,
-                                                         rp->class_predicted, rp->K));
+      metrics.emplace_back("f1_macro", gbdt::f1_macro_of(rp->class_tp, rp->class_actual, rp->class_predicted, rp->K));
       metrics.emplace_back("f1_micro", gbdt::f1_micro_of(rp->class_tp, rp->n, rp->K));
     } else {
-      metrics = gbdt::evaluate_model(*rp->model, rp->preds, rp->labels, rp->n, threshold,
-                                     cancel_callback());
+      metrics = gbdt::evaluate_model(*rp->model, rp->preds, rp->labels, rp->n, threshold, cancel_callback());
       if (rp->upper != nullptr)  // survival:aft's interval metrics
-        for (auto& kv : gbdt::evaluate_aft(*rp->model, rp->preds, rp->labels, rp->upper,
-                                           rp->n, rp->target, rp->upper_column))
+        for (auto& kv :
+             gbdt::evaluate_aft(*rp->model, rp->preds, rp->labels, rp->upper, rp->n, rp->target, rp->upper_column))
           metrics.push_back(kv);
     }
-    std::string out = "{\"rows\": " + std::to_string(rp->n) +
-                      ", \"rows_skipped\": " + std::to_string(rp->skipped) +
+    std::string out = "{\"rows\": " + std::to_string(rp->n) + ", \"rows_skipped\": " + std::to_string(rp->skipped) +
                       ", \"objective\": " +
-                      gbdt::json_escape(objective != nullptr ? objective
-                                                             : gbdt::objective_name(rp->model->objective));
+                      gbdt::json_escape(objective != nullptr ? objective : gbdt::objective_name(rp->model->objective));
     for (const auto& kv : metrics)
       out += ", " + gbdt::json_escape(kv.first) + ": " + gbdt::json_number(kv.second);  // json_escape quotes
     out += "}";

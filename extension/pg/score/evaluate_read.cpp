@@ -286,8 +286,8 @@ void read_eval_rows(FunctionCallInfo fcinfo, Oid relid, const char* target, bool
   read_eval_rows_of(m, get_call_cache(fcinfo)->categories, relid, target, with_upper, with_confusion, r);
 }
 
-void read_eval_rows_of(const gbdt::Model* m, const ModelCategories* mc, Oid relid, const char* target,
-                       bool with_upper, bool with_confusion, EvalRows* r) {
+void read_eval_rows_of(const gbdt::Model* m, const ModelCategories* mc, Oid relid, const char* target, bool with_upper,
+                       bool with_confusion, EvalRows* r) {
   r->model = m;
   r->target = target;
   RelInfo* rel = open_rel_info(relid);
@@ -296,8 +296,7 @@ void read_eval_rows_of(const gbdt::Model* m, const ModelCategories* mc, Oid reli
   *classes = TargetClasses();
   target_classes_for_model(rel, target, m, classes);
   int nf = m->n_features();
-  ScoringLayout* layout =
-      scoring_layout(rel, m->feature_names, mc, nullptr, nullptr, nullptr);
+  ScoringLayout* layout = scoring_layout(rel, m->feature_names, mc, nullptr, nullptr, nullptr);
   ValKind upper_kind = ValKind::kNone;
   const char* upper_column = with_upper ? upper_bound_column(rel, m, &upper_kind) : nullptr;
   r->upper_column = upper_column;

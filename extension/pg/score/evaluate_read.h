@@ -55,8 +55,8 @@ void read_eval_rows(FunctionCallInfo fcinfo, Oid relid, const char* target, bool
 // read_eval_rows for model m with its category lookups mc (null: none)
 // rather than the model of argument 0 (a partitioned model's sub-model).
 struct ModelCategories;
-void read_eval_rows_of(const gbdt::Model* m, const ModelCategories* mc, Oid relid, const char* target,
-                       bool with_upper, bool with_confusion, EvalRows* out);
+void read_eval_rows_of(const gbdt::Model* m, const ModelCategories* mc, Oid relid, const char* target, bool with_upper,
+                       bool with_confusion, EvalRows* out);
 
 // A multiclass row's sums in r (r->stream): its class y, its r->K class
 // probabilities o (in row order, with the same arithmetic as

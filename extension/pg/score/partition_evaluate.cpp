@@ -1,11 +1,15 @@
-// gbdt_evaluate of a partitioned model (partition_table.h).  One aggregate
-// over the relation through SPI, with the caller's rights, finds the keys
-// present and their rows with a target; then each key's rows are read
-// through a temporary view of them (one scan of the relation per key
-// present) by read_eval_rows with the key's sub-model, exactly as
-// gbdt_evaluate of that sub-model on the view reads them, and the key's
-// metrics come from the same code as gbdt_evaluate's (eval_metrics_json).
-// The same rows are added to the pooled metrics (partition_pool.h).
+// gbdt_evaluate of a partitioned model (partition_table.h).  The relation
+// is read once, with the caller's rights, by one query without parallel
+// workers or a synchronized scan (so in its read order), into a temporary
+// table of its rows with their keys' text, a hash of it and their read
+// position, indexed on (hash, position).  One aggregate over that copy finds the keys and
+// their rows with a target; then each key's rows, through a temporary view
+// of the copy in read order, are read by read_eval_rows with the key's
+// sub-model, exactly as gbdt_evaluate of that sub-model on a view of the
+// relation's rows of the key reads them, and the key's metrics come from
+// the same code as gbdt_evaluate's (eval_metrics_json).  The same rows are
+// added to the pooled metrics (partition_pool.h).  The temporary objects
+// are dropped at the end, or rolled back with the transaction on an error.
 #include <string>
 #include <vector>
 
@@ -20,12 +24,15 @@
 #include "score/partition_table.h"
 
 extern "C" {
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/json.h"
+#include "utils/snapmgr.h"
 }
 
 namespace gbdt_pg {
@@ -41,19 +48,91 @@ void spi_connect_or_fail() {
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("gbdt: SPI_connect failed")));
 }
 
-// The condition selecting the rows of one key (text values; null: NULL).
-char* key_condition(const char** cols, int n, char** text) {
+// The condition selecting the rows of one key in the copy (text values;
+// null: NULL; hash: the key's "gbdt hash", which the index finds).
+char* key_condition(int n, char** text, int32 hash) {
   StringInfoData s;
   initStringInfo(&s);
+  appendStringInfo(&s, "c.\"gbdt hash\" OPERATOR(pg_catalog.=) %d", hash);
   for (int k = 0; k < n; k++) {
-    if (k) appendStringInfoString(&s, " AND ");
     if (text[k] == nullptr)
-      appendStringInfo(&s, "r.%s IS NULL", cols[k]);
+      appendStringInfo(&s, " AND c.\"gbdt key %d\" IS NULL", k + 1);
     else
-      appendStringInfo(&s, "pg_catalog.format('%%s', r.%s) OPERATOR(pg_catalog.=) %s", cols[k],
-                       quote_literal_cstr(text[k]));
+      appendStringInfo(&s, " AND c.\"gbdt key %d\" OPERATOR(pg_catalog.=) %s", k + 1, quote_literal_cstr(text[k]));
   }
   return s.data;
+}
+
+// The relation's rows copied once (see the top of the file).
+struct RowsCopy {
+  const char* qtable;  // pg_temp."gbdt_partition_eval_<pid>_<n>"
+  const char* cols;    // the relation's columns, quoted, comma-separated
+  int nc;              // key columns: "gbdt key 1" .. "gbdt key <nc>"
+};
+
+// Copies rel's rows with the text of key columns cols[0 .. nc) (quoted).
+RowsCopy copy_rows(const RelInfo* rel, const char** cols, int nc) {
+  RowsCopy c;
+  c.nc = nc;
+  StringInfoData list, keys, hashed, sql;
+  initStringInfo(&list);
+  initStringInfo(&keys);
+  initStringInfo(&hashed);
+  for (int i = 0; i < rel->desc->natts; i++) {
+    Form_pg_attribute a = TupleDescAttr(rel->desc, i);
+    if (a->attisdropped) continue;
+    if (strncmp(NameStr(a->attname), "gbdt key ", 9) == 0 || strcmp(NameStr(a->attname), "gbdt row") == 0 ||
+        strcmp(NameStr(a->attname), "gbdt hash") == 0)
+      ereport(ERROR, (errcode(ERRCODE_DUPLICATE_COLUMN),
+                      errmsg("relation \"%s\" has a column \"%s\", a name gbdt_evaluate of a partitioned "
+                             "model gives its copy of the rows",
+                             rel->name, NameStr(a->attname)),
+                      errhint("Evaluate a view that renames the column.")));
+    appendStringInfo(&list, "%s%s", list.len ? ", " : "", quote_identifier(NameStr(a->attname)));
+  }
+  for (int k = 0; k < nc; k++) {  // the key's text as the training's (train_partition.cpp)
+    appendStringInfo(&keys,
+                     ", CASE WHEN r.%s IS NULL THEN NULL ELSE pg_catalog.format('%%s', r.%s) END AS \"gbdt key %d\"",
+                     cols[k], cols[k], k + 1);
+    appendStringInfo(&hashed, "%ss.\"gbdt key %d\"", k ? ", '|', " : "", k + 1);
+  }
+  c.cols = list.data;
+  c.qtable =
+      psprintf("pg_temp.%s", quote_identifier(psprintf("gbdt_partition_eval_%d_%u", MyProcPid, ++partition_views)));
+  StringInfoData rows;
+  initStringInfo(&rows);
+  appendStringInfo(&rows,
+                   "SELECT s.*, pg_catalog.hashtext(pg_catalog.concat(%s)) AS \"gbdt hash\" FROM "
+                   "(SELECT r.*%s, pg_catalog.row_number() OVER () AS \"gbdt row\" FROM %s r) s",
+                   hashed.data, keys.data, rel->qualname);
+  initStringInfo(&sql);
+  appendStringInfo(&sql, "CREATE TEMP TABLE %s AS %s", c.qtable, rows.data);
+  // The copy keeps the relation's read order: no parallel scan (its
+  // workers' rows interleave) and no synchronized scan (it may start
+  // mid-table), for the length of the copy only.
+  const int guc_level = NewGUCNestLevel();
+  set_config_option("max_parallel_workers_per_gather", "0", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
+                    false);
+  set_config_option("synchronize_seqscans", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+  spi_connect_or_fail();
+  if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("gbdt_evaluate: could not copy the relation's rows")));
+  AtEOXact_GUC(true, guc_level);
+  resetStringInfo(&sql);
+  // On the keys' hash (a key's text may be too long for an index entry)
+  // and the read position: a key's rows in read order.
+  appendStringInfo(&sql, "CREATE INDEX ON %s (\"gbdt hash\", \"gbdt row\")", c.qtable);
+  if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("gbdt_evaluate: could not index the copy of the rows")));
+  SPI_finish();
+  return c;
+}
+
+void drop_copy(const RowsCopy& c) {
+  char* sql = psprintf("DROP TABLE %s", c.qtable);
+  spi_connect_or_fail();
+  SPI_execute(sql, false, 0);
+  SPI_finish();
 }
 
 // The JSON array of a key's values.
@@ -74,16 +153,16 @@ char* key_json(char** text, int n) {
 
 void categories_cleanup(void* arg) { delete_model_categories((ModelCategories*)arg); }  // noexcept
 
-// The metrics (gbdt_evaluate's JSON object) of model on the rows of rel
-// matching `where`, read through a temporary view; the rows are added to
+// The metrics (gbdt_evaluate's JSON object) of model on the copy's rows
+// matching `where`, read through a temporary view in read order; the rows are added to
 // pool as model i's.  What the reading allocates goes with a memory
 // context of its own (the category lookups, C++ objects, with it).
-char* evaluate_where(const RelInfo* rel, const char* where, const gbdt::Model* model, const char* target,
+char* evaluate_where(const RowsCopy& copy, const char* where, const gbdt::Model* model, const char* target,
                      double threshold, PartitionPool* pool, int i) {
   const char* view = psprintf("gbdt_partition_eval_%d_%u", MyProcPid, ++partition_views);
   spi_connect_or_fail();
-  char* sql = psprintf("CREATE TEMP VIEW pg_temp.%s AS SELECT * FROM %s r WHERE %s", quote_identifier(view),
-                       rel->qualname, where);
+  char* sql = psprintf("CREATE TEMP VIEW pg_temp.%s AS SELECT %s FROM %s c WHERE %s ORDER BY c.\"gbdt row\"",
+                       quote_identifier(view), copy.cols, copy.qtable, where);
   if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("gbdt_evaluate: could not make a view of a key's rows")));
   SPI_finish();
@@ -120,24 +199,27 @@ struct KeyRows {
   char*** keys = nullptr;
   int64* targets = nullptr;  // rows with a non-NULL target
   int64* rows = nullptr;
+  int32* hash = nullptr;  // the key's "gbdt hash"
 };
 
-KeyRows read_keys(const RelInfo* rel, const char** cols, int nc, const char* target) {
+KeyRows read_keys(const RowsCopy& copy, const char* target) {
   StringInfoData sel;
   initStringInfo(&sel);
-  for (int k = 0; k < nc; k++)  // the key's text as the training's (train_partition.cpp)
-    appendStringInfo(&sel, "%sCASE WHEN r.%s IS NULL THEN NULL ELSE pg_catalog.format('%%s', r.%s) END",
-                     k ? ", " : "", cols[k], cols[k]);
+  for (int k = 0; k < copy.nc; k++) appendStringInfo(&sel, "%sc.\"gbdt key %d\"", k ? ", " : "", k + 1);
   spi_connect_or_fail();
-  char* sql = psprintf("SELECT %s, pg_catalog.count(r.%s), pg_catalog.count(*) FROM %s r GROUP BY %s ORDER BY %s",
-                       sel.data, quote_identifier(target), rel->qualname, sel.data, sel.data);
+  char* sql = psprintf(
+      "SELECT %s, pg_catalog.count(c.%s), pg_catalog.count(*), c.\"gbdt hash\" FROM %s c "
+      "GROUP BY %s, c.\"gbdt hash\" ORDER BY %s",
+      sel.data, quote_identifier(target), copy.qtable, sel.data, sel.data);
   if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("gbdt_evaluate: could not read the keys")));
+  const int nc = copy.nc;
   KeyRows kr;
   kr.n = SPI_processed;
   kr.keys = (char***)SPI_palloc(sizeof(char**) * (kr.n + 1));
   kr.targets = (int64*)SPI_palloc(sizeof(int64) * (kr.n + 1));
   kr.rows = (int64*)SPI_palloc(sizeof(int64) * (kr.n + 1));
+  kr.hash = (int32*)SPI_palloc(sizeof(int32) * (kr.n + 1));
   for (uint64 i = 0; i < kr.n; i++) {
     kr.keys[i] = (char**)SPI_palloc(sizeof(char*) * nc);
     for (int k = 0; k < nc; k++) {
@@ -148,6 +230,7 @@ KeyRows read_keys(const RelInfo* rel, const char** cols, int nc, const char* tar
     bool isnull;
     kr.targets[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, nc + 1, &isnull));
     kr.rows[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, nc + 2, &isnull));
+    kr.hash[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, nc + 3, &isnull));
   }
   SPI_finish();
   return kr;
@@ -180,7 +263,13 @@ Datum partition_evaluate(FunctionCallInfo fcinfo, const gbdt::Model* m) {
   if (find_column(rel, target) == nullptr) report_missing_column(rel, target);
   const int nc = (int)pm.column_names.size();
   const char** cols = partition_key_columns(pm, rel);
-  KeyRows kr = read_keys(rel, cols, nc, target);
+  RowsCopy copy = copy_rows(rel, cols, nc);
+  // The reads below (read-only) see the copy as SPI's own commands would:
+  // the active snapshot advanced past the command that filled it.
+  CommandCounterIncrement();
+  PushCopiedSnapshot(GetActiveSnapshot());
+  UpdateActiveSnapshotCommandId();
+  KeyRows kr = read_keys(copy, target);
 
   // Which model scores each key's rows (-1: none), checked before reading
   // any: an unseen key is an error with fallback error.
@@ -205,7 +294,7 @@ Datum partition_evaluate(FunctionCallInfo fcinfo, const gbdt::Model* m) {
                       errmsg("the partitioned model has no sub-model for key %s", key_message(pm, kr.keys[i])),
                       errhint("Train with \"partition_fallback\": \"global\" or \"null\".")));
     unseen_rows += kr.targets[i];
-    appendStringInfo(&unseen, "%s(%s)", unseen.len ? " OR " : "", key_condition(cols, nc, kr.keys[i]));
+    appendStringInfo(&unseen, "%s(%s)", unseen.len ? " OR " : "", key_condition(nc, kr.keys[i], kr.hash[i]));
   }
   if (pm.fallback == gbdt::PartitionFallback::kGlobal && unseen.len > 0) {
     global_index = nmodels;
@@ -226,17 +315,19 @@ Datum partition_evaluate(FunctionCallInfo fcinfo, const gbdt::Model* m) {
       continue;
     }
     if (group[i] < 0) continue;  // the fallback's
-    char* json = evaluate_where(rel, key_condition(cols, nc, kr.keys[i]), models[j], target, threshold, pool, j);
+    char* json = evaluate_where(copy, key_condition(nc, kr.keys[i], kr.hash[i]), models[j], target, threshold, pool, j);
     appendStringInfo(&parts, "%s{\"key\": %s, \"metrics\": %s}", j ? ", " : "", key_json(kr.keys[i], nc), json);
     j++;
     rows += kr.targets[i];
   }
   const char* global = nullptr;
   if (global_index >= 0) {
-    global = evaluate_where(rel, unseen.data, pm.global.get(), target, threshold, pool, global_index);
+    global = evaluate_where(copy, unseen.data, pm.global.get(), target, threshold, pool, global_index);
     rows += unseen_rows;
     unseen_rows = 0;
   }
+  PopActiveSnapshot();
+  drop_copy(copy);
   const char* pooled = pool_metrics_json(pool, threshold);
   StringInfoData out;
   initStringInfo(&out);

@@ -78,8 +78,8 @@ bool same_classes(const gbdt::Model* a, const gbdt::Model* b) {
 }
 
 // How models pool (partition_pool.h), and why not when they do not.
-PoolKind pool_kind(const gbdt::Model* const* models, const char* const* names, int n,
-                   const char** refusal, const char** objective) {
+PoolKind pool_kind(const gbdt::Model* const* models, const char* const* names, int n, const char** refusal,
+                   const char** objective) {
   const gbdt::Model* m0 = models[0];
   const gbdt::ObjectiveInfo& oi0 = gbdt::objective_info(m0->objective);
   bool same_objective = true, union_ok = is_union_objective(m0->objective), classes_differ = false;
@@ -104,13 +104,12 @@ PoolKind pool_kind(const gbdt::Model* const* models, const char* const* names, i
   }
   const gbdt::Model* mo = models[other];
   if (!same_objective)
-    *refusal = psprintf("the models predict differently: %s is %s with %d outputs, %s is %s with %d outputs",
-                        names[0], gbdt::objective_name(m0->objective), m0->num_output_group, names[other],
+    *refusal = psprintf("the models predict differently: %s is %s with %d outputs, %s is %s with %d outputs", names[0],
+                        gbdt::objective_name(m0->objective), m0->num_output_group, names[other],
                         gbdt::objective_name(mo->objective), mo->num_output_group);
   else
     *refusal = psprintf("the %s models were trained on different classes: %s has %s, %s has %s",
-                        gbdt::objective_name(m0->objective), names[0], class_list(m0), names[other],
-                        class_list(mo));
+                        gbdt::objective_name(m0->objective), names[0], class_list(m0), names[other], class_list(mo));
   return PoolKind::kNone;
 }
 

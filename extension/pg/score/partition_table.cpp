@@ -103,9 +103,9 @@ Datum partition_predict_table(FunctionCallInfo fcinfo, const gbdt::Model* m, con
                     errmsg("gbdt_predict_table: output \"%s\" is not one of value, class", output)));
   const char* key;
   RelInfo* rel = scored_relation(fcinfo, m, &key);
-  const char* score = output == nullptr ? "%s.gbdt_predict($1, r)"
+  const char* score = output == nullptr              ? "%s.gbdt_predict($1, r)"
                       : strcmp(output, "value") == 0 ? "%s.gbdt_predict($1, r)::pg_catalog.text"
-                                                      : "%s.gbdt_predict_class($1, r)";
+                                                     : "%s.gbdt_predict_class($1, r)";
   char* sql = psprintf("SELECT (r.%s)::pg_catalog.text, %s FROM %s r", quote_identifier(key),
                        psprintf(score, extension_schema(fcinfo)), rel->qualname);
   Oid argtypes[1] = {get_fn_expr_argtype(fcinfo->flinfo, 0)};
@@ -121,9 +121,10 @@ Datum partition_predict_proba_table(FunctionCallInfo fcinfo, const gbdt::Model* 
   const char* key;
   RelInfo* rel = scored_relation(fcinfo, m, &key);
   // Per row, gbdt_predict_proba's rows (class order): class name and probability.
-  char* sql = psprintf("SELECT (r.%s)::pg_catalog.text, p.class_name, p.probability "
-                       "FROM %s r, %s.gbdt_predict_proba($1, r) p",
-                       quote_identifier(key), rel->qualname, extension_schema(fcinfo));
+  char* sql = psprintf(
+      "SELECT (r.%s)::pg_catalog.text, p.class_name, p.probability "
+      "FROM %s r, %s.gbdt_predict_proba($1, r) p",
+      quote_identifier(key), rel->qualname, extension_schema(fcinfo));
   Oid argtypes[1] = {get_fn_expr_argtype(fcinfo->flinfo, 0)};
   Datum args[1] = {PG_GETARG_DATUM(0)};
   InitMaterializedSRF(fcinfo, 0);

@@ -6,7 +6,7 @@
 -- of the wrong type, an empty relation, and the functions that refuse a
 -- partitioned model.
 BEGIN;
-SELECT plan(47);
+SELECT plan(49);
 SET LOCAL client_min_messages = warning;
 
 -- Metric objects equal: the same members, numbers within tol (relative
@@ -179,6 +179,13 @@ CREATE TEMP TABLE ps_int AS SELECT id, 1 AS store, a, b, y FROM ps;
 SELECT throws_ok($$SELECT gbdt_evaluate(m, 'ps_int', 'y') FROM psm$$, '42804',
                  'partition_by key column "store" is of type integer, the model was trained on type text',
                  'gbdt_evaluate: a key column of another type is an error naming it');
+
+CREATE TEMP TABLE ps_clash AS SELECT id, store, a, b, y, 1 AS "gbdt row" FROM ps;
+SELECT throws_ok($$SELECT gbdt_evaluate(m, 'ps_clash', 'y') FROM psm$$, '42701',
+                 'relation "ps_clash" has a column "gbdt row", a name gbdt_evaluate of a partitioned model gives its copy of the rows',
+                 'a column named as the copy''s own columns is an error naming it');
+SELECT is((SELECT count(*) FROM pg_class WHERE relname LIKE 'gbdt\_partition\_eval\_%'), 0::bigint,
+          'the temporary copy and views of gbdt_evaluate are gone after it');
 
 -- gbdt_predict_proba_table: each row's gbdt_predict_proba.
 SELECT is((SELECT count(*) FROM pum, gbdt_predict_proba_table(pum.m, 'pu', 'id') t JOIN pu r ON r.id::text = t.key
