@@ -22,6 +22,9 @@
 #include "score/partition_pool.h"
 #include "score/partition_route.h"
 #include "score/partition_table.h"
+#include "score/scoring.h"
+
+#include "gbdt/train.h"
 
 extern "C" {
 #include "access/xact.h"
@@ -262,6 +265,13 @@ Datum partition_evaluate(FunctionCallInfo fcinfo, const gbdt::Model* m) {
   const double threshold = threshold_arg(fcinfo, 3, "gbdt_evaluate");
   if (find_column(rel, target) == nullptr) report_missing_column(rel, target);
   const int nc = (int)pm.column_names.size();
+  const gbdt::Model* first = pm.models[0].get();  // one training: one objective family
+  if (gbdt::objective_info(first->objective).ranking)  // as gbdt_evaluate of one ranking model
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("gbdt_evaluate: a %s model is evaluated per query group: pass group_column",
+                           model_objective_name(first)),
+                    errhint("Take one key's model with gbdt_partition_model(model, key): "
+                            "gbdt_evaluate(model, relation, target, group_column) takes one model.")));
   const char** cols = partition_key_columns(pm, rel);
   RowsCopy copy = copy_rows(rel, cols, nc);
   // The reads below (read-only) see the copy as SPI's own commands would:

@@ -6,7 +6,7 @@
 -- of the wrong type, an empty relation, and the functions that refuse a
 -- partitioned model.
 BEGIN;
-SELECT plan(49);
+SELECT plan(53);
 SET LOCAL client_min_messages = warning;
 
 -- Metric objects equal: the same members, numbers within tol (relative
@@ -135,6 +135,23 @@ SELECT ok((SELECT abs((gbdt_evaluate(m, 'pu', 'lab')->'metrics'->>'f1_macro')::f
            FROM pum),
           'pooled f1_macro over the union of the classes (sklearn''s labels = y_true and y_pred)');
 
+-- Multiclass sub-models of the same classes, each the one model: the
+-- pooled metrics are that model's gbdt_evaluate.
+CREATE TEMP TABLE pu3 AS SELECT id, k, x, z, (id / 3) % 3 AS lab FROM pu;
+CREATE TEMP TABLE pu3m AS
+SELECT gbdt_train('pu3', 'lab', ARRAY['x', 'z'], params => '{"partition_by": "k", "num_round": 3, "objective": "multi:softprob", "num_class": 3}') AS m,
+       gbdt_train('pu3', 'lab', ARRAY['x', 'z'], params => '{"num_round": 3, "objective": "multi:softprob", "num_class": 3}') AS one;
+SELECT ok((SELECT pg_temp.same_metrics(gbdt_evaluate(s.m, 'pu3', 'lab')->'metrics', gbdt_evaluate(s.one, 'pu3', 'lab'), 1e-12)
+           FROM (SELECT gbdt_import(jsonb_set(gbdt_export(m), '{models}',
+                   (SELECT jsonb_agg(x || jsonb_build_object('model', gbdt_export(one)))
+                    FROM jsonb_array_elements(gbdt_export(m)->'models') x))) AS m,
+                        gbdt_import(gbdt_export(one)) AS one FROM pu3m) s),
+          'pooled multiclass metrics equal gbdt_evaluate of the one model every key holds');
+SELECT throws_ok($$SELECT gbdt_evaluate(gbdt_train('pu3', 'lab', ARRAY['x', 'z'],
+                          params => '{"partition_by": "k", "num_round": 2, "objective": "rank:ndcg", "group_column": "id"}'), 'pu3', 'lab')$$,
+                 '22023', 'gbdt_evaluate: a rank:ndcg model is evaluated per query group: pass group_column',
+                 'ranking sub-models: the ordinary refusal without group_column');
+
 -- Binary models of different classes without probabilities do not pool.
 CREATE TEMP TABLE pu2 AS
 SELECT id, k, x, z, CASE WHEN k = 'a' THEN (ARRAY['u', 'v'])[1 + id % 2] ELSE (ARRAY['u', 'w'])[1 + id % 2] END AS lab FROM pu;
@@ -146,6 +163,18 @@ SELECT is((SELECT gbdt_evaluate(m, 'pu2', 'lab') - 'partitions' - 'rows' FROM pu
           'binary:logitraw sub-models of different classes: no pooled metrics, and why');
 SELECT is((SELECT jsonb_array_length(gbdt_evaluate(m, 'pu2', 'lab')->'partitions') FROM pu2m), 3,
           'the per-key metrics are still given');
+
+-- Two key columns (one of them NULL on some rows).
+CREATE TABLE ps2 AS SELECT id, store, (id % 2 = 0) AS even, a, b, y FROM ps;
+CREATE TEMP TABLE ps2m AS SELECT gbdt_train('ps2', 'y', params => '{"partition_by": ["store", "even"], "num_round": 3}') AS m;
+CREATE TEMP VIEW ps2_null_t AS SELECT * FROM ps2 WHERE store IS NULL AND even;
+SELECT is((SELECT p->'metrics' FROM ps2m, jsonb_array_elements(gbdt_evaluate(m, 'ps2', 'y')->'partitions') p WHERE p->'key' = '[null, "t"]'),
+          (SELECT gbdt_evaluate(gbdt_partition_model(m, ARRAY[NULL, 't']), 'ps2_null_t', 'y') FROM ps2m),
+          'two key columns: a key''s metrics are its sub-model''s on its rows');
+SELECT ok((SELECT abs((gbdt_evaluate(m, 'ps2', 'y')->'metrics'->>'rmse')::float8
+                      - (SELECT sqrt(avg((gbdt_predict(ps2m.m, r) - y::real::float8) ^ 2)) FROM ps2 r WHERE y IS NOT NULL)) < 1e-12
+           FROM ps2m),
+          'two key columns: the pooled rmse of each row''s gbdt_predict');
 
 -- Fallbacks.
 CREATE TEMP TABLE ps_new AS
