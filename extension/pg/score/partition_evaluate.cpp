@@ -273,6 +273,12 @@ Datum partition_evaluate(FunctionCallInfo fcinfo, const gbdt::Model* m) {
                     errhint("Take one key's model with gbdt_partition_model(model, key): "
                             "gbdt_evaluate(model, relation, target, group_column) takes one model.")));
   const char** cols = partition_key_columns(pm, rel);
+  if (XactReadOnly)  // no temporary table then (a standby's sessions included)
+    ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+                    errmsg("gbdt_evaluate of a partitioned model copies the relation's rows into a temporary "
+                           "table, which a read-only transaction cannot create"),
+                    errhint("Run it in a read-write transaction, or evaluate one key's model "
+                            "(gbdt_partition_model) on a view of its rows.")));
   RowsCopy copy = copy_rows(rel, cols, nc);
   // The reads below (read-only) see the copy as SPI's own commands would:
   // the active snapshot advanced past the command that filled it.

@@ -6,7 +6,7 @@
 -- of the wrong type, an empty relation, and the functions that refuse a
 -- partitioned model.
 BEGIN;
-SELECT plan(53);
+SELECT plan(54);
 SET LOCAL client_min_messages = warning;
 
 -- Metric objects equal: the same members, numbers within tol (relative
@@ -209,6 +209,21 @@ SELECT throws_ok($$SELECT gbdt_evaluate(m, 'ps_int', 'y') FROM psm$$, '42804',
                  'partition_by key column "store" is of type integer, the model was trained on type text',
                  'gbdt_evaluate: a key column of another type is an error naming it');
 
+-- A read-only transaction cannot make the temporary copy: a clear error
+-- (read_only_error runs q read-only in a subtransaction it rolls back).
+CREATE FUNCTION pg_temp.read_only_error(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  BEGIN
+    SET LOCAL transaction_read_only = on;
+    EXECUTE q;
+    RAISE EXCEPTION 'no error';
+  EXCEPTION WHEN others THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+  END;
+END $$;
+SELECT is(pg_temp.read_only_error($$SELECT gbdt_evaluate(m, 'ps', 'y') FROM psm$$),
+          '25006: gbdt_evaluate of a partitioned model copies the relation''s rows into a temporary table, which a read-only transaction cannot create',
+          'a read-only transaction: an error that says why');
 CREATE TEMP TABLE ps_clash AS SELECT id, store, a, b, y, 1 AS "gbdt row" FROM ps;
 SELECT throws_ok($$SELECT gbdt_evaluate(m, 'ps_clash', 'y') FROM psm$$, '42701',
                  'relation "ps_clash" has a column "gbdt row", a name gbdt_evaluate of a partitioned model gives its copy of the rows',
