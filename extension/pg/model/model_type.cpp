@@ -100,8 +100,9 @@ const gbdt::Model* get_model_arg(FunctionCallInfo fcinfo, int argno) {
                     errmsg("%s does not take a partitioned model (one sub-model per partition_by key)",
                            name != nullptr ? name : "this function"),
                     errhint("Take one key's model with gbdt_partition_model(model, key); "
-                            "gbdt_predict(_proba, _class, _table), gbdt_evaluate, gbdt_explain(_table), "
-                            "gbdt_model_info and gbdt_export take the partitioned model.")));
+                            "gbdt_predict(_proba, _class, _table, _proba_table), gbdt_evaluate (without "
+                            "group_column), gbdt_explain(_table, _interactions), gbdt_model_info and "
+                            "gbdt_export take the partitioned model.")));
   }
   return m;
 }

@@ -42,6 +42,34 @@ double threshold_arg(FunctionCallInfo fcinfo, int argno, const char* fn) {
   return t;
 }
 
+char* eval_metrics_json(const EvalRows* rp, double threshold, const char* objective) {
+  char* json = nullptr;
+  run_engine([&] {
+    std::vector<std::pair<std::string, double>> metrics;
+    if (rp->stream) {
+      // As gbdt::evaluate_all for multi:softprob, then the F1 scores.
+      metrics.emplace_back("mlogloss", rp->mlogloss_sum / rp->n);
+      metrics.emplace_back("accuracy", 1.0 - rp->error_sum / rp->n);
+      metrics.emplace_back("f1_macro", gbdt::f1_macro_of(rp->class_tp, rp->class_actual, rp->class_predicted, rp->K));
+      metrics.emplace_back("f1_micro", gbdt::f1_micro_of(rp->class_tp, rp->n, rp->K));
+    } else {
+      metrics = gbdt::evaluate_model(*rp->model, rp->preds, rp->labels, rp->n, threshold, cancel_callback());
+      if (rp->upper != nullptr)  // survival:aft's interval metrics
+        for (auto& kv :
+             gbdt::evaluate_aft(*rp->model, rp->preds, rp->labels, rp->upper, rp->n, rp->target, rp->upper_column))
+          metrics.push_back(kv);
+    }
+    std::string out = "{\"rows\": " + std::to_string(rp->n) + ", \"rows_skipped\": " + std::to_string(rp->skipped) +
+                      ", \"objective\": " +
+                      gbdt::json_escape(objective != nullptr ? objective : gbdt::objective_name(rp->model->objective));
+    for (const auto& kv : metrics)
+      out += ", " + gbdt::json_escape(kv.first) + ": " + gbdt::json_number(kv.second);  // json_escape quotes
+    out += "}";
+    json = pstrdup_nothrow(out);
+  });
+  return json;
+}
+
 }  // namespace gbdt_pg
 
 using namespace gbdt_pg;
@@ -61,35 +89,6 @@ Datum gbdt_evaluate(PG_FUNCTION_ARGS) {
                     errhint("gbdt_evaluate(model, relation, target, group_column)")));
   EvalRows r;
   read_eval_rows(fcinfo, relid, target, true, false, &r);
-  char* json = nullptr;
-  {
-    const EvalRows* rp = &r;
-    run_engine([&] {
-      std::vector<std::pair<std::string, double>> metrics;
-      if (rp->stream) {
-        // As gbdt::evaluate_all for multi:softprob, then the F1 scores.
-        metrics.emplace_back("mlogloss", rp->mlogloss_sum / rp->n);
-        metrics.emplace_back("accuracy", 1.0 - rp->error_sum / rp->n);
-        metrics.emplace_back("f1_macro", gbdt::f1_macro_of(rp->class_tp, rp->class_actual,
-                                                           rp->class_predicted, rp->K));
-        metrics.emplace_back("f1_micro", gbdt::f1_micro_of(rp->class_tp, rp->n, rp->K));
-      } else {
-        metrics = gbdt::evaluate_model(*rp->model, rp->preds, rp->labels, rp->n, threshold,
-                                       cancel_callback());
-        if (rp->upper != nullptr)  // survival:aft's interval metrics
-          for (auto& kv : gbdt::evaluate_aft(*rp->model, rp->preds, rp->labels, rp->upper,
-                                             rp->n, rp->target, rp->upper_column))
-            metrics.push_back(kv);
-      }
-      std::string out = "{\"rows\": " + std::to_string(rp->n) +
-                        ", \"rows_skipped\": " + std::to_string(rp->skipped) +
-                        ", \"objective\": " +
-                        gbdt::json_escape(gbdt::objective_name(rp->model->objective));
-      for (const auto& kv : metrics)
-        out += ", " + gbdt::json_escape(kv.first) + ": " + gbdt::json_number(kv.second);  // json_escape quotes
-      out += "}";
-      json = pstrdup_nothrow(out);
-    });
-  }
+  char* json = eval_metrics_json(&r, threshold, nullptr);
   PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }

@@ -36,9 +36,8 @@ struct EvalSink {
   int upper_col;   // reader column of the upper bounds
 };
 
-// A multiclass row's sums: its class y, its K class probabilities o (in
-// row order, with the same arithmetic as gbdt::compute_metric's mlogloss
-// and merror).
+}  // namespace
+
 void stream_row(EvalRows* r, int y, const double* o) {
   const double eps = 1e-15;
   const int K = r->K;
@@ -50,6 +49,8 @@ void stream_row(EvalRows* r, int y, const double* o) {
   if (best == y) r->class_tp[y]++;
   if (r->confusion != nullptr) r->confusion[(size_t)y * K + best]++;
 }
+
+namespace {
 
 void eval_flush(EvalSink* s) {
   if (s->bn == 0) return;
@@ -282,6 +283,11 @@ uint64_t* zeroed_counts(size_t k) { return (uint64_t*)palloc_extended(sizeof(uin
 void read_eval_rows(FunctionCallInfo fcinfo, Oid relid, const char* target, bool with_upper,
                     bool with_confusion, EvalRows* r) {
   const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  read_eval_rows_of(m, get_call_cache(fcinfo)->categories, relid, target, with_upper, with_confusion, r);
+}
+
+void read_eval_rows_of(const gbdt::Model* m, const ModelCategories* mc, Oid relid, const char* target, bool with_upper,
+                       bool with_confusion, EvalRows* r) {
   r->model = m;
   r->target = target;
   RelInfo* rel = open_rel_info(relid);
@@ -290,9 +296,7 @@ void read_eval_rows(FunctionCallInfo fcinfo, Oid relid, const char* target, bool
   *classes = TargetClasses();
   target_classes_for_model(rel, target, m, classes);
   int nf = m->n_features();
-  ScoringLayout* layout =
-      scoring_layout(rel, m->feature_names, get_call_cache(fcinfo)->categories, nullptr, nullptr,
-                     nullptr);
+  ScoringLayout* layout = scoring_layout(rel, m->feature_names, mc, nullptr, nullptr, nullptr);
   ValKind upper_kind = ValKind::kNone;
   const char* upper_column = with_upper ? upper_bound_column(rel, m, &upper_kind) : nullptr;
   r->upper_column = upper_column;

@@ -52,4 +52,21 @@ constexpr int kMaxConfusionClasses = 1024;
 void read_eval_rows(FunctionCallInfo fcinfo, Oid relid, const char* target, bool with_upper,
                     bool with_confusion, EvalRows* out);
 
+// read_eval_rows for model m with its category lookups mc (null: none)
+// rather than the model of argument 0 (a partitioned model's sub-model).
+struct ModelCategories;
+void read_eval_rows_of(const gbdt::Model* m, const ModelCategories* mc, Oid relid, const char* target, bool with_upper,
+                       bool with_confusion, EvalRows* out);
+
+// A multiclass row's sums in r (r->stream): its class y, its r->K class
+// probabilities o (in row order, with the same arithmetic as
+// gbdt::compute_metric's mlogloss and merror).
+void stream_row(EvalRows* r, int y, const double* o);
+
+// gbdt_evaluate's JSON object of rows r (evaluate.cpp): rows, rows_skipped,
+// objective (r->model's, or `objective` when not null) and the metrics of
+// the objective (gbdt::evaluate_model; multiclass from r's streamed sums),
+// threshold as gbdt_evaluate's.  Palloc'd text.
+char* eval_metrics_json(const EvalRows* r, double threshold, const char* objective);
+
 }  // namespace gbdt_pg

@@ -190,11 +190,24 @@ Datum gbdt_explain(PG_FUNCTION_ARGS) {
 //   -> TABLE(feature1 text, feature2 text, interaction float8, class float8)
 // SHAP interaction values (XGBoost's pred_interactions): every pair of
 // features plus the bias ('bias', 'bias'), per class; each feature's row
-// sums to its contribution.
+// sums to its contribution.  A partitioned model explains the row with its
+// key's sub-model (no rows for an unseen key with fallback null).
 Datum gbdt_explain_interactions(PG_FUNCTION_ARGS) {
-  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
   HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
-  const float* x = row_features(fcinfo, m, th);
+  const float* x = nullptr;
+  if (m->partitions != nullptr) {  // the row's key's sub-model, as gbdt_explain (partition_route.h)
+    CallCache* c = get_call_cache(fcinfo);
+    PartitionRoute r;
+    if (!partition_route(c, m, th, &r)) {  // fallback null: no rows
+      InitMaterializedSRF(fcinfo, 0);
+      return (Datum)0;
+    }
+    m = r.model;
+    x = row_features_in(c, r.slot, c->generation, r.categories, m, th);
+  } else {
+    x = row_features(fcinfo, m, th);
+  }
   const int nf = m->n_features();
   const int K = m->num_output_group > 0 ? m->num_output_group : 1;
   const size_t W = (size_t)nf + 1;

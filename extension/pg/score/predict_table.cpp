@@ -517,13 +517,16 @@ Datum gbdt_predict_table(PG_FUNCTION_ARGS) {
 }
 
 Datum gbdt_predict_proba_table(PG_FUNCTION_ARGS) {
-  const gbdt::Model* m = get_model_arg(fcinfo, 0);
+  const gbdt::Model* pm = get_model_arg_any(fcinfo, 0);
+  // A partitioned model's sub-models share one objective (one training).
+  const gbdt::Model* m = pm->partitions != nullptr ? pm->partitions->models[0].get() : pm;
   if (m->objective != gbdt::Objective::kLogistic && !gbdt::objective_info(m->objective).multiclass)
     ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
                     errmsg("gbdt_predict_proba_table: the model is not a classifier (objective %s)",
                            model_objective_name(m)),
                     errhint("gbdt_predict_proba_table needs a binary:logistic, multi:softprob or "
                             "multi:softmax model.")));
+  if (pm->partitions != nullptr) return partition_predict_proba_table(fcinfo, pm);  // partition_table.h
   return predict_table(fcinfo, OutputMode::kProba);
 }
 
