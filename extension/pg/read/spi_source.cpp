@@ -7,6 +7,7 @@
 
 #include "read/category_dict.h"
 #include "read/heap_source.h"
+#include "read/read_order.h"
 
 extern "C" {
 #include "executor/spi.h"
@@ -109,7 +110,10 @@ uint64 read_relation(const RelInfo* rel, const ReaderColumn* cols, int ncols, Re
   memset(&opts, 0, sizeof(opts));
   opts.read_only = read_only;
   opts.dest = (DestReceiver*)r;
+  // The rows in the relation's own order, the same on every call.
+  const int order_level = begin_read_in_order();
   int rc = SPI_execute_extended(q.data, &opts);
+  end_read_in_order(order_level);
   if (rc < 0) elog(ERROR, "gbdt: reading relation \"%s\" failed: %s", rel->name,
                    SPI_result_code_string(rc));
   SPI_finish();

@@ -17,6 +17,7 @@
 #include "guard.h"
 #include "model/model_type.h"
 #include "read/category_dict.h"
+#include "read/read_order.h"
 #include "read/rel_info.h"
 #include "score/evaluate_read.h"
 #include "score/partition_pool.h"
@@ -33,7 +34,6 @@ extern "C" {
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/json.h"
 #include "utils/snapmgr.h"
 }
@@ -113,14 +113,11 @@ RowsCopy copy_rows(const RelInfo* rel, const char** cols, int nc) {
   // The copy keeps the relation's read order: no parallel scan (its
   // workers' rows interleave) and no synchronized scan (it may start
   // mid-table), for the length of the copy only.
-  const int guc_level = NewGUCNestLevel();
-  set_config_option("max_parallel_workers_per_gather", "0", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
-                    false);
-  set_config_option("synchronize_seqscans", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+  const int guc_level = begin_read_in_order();
   spi_connect_or_fail();
   if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("gbdt_evaluate: could not copy the relation's rows")));
-  AtEOXact_GUC(true, guc_level);
+  end_read_in_order(guc_level);
   resetStringInfo(&sql);
   // On the keys' hash (a key's text may be too long for an index entry)
   // and the read position: a key's rows in read order.
