@@ -85,6 +85,18 @@ Datum value_text(const RowText& rt, const gbdt::Model* m, int f, float x, bool* 
   return feature_value_text(m, f, x, isnull);
 }
 
+// The features of the row th for *m: a partitioned model's row goes to its
+// key's sub-model (partition_route.h), which replaces *m.  Null when the
+// key has no sub-model and the fallback is null.
+const float* explained_row(FunctionCallInfo fcinfo, const gbdt::Model** m, HeapTupleHeader th) {
+  if ((*m)->partitions == nullptr) return row_features(fcinfo, *m, th);
+  CallCache* c = get_call_cache(fcinfo);
+  PartitionRoute r;
+  if (!partition_route(c, *m, th, &r)) return nullptr;
+  *m = r.model;
+  return row_features_in(c, r.slot, c->generation, r.categories, *m, th);
+}
+
 }  // namespace
 }  // namespace gbdt_pg
 
@@ -113,18 +125,10 @@ Datum gbdt_explain(PG_FUNCTION_ARGS) {
   }
   const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
   HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
-  const float* x = nullptr;
-  if (m->partitions != nullptr) {  // the row's key's sub-model (partition_route.h)
-    CallCache* c = get_call_cache(fcinfo);
-    PartitionRoute r;
-    if (!partition_route(c, m, th, &r)) {  // fallback null: no rows
-      InitMaterializedSRF(fcinfo, 0);
-      return (Datum)0;
-    }
-    m = r.model;
-    x = row_features_in(c, r.slot, c->generation, r.categories, m, th);
-  } else {
-    x = row_features(fcinfo, m, th);
+  const float* x = explained_row(fcinfo, &m, th);
+  if (x == nullptr) {  // a partitioned model's unseen key with fallback null: no rows
+    InitMaterializedSRF(fcinfo, 0);
+    return (Datum)0;
   }
   const int nf = m->n_features();
   const int K = m->num_output_group > 0 ? m->num_output_group : 1;
@@ -195,18 +199,10 @@ Datum gbdt_explain(PG_FUNCTION_ARGS) {
 Datum gbdt_explain_interactions(PG_FUNCTION_ARGS) {
   const gbdt::Model* m = get_model_arg_any(fcinfo, 0);
   HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
-  const float* x = nullptr;
-  if (m->partitions != nullptr) {  // the row's key's sub-model, as gbdt_explain (partition_route.h)
-    CallCache* c = get_call_cache(fcinfo);
-    PartitionRoute r;
-    if (!partition_route(c, m, th, &r)) {  // fallback null: no rows
-      InitMaterializedSRF(fcinfo, 0);
-      return (Datum)0;
-    }
-    m = r.model;
-    x = row_features_in(c, r.slot, c->generation, r.categories, m, th);
-  } else {
-    x = row_features(fcinfo, m, th);
+  const float* x = explained_row(fcinfo, &m, th);
+  if (x == nullptr) {  // a partitioned model's unseen key with fallback null: no rows
+    InitMaterializedSRF(fcinfo, 0);
+    return (Datum)0;
   }
   const int nf = m->n_features();
   const int K = m->num_output_group > 0 ? m->num_output_group : 1;
